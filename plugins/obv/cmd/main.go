@@ -1,0 +1,13 @@
+// Command obv is the OpenBesluitvorming connector's WebAssembly module.
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/plugins/obv.wasm ./plugins/obv/cmd
+package main
+
+import (
+	"github.com/besluitbron/besluitbron/plugins/obv"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+func init() { sdk.Export(obv.Plugin()) }
+
+func main() {}

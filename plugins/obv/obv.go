@@ -1,0 +1,417 @@
+package obv
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// PageSize is the size in bytes of one page of a document's text.
+const PageSize = 20000
+
+// Plugin returns the connector. It builds every URL on the manifest's
+// BaseURL; when the admin overrides base_url, the host rewrites that prefix,
+// so the connector never needs to know.
+func Plugin() *sdk.Plugin {
+	return &sdk.Plugin{
+		Manifest: manifest(),
+		Tools: map[string]sdk.ToolFunc{
+			"search":       search,
+			"get_document": getDocument,
+			"list_sources": listSources,
+		},
+	}
+}
+
+// SearchArgs are the arguments of obv_search.
+type SearchArgs struct {
+	Query        string `json:"query"`
+	Organization string `json:"organization"`
+	EntityType   string `json:"entity_type"`
+	DateFrom     string `json:"date_from"`
+	DateTo       string `json:"date_to"`
+	Sort         string `json:"sort"`
+	Limit        int    `json:"limit"`
+	Offset       int    `json:"offset"`
+}
+
+// SearchURL maps search arguments to the platform's request, with the
+// defaults applied and the query parameters in a fixed order.
+func SearchURL(base string, a SearchArgs) (string, float64, error) {
+	if strings.TrimSpace(a.Query) == "" && a.Organization == "" {
+		return "", 0, fmt.Errorf("arguments: give query or organization (or both)")
+	}
+	if a.Limit == 0 {
+		a.Limit = 24
+	}
+	if a.Limit < 1 || a.Limit > MaxLimit {
+		return "", 0, fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
+	}
+	if a.Offset < 0 {
+		return "", 0, fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
+	}
+	if a.DateFrom != "" && sdk.ISODate(a.DateFrom) != a.DateFrom {
+		return "", 0, fmt.Errorf("argument \"date_from\": %q is not an ISO date (YYYY-MM-DD)", a.DateFrom)
+	}
+	if a.DateTo != "" && sdk.ISODate(a.DateTo) != a.DateTo {
+		return "", 0, fmt.Errorf("argument \"date_to\": %q is not an ISO date (YYYY-MM-DD)", a.DateTo)
+	}
+	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
+		return "", 0, fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
+	}
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("query", strings.TrimSpace(a.Query))
+	set("organization", a.Organization)
+	set("entityType", a.EntityType)
+	set("dateFrom", a.DateFrom)
+	set("dateTo", a.DateTo)
+	set("sort", a.Sort)
+	q.Set("limit", strconv.Itoa(a.Limit))
+	if a.Offset > 0 {
+		q.Set("offset", strconv.Itoa(a.Offset))
+	}
+	return strings.TrimRight(base, "/") + "/api/search?" + q.Encode(), SearchCost(a.Limit), nil
+}
+
+type searchResponse struct {
+	Results []struct {
+		EntityID        string `json:"entityId"`
+		EntityType      string `json:"entityType"`
+		EntityTypeLabel string `json:"entityTypeLabel"`
+		Organization    string `json:"organization"`
+		Date            string `json:"date"`
+		SortDate        string `json:"sortDate"`
+		Title           string `json:"title"`
+		Summary         string `json:"summary"`
+		SummaryHTML     string `json:"summaryHtml"`
+		DownloadURL     string `json:"downloadUrl"`
+		MatchedPage     int    `json:"matchedPage"`
+		PageCount       int    `json:"pageCount"`
+	} `json:"results"`
+	TotalCount         *int  `json:"totalCount"`
+	TotalIsApproximate bool  `json:"totalIsApproximate"`
+	HasMore            *bool `json:"hasMore"`
+}
+
+func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a SearchArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	u, cost, err := SearchURL(manifest().BaseURL, a)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := sdk.Get(ctx, h, u, Service, cost, connector.ClassSearch)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var sr searchResponse
+	if err := sdk.DecodeJSON(resp, "search", &sr); err != nil {
+		return nil, err
+	}
+	if sr.Results == nil || sr.HasMore == nil {
+		return nil, fmt.Errorf("search: the platform's response lacks results or hasMore")
+	}
+	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount, TotalIsApproximate: sr.TotalIsApproximate, HasMore: *sr.HasMore, Offset: a.Offset, Results: []sdk.Item{}}
+	base := manifest().BaseURL
+	for _, r := range sr.Results {
+		if r.EntityID == "" {
+			return nil, fmt.Errorf("search: a result without entityId")
+		}
+		date := sdk.ISODate(r.SortDate)
+		if date == "" {
+			date = sdk.ISODate(r.Date)
+		}
+		extra := map[string]any{"entity_type_label": r.EntityTypeLabel}
+		if r.MatchedPage > 0 {
+			extra["matched_page"] = r.MatchedPage
+		}
+		if r.PageCount > 0 {
+			extra["page_count"] = r.PageCount
+		}
+		out.Results = append(out.Results, sdk.Item{
+			ID: r.EntityID, Type: r.EntityType, Title: r.Title, Date: date, Organization: r.Organization,
+			Snippet: sdk.StripTags(r.Summary), URL: citeURL(base, r.EntityID, r.DownloadURL),
+			Extra: map[string]map[string]any{ID: extra},
+		})
+	}
+	if a.Query != "" && (a.DateFrom != "" || a.DateTo != "") {
+		out.Notes = append(out.Notes, "With a query, OpenBesluitvorming filters dates only within a bounded relevance window: results for old date ranges may be incomplete.")
+	}
+	return out, nil
+}
+
+// citeURL is the link for citation: the original file when the platform
+// gives one, else the platform's API record.
+func citeURL(base, id, download string) string {
+	if strings.HasPrefix(download, "https://") || strings.HasPrefix(download, "http://") {
+		if !strings.Contains(download, "...") {
+			return download
+		}
+	}
+	return strings.TrimRight(base, "/") + "/api/entities/" + url.PathEscape(id)
+}
+
+type entity struct {
+	EntityID        string       `json:"entityId"`
+	EntityType      string       `json:"entityType"`
+	EntityTypeLabel string       `json:"entityTypeLabel"`
+	Title           string       `json:"title"`
+	Organization    string       `json:"organization"`
+	Date            string       `json:"date"`
+	SortDate        string       `json:"sortDate"`
+	MarkdownText    string       `json:"markdownText"`
+	DownloadURL     string       `json:"downloadUrl"`
+	ContentType     string       `json:"contentType"`
+	MeetingID       string       `json:"meetingId"`
+	Agenda          []agendaItem `json:"agenda"`
+	Motions         []motion     `json:"motions"`
+	Recordings      []struct {
+		ID              string  `json:"id"`
+		MediaType       string  `json:"media_type"`
+		DurationSeconds float64 `json:"duration_seconds"`
+		Chapters        []struct {
+			Title        string  `json:"title"`
+			StartSeconds float64 `json:"start_seconds"`
+		} `json:"chapters"`
+		Segments []struct {
+			StartSeconds float64 `json:"start_seconds"`
+			Text         string  `json:"text"`
+		} `json:"segments"`
+	} `json:"recordings"`
+	Motion *motion `json:"motion"`
+}
+
+type agendaItem struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Number    string `json:"number"`
+	Documents []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"documents"`
+	AgendaItems []agendaItem `json:"agenda_items"`
+}
+
+type motion struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Result string `json:"result"`
+	Tally  *struct {
+		InFavour int `json:"in_favour"`
+		Against  int `json:"against"`
+	} `json:"tally"`
+	Votes []struct {
+		Option    string `json:"option"`
+		VoterName string `json:"voter_name"`
+		GroupName string `json:"group_name"`
+	} `json:"votes"`
+}
+
+// GetDocumentArgs are the arguments of obv_get_document.
+type GetDocumentArgs struct {
+	EntityID string `json:"entity_id"`
+	Page     int    `json:"page"`
+}
+
+// EntityURL is the platform's detail request for an entity id.
+func EntityURL(base, id string) string {
+	return strings.TrimRight(base, "/") + "/api/entities/" + url.PathEscape(id)
+}
+
+func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a GetDocumentArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Page == 0 {
+		a.Page = 1
+	}
+	if !strings.Contains(a.EntityID, ":") {
+		return nil, fmt.Errorf("argument \"entity_id\": %q is not an OpenBesluitvorming entity id (like document:notubiz:gemeente:soest:12345)", a.EntityID)
+	}
+	base := manifest().BaseURL
+	resp, err := sdk.Get(ctx, h, EntityURL(base, a.EntityID), Service, 1, connector.ClassDocument)
+	if err != nil {
+		return nil, fmt.Errorf("get_document: %w", err)
+	}
+	if resp.Status == 404 {
+		return nil, fmt.Errorf("get_document: no entity %q", a.EntityID)
+	}
+	var e entity
+	if err := sdk.DecodeJSON(resp, "get_document", &e); err != nil {
+		return nil, err
+	}
+	if e.EntityID == "" {
+		return nil, fmt.Errorf("get_document: the platform's response lacks entityId")
+	}
+	text := RenderText(&e)
+	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	if err != nil {
+		return nil, err
+	}
+	date := sdk.ISODate(e.SortDate)
+	if date == "" {
+		date = sdk.ISODate(e.Date)
+	}
+	extra := map[string]any{"entity_type_label": e.EntityTypeLabel}
+	if e.MeetingID != "" {
+		extra["meeting_id"] = e.MeetingID
+	}
+	if e.ContentType != "" {
+		extra["content_type"] = e.ContentType
+	}
+	return sdk.Document{
+		Platform: ID, ID: e.EntityID, Type: e.EntityType, Title: firstNonEmpty(e.Title, motionName(e.Motion)), Date: date,
+		Organization: e.Organization, URL: citeURL(base, e.EntityID, e.DownloadURL), Format: "markdown",
+		Page: a.Page, Pages: pages, Text: page, Extra: map[string]map[string]any{ID: extra},
+	}, nil
+}
+
+func motionName(m *motion) string {
+	if m == nil {
+		return ""
+	}
+	return m.Name
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// RenderText is the readable text of an entity: its markdown when it has
+// one, else its agenda, motions and recordings rendered as markdown.
+func RenderText(e *entity) string {
+	var b strings.Builder
+	if e.MarkdownText != "" {
+		b.WriteString(e.MarkdownText)
+	}
+	if len(e.Agenda) > 0 {
+		b.WriteString("\n## Agenda\n")
+		writeAgenda(&b, e.Agenda, 0)
+	}
+	if e.Motion != nil {
+		b.WriteString("\n## Motie\n")
+		writeMotion(&b, e.Motion)
+	}
+	if len(e.Motions) > 0 {
+		b.WriteString("\n## Moties\n")
+		for i := range e.Motions {
+			writeMotion(&b, &e.Motions[i])
+		}
+	}
+	for _, r := range e.Recordings {
+		fmt.Fprintf(&b, "\n## Opname (%s, %d min)\n", r.MediaType, int(r.DurationSeconds/60))
+		for _, c := range r.Chapters {
+			fmt.Fprintf(&b, "- %s (vanaf %s)\n", c.Title, clock(c.StartSeconds))
+		}
+		if len(r.Segments) > 0 {
+			b.WriteString("\n### Transcript\n")
+			for _, s := range r.Segments {
+				fmt.Fprintf(&b, "[%s] %s\n", clock(s.StartSeconds), s.Text)
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "(this entity has no text)"
+	}
+	return strings.TrimLeft(b.String(), "\n")
+}
+
+func writeAgenda(b *strings.Builder, items []agendaItem, depth int) {
+	for _, it := range items {
+		fmt.Fprintf(b, "%s- %s %s\n", strings.Repeat("  ", depth), it.Number, it.Title)
+		for _, d := range it.Documents {
+			fmt.Fprintf(b, "%s  - document: %s (%s)\n", strings.Repeat("  ", depth), d.Name, d.ID)
+		}
+		writeAgenda(b, it.AgendaItems, depth+1)
+	}
+}
+
+func writeMotion(b *strings.Builder, m *motion) {
+	fmt.Fprintf(b, "- %s", m.Name)
+	if m.Result != "" {
+		fmt.Fprintf(b, ": %s", m.Result)
+	} else if m.Status != "" {
+		fmt.Fprintf(b, ": %s", m.Status)
+	}
+	if m.Tally != nil {
+		fmt.Fprintf(b, " (voor %d, tegen %d)", m.Tally.InFavour, m.Tally.Against)
+	}
+	b.WriteString("\n")
+	for _, v := range m.Votes {
+		fmt.Fprintf(b, "  - %s (%s): %s\n", v.VoterName, v.GroupName, v.Option)
+	}
+}
+
+func clock(sec float64) string {
+	s := int(sec)
+	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+}
+
+type sourcesResponse struct {
+	Sources []struct {
+		Key              string `json:"key"`
+		Label            string `json:"label"`
+		Supplier         string `json:"supplier"`
+		OrganizationType string `json:"organizationType"`
+		Implemented      bool   `json:"implemented"`
+		Discontinued     bool   `json:"discontinued"`
+		CBSID            string `json:"cbsId"`
+	} `json:"sources"`
+}
+
+func listSources(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a struct {
+		ImplementedOnly *bool `json:"implemented_only"`
+	}
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	u := strings.TrimRight(manifest().BaseURL, "/") + "/api/sources"
+	if a.ImplementedOnly == nil || *a.ImplementedOnly {
+		u += "?implemented=true"
+	}
+	resp, err := sdk.Get(ctx, h, u, Service, 1, connector.ClassList)
+	if err != nil {
+		return nil, fmt.Errorf("list_sources: %w", err)
+	}
+	var sr sourcesResponse
+	if err := sdk.DecodeJSON(resp, "list_sources", &sr); err != nil {
+		return nil, err
+	}
+	if sr.Sources == nil {
+		return nil, fmt.Errorf("list_sources: the platform's response lacks sources")
+	}
+	out := sdk.ListResult{Platform: ID, List: "sources", Items: []sdk.Item{}}
+	for _, s := range sr.Sources {
+		extra := map[string]any{"supplier": s.Supplier, "implemented": s.Implemented}
+		if s.Discontinued {
+			extra["discontinued"] = true
+		}
+		if s.CBSID != "" {
+			extra["cbs_id"] = s.CBSID
+		}
+		out.Items = append(out.Items, sdk.Item{ID: s.Key, Type: s.OrganizationType, Title: s.Label, Organization: s.Label, Extra: map[string]map[string]any{ID: extra}})
+	}
+	out.Count = len(out.Items)
+	return out, nil
+}

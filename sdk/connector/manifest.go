@@ -1,0 +1,275 @@
+package connector
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ABIVersion is the version of the WebAssembly ABI described in the sdk
+// package documentation. The host refuses a module that reports another
+// version, naming both.
+const ABIVersion = 1
+
+// Standard cache classes. A connector may declare more.
+const (
+	// ClassNone marks a fetch that must never be cached.
+	ClassNone = "none"
+	// ClassList is for rarely changing lists: organisations, committees,
+	// party groups, value lists. They change monthly.
+	ClassList = "list"
+	// ClassSearch is for search results: kept briefly, so that an assistant
+	// repeating a question costs the platform nothing.
+	ClassSearch = "search"
+	// ClassDocument is for full texts, the most expensive call.
+	ClassDocument = "document"
+)
+
+// Manifest is what a connector declares about itself. The host registers
+// tools, limits and cache classes from it at start.
+type Manifest struct {
+	// ID is the connector id, lower case letters and digits (e.g. "obv").
+	// Tool names are prefixed with it.
+	ID string `json:"id"`
+	// Version is the connector's own version.
+	Version string `json:"version"`
+	// Title is a human-readable platform name ("OpenBesluitvorming").
+	Title string `json:"title"`
+	// Description says what the platform holds.
+	Description string `json:"description"`
+	// BaseURL is the default upstream base URL; the admin may override it.
+	BaseURL string `json:"base_url"`
+	// AllowedHosts are the only host names fetch may reach (the host of an
+	// admin's base_url override is added by the host).
+	AllowedHosts []string `json:"allowed_hosts"`
+	// Services are the upstream services requests count against, with
+	// their declared limits.
+	Services []Service `json:"services"`
+	// CacheClasses are the cache classes the connector's fetches may name,
+	// with default time-to-live.
+	CacheClasses []CacheClass `json:"cache_classes"`
+	// Tools are the MCP tools, without the connector prefix.
+	Tools []Tool `json:"tools"`
+	// Resources are resource templates served through a tool.
+	Resources []ResourceTemplate `json:"resources,omitempty"`
+	// Prompts are prompt templates the host serves as MCP prompts.
+	Prompts []Prompt `json:"prompts,omitempty"`
+}
+
+// Service is one upstream service with its limit. Units == 0 means no limit
+// is declared: calls are not queued (but still run on their own platform's
+// concurrency, so a slow platform holds up no other).
+type Service struct {
+	Name        string   `json:"name"`
+	Units       float64  `json:"units"`
+	Per         Duration `json:"per"`
+	Description string   `json:"description,omitempty"`
+}
+
+// Limited reports whether the service declares a limit.
+func (s Service) Limited() bool { return s.Units > 0 }
+
+// CacheClass is a named cache class and its default time-to-live.
+type CacheClass struct {
+	Name string   `json:"name"`
+	TTL  Duration `json:"ttl"`
+}
+
+// Tool is one MCP tool of a connector.
+type Tool struct {
+	// Name without the connector prefix ("search" becomes "obv_search").
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"`
+	// InputSchema is a JSON Schema (draft 2020-12) object.
+	InputSchema json.RawMessage `json:"input_schema"`
+	// CostNote tells an assistant what the call costs, so that it can pick
+	// the cheaper option when both give the answer.
+	CostNote string `json:"cost_note,omitempty"`
+}
+
+// ResourceTemplate declares MCP resources as besluitbron://<id>/... URIs.
+// Reading a resource calls Tool with the template's variables as arguments.
+type ResourceTemplate struct {
+	Name        string `json:"name"`
+	URITemplate string `json:"uri_template"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty"`
+	Tool        string `json:"tool"`
+}
+
+// Prompt is an MCP prompt; Template may use {{name}} for each argument.
+type Prompt struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	Template    string           `json:"template"`
+}
+
+// PromptArgument is one argument of a [Prompt].
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes as "60s" in JSON.
+type Duration time.Duration
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("bad duration %q: %w", b, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+	namePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
+)
+
+// Validate checks a manifest as the host receives it; the error names the
+// connector and the offending field.
+func (m *Manifest) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	if !idPattern.MatchString(m.ID) {
+		bad("id %q: want lower-case letters and digits, starting with a letter, at most 32", m.ID)
+	}
+	if m.Version == "" {
+		bad("version: empty")
+	}
+	if m.Title == "" {
+		bad("title: empty")
+	}
+	if m.BaseURL != "" {
+		u, err := url.Parse(m.BaseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			bad("base_url %q: want an absolute http(s) URL", m.BaseURL)
+		}
+	}
+	for i, h := range m.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/:@ ") {
+			bad("allowed_hosts[%d] %q: want a bare host name", i, h)
+		}
+	}
+	seen := map[string]bool{}
+	for i, s := range m.Services {
+		switch {
+		case !namePattern.MatchString(s.Name):
+			bad("services[%d].name %q: want lower-case letters, digits, _", i, s.Name)
+		case seen["svc:"+s.Name]:
+			bad("services[%d].name %q: declared twice", i, s.Name)
+		case s.Units < 0:
+			bad("services.%s.units %v: negative", s.Name, s.Units)
+		case s.Units > 0 && s.Per <= 0:
+			bad("services.%s.per: a limit of %v units needs a positive window", s.Name, s.Units)
+		}
+		seen["svc:"+s.Name] = true
+	}
+	if len(m.Services) == 0 {
+		bad("services: none declared; every fetch counts against a service")
+	}
+	for i, c := range m.CacheClasses {
+		switch {
+		case !namePattern.MatchString(c.Name):
+			bad("cache_classes[%d].name %q: want lower-case letters, digits, _", i, c.Name)
+		case seen["cc:"+c.Name]:
+			bad("cache_classes[%d].name %q: declared twice", i, c.Name)
+		case c.TTL < 0:
+			bad("cache_classes.%s.ttl: negative", c.Name)
+		}
+		seen["cc:"+c.Name] = true
+	}
+	if len(m.Tools) == 0 {
+		bad("tools: none declared")
+	}
+	for i, t := range m.Tools {
+		if !namePattern.MatchString(t.Name) {
+			bad("tools[%d].name %q: want lower-case letters, digits, _", i, t.Name)
+			continue
+		}
+		if seen["tool:"+t.Name] {
+			bad("tools[%d].name %q: declared twice", i, t.Name)
+		}
+		seen["tool:"+t.Name] = true
+		if t.Description == "" {
+			bad("tools.%s.description: empty", t.Name)
+		}
+		var schema map[string]any
+		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+			bad("tools.%s.input_schema: not a JSON object: %v", t.Name, err)
+		} else if schema["type"] != "object" {
+			bad("tools.%s.input_schema: type must be \"object\"", t.Name)
+		}
+	}
+	prefix := "besluitbron://" + m.ID + "/"
+	for i, r := range m.Resources {
+		if r.Name == "" {
+			bad("resources[%d].name: empty", i)
+		}
+		if !strings.HasPrefix(r.URITemplate, prefix) {
+			bad("resources[%d].uri_template %q: must start with %q", i, r.URITemplate, prefix)
+		}
+		if !seen["tool:"+r.Tool] {
+			bad("resources[%d].tool %q: no such tool", i, r.Tool)
+		}
+	}
+	for i, p := range m.Prompts {
+		if !namePattern.MatchString(p.Name) {
+			bad("prompts[%d].name %q: want lower-case letters, digits, _", i, p.Name)
+		}
+		if p.Template == "" {
+			bad("prompts[%d].template: empty", i)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("manifest of connector %q: %w", m.ID, errors.Join(errs...))
+}
+
+// Service returns the named service.
+func (m *Manifest) Service(name string) (Service, bool) {
+	for _, s := range m.Services {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Service{}, false
+}
+
+// CacheClass returns the named cache class.
+func (m *Manifest) CacheClass(name string) (CacheClass, bool) {
+	for _, c := range m.CacheClasses {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return CacheClass{}, false
+}
+
+// Clone returns a deep copy, so the host never shares slices with a guest.
+func (m Manifest) Clone() Manifest {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // plain data always marshals
+	}
+	var out Manifest
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// CallRequest is one tool call as the host hands it to a connector.
+type CallRequest struct {
+	// Tool is the tool name without the connector prefix.
+	Tool string `json:"tool"`
+	// Arguments is the JSON object the client sent, already validated
+	// against the tool's input schema by the host.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// CallResult is a connector's answer to a tool call.
+type CallResult struct {
+	// Text is the content shown to the model.
+	Text string `json:"text"`
+	// Structured is optional JSON (an object) mirrored as structuredContent.
+	Structured json.RawMessage `json:"structured,omitempty"`
+	// IsError marks a tool error: the message in Text names what went
+	// wrong. Protocol and host faults are Go errors instead.
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// FetchRequest is one upstream request a connector asks the host to make.
+type FetchRequest struct {
+	Method string            `json:"method"`
+	URL    string            `json:"url"`
+	Header map[string]string `json:"header,omitempty"`
+	Body   []byte            `json:"body,omitempty"`
+	// Service names the declared service the request counts against.
+	Service string `json:"service"`
+	// Cost is the request's cost in the service's units; 0 means 1.
+	Cost float64 `json:"cost,omitempty"`
+	// CacheClass names a declared cache class, or ClassNone.
+	CacheClass string `json:"cache_class"`
+}
+
+// FetchResponse is the upstream answer. Any HTTP status is a response;
+// only a refused or failed exchange is an error.
+type FetchResponse struct {
+	Status int               `json:"status"`
+	Header map[string]string `json:"header,omitempty"`
+	Body   []byte            `json:"body,omitempty"`
+}
+
+// FetchError is the error a connector sees when the host refused or could
+// not complete a fetch. Kind lets a connector branch; Message is for people.
+type FetchError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// Fetch error kinds.
+const (
+	// FetchRefused: the host's policy forbids the request (host not
+	// allowed, private address, unknown service or cache class).
+	FetchRefused = "refused"
+	// FetchQueueTimeout: the platform's limit leaves no room before the
+	// caller's deadline.
+	FetchQueueTimeout = "queue_timeout"
+	// FetchUnavailable: network failure, timeout or oversized response.
+	FetchUnavailable = "unavailable"
+	// FetchCanceled: the caller went away.
+	FetchCanceled = "canceled"
+)
+
+func (e *FetchError) Error() string { return e.Kind + ": " + e.Message }
+
+// Host is what the host offers a connector during a call: the only ways
+// out of the sandbox.
+type Host interface {
+	// Fetch performs an upstream request under the host's policy: allowed
+	// hosts, cache, the platform's limit. It returns a *FetchError when it
+	// refuses or fails.
+	Fetch(ctx context.Context, req FetchRequest) (FetchResponse, error)
+	// Log records a message from the connector.
+	Log(ctx context.Context, level int, msg string)
+}
+
+// Log levels a connector may use; they match log/slog's.
+const (
+	LevelDebug = -4
+	LevelInfo  = 0
+	LevelWarn  = 4
+	LevelError = 8
+)
+
+// Connector is one platform connector as the host sees it, whatever runs
+// it: a WebAssembly module, a native process, or Go code in the same
+// process (tests).
+type Connector interface {
+	// Describe returns the connector's manifest.
+	Describe(ctx context.Context) (Manifest, error)
+	// Call runs one tool call. A tool-level failure (bad upstream data, a
+	// platform error) is a CallResult with IsError; an error return means
+	// the connector itself failed (trap, timeout, crash) and is reported by
+	// the host as a tool error naming the connector.
+	Call(ctx context.Context, req CallRequest, host Host) (CallResult, error)
+	// Close releases the connector's resources.
+	Close(ctx context.Context) error
+}
+
+// ErrABIMismatch is wrapped by the error a runtime returns when a module
+// speaks another ABI version.
+var ErrABIMismatch = errors.New("connector ABI version mismatch")
+
+// ABIError says which connector reported which ABI version.
+type ABIError struct {
+	Connector string
+	Got, Want uint32
+}
+
+func (e *ABIError) Error() string {
+	return fmt.Sprintf("connector %q speaks ABI version %d, this host speaks %d", e.Connector, e.Got, e.Want)
+}
+
+// Unwrap makes errors.Is(err, ErrABIMismatch) true.
+func (e *ABIError) Unwrap() error { return ErrABIMismatch }
+
+// FetchReply is the host's answer to a fetch on the WebAssembly ABI:
+// exactly one of Response and Error is set.
+type FetchReply struct {
+	Response *FetchResponse `json:"response,omitempty"`
+	Error    *FetchError    `json:"error,omitempty"`
+}

@@ -1,0 +1,62 @@
+// Package sdk is what a connector author imports: the [Plugin] type that
+// holds a connector's manifest and tool functions, helpers for decoding
+// arguments and upstream responses, and the glue that exports a Plugin as a
+// WebAssembly module.
+//
+// A connector only translates: tool arguments become upstream requests,
+// upstream responses become normalised results. Caching, limits, retries
+// and access control are the host's; a connector declares what it needs
+// (services and their limits, cache classes) in its manifest and names
+// them on every [connector.FetchRequest].
+//
+// A connector is a plain Go package with a function returning its *Plugin,
+// tested natively with `go test`, and a main package that exports it:
+//
+//	package main
+//
+//	import (
+//		"github.com/besluitbron/besluitbron/plugins/example"
+//		"github.com/besluitbron/besluitbron/sdk"
+//	)
+//
+//	func init() { sdk.Export(example.Plugin()) }
+//
+//	func main() {}
+//
+// built with
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o example.wasm ./plugins/example/cmd
+//
+// # The ABI (version 1)
+//
+// The module is a WASI preview 1 reactor. The host instantiates it without
+// running a start function, calls `_initialize` once (Go's runtime and
+// package init, where [Export] runs), then calls the exports below, one
+// call at a time per instance. Every payload is JSON; the guest pulls its
+// input and pushes its output through host functions, so the guest needs
+// no exported allocator.
+//
+// Guest exports:
+//
+//	besluitbron_abi_version() -> i32    the ABI version, [connector.ABIVersion]
+//	besluitbron_describe()    -> i32    writes the Manifest JSON as output; 0 = ok
+//	besluitbron_call()        -> i32    reads a CallRequest from input, writes a
+//	                                    CallResult as output; nonzero = the output
+//	                                    is an error message
+//
+// Host functions, module "besluitbron" (pointers are offsets in the guest's
+// memory):
+//
+//	input_size() -> i32                 size of the current call's input
+//	input_read(ptr)                     copies the input to ptr
+//	output_write(ptr, len)              sets the current call's output
+//	fetch(ptr, len) -> i32              performs the FetchRequest JSON at ptr;
+//	                                    returns the size of the FetchReply JSON
+//	fetch_read(ptr)                     copies the last FetchReply to ptr
+//	log(level, ptr, len)                logs a message at a log/slog level
+//
+// The host grants nothing else: no filesystem, no environment, no sockets,
+// and WASI's clocks are wazero's fake clock. A module that reports another
+// ABI version is refused at load with an error naming the connector and
+// both versions.
+package sdk

@@ -1,0 +1,111 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// Get is a convenience for a GET fetch.
+func Get(ctx context.Context, h connector.Host, url, service string, cost float64, class string) (connector.FetchResponse, error) {
+	return h.Fetch(ctx, connector.FetchRequest{Method: "GET", URL: url, Service: service, Cost: cost, CacheClass: class})
+}
+
+// StatusError describes an upstream answer with a non-2xx status, quoting
+// the start of the platform's own message.
+type StatusError struct {
+	Status int
+	Detail string
+}
+
+func (e *StatusError) Error() string {
+	if e.Detail == "" {
+		return fmt.Sprintf("upstream answered HTTP %d", e.Status)
+	}
+	return fmt.Sprintf("upstream answered HTTP %d: %s", e.Status, e.Detail)
+}
+
+// CheckStatus returns a *StatusError for a non-2xx response. Detail is the
+// body's "error" or "message" field when it is JSON, else its first line.
+func CheckStatus(r connector.FetchResponse) error {
+	if r.Status >= 200 && r.Status < 300 {
+		return nil
+	}
+	return &StatusError{Status: r.Status, Detail: errorDetail(r.Body)}
+}
+
+func errorDetail(body []byte) string {
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) == nil {
+		for _, k := range []string{"error", "message", "detail"} {
+			switch v := obj[k].(type) {
+			case string:
+				return clip(v, 300)
+			case map[string]any:
+				if m, ok := v["message"].(string); ok {
+					return clip(m, 300)
+				}
+			}
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clip(s, 200)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// DecodeJSON decodes an upstream JSON body, naming what was being read in
+// its error so a broken platform response is a clear tool error.
+func DecodeJSON(r connector.FetchResponse, what string, v any) error {
+	if err := CheckStatus(r); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		return fmt.Errorf("%s: the platform's response is not the expected JSON: %v", what, err)
+	}
+	return nil
+}
+
+// Page cuts long text into pages of at most size bytes, on line breaks
+// where possible, and returns page n (1-based) and the page count.
+func Page(text string, size, n int) (string, int, error) {
+	if size <= 0 {
+		size = 20000
+	}
+	var pages []string
+	for len(text) > size {
+		cut := strings.LastIndexByte(text[:size], '\n')
+		if cut < size/2 {
+			cut = size
+			for cut > 0 && !utf8Start(text[cut]) {
+				cut--
+			}
+		} else {
+			cut++
+		}
+		pages = append(pages, text[:cut])
+		text = text[cut:]
+	}
+	pages = append(pages, text)
+	if n < 1 || n > len(pages) {
+		return "", len(pages), fmt.Errorf("argument \"page\": %d is out of range, the document has %d page(s)", n, len(pages))
+	}
+	return pages[n-1], len(pages), nil
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

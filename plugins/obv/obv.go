@@ -161,7 +161,7 @@ func citeURL(base, id, download string) string {
 			return download
 		}
 	}
-	return strings.TrimRight(base, "/") + "/api/entities/" + url.PathEscape(id)
+	return strings.TrimRight(base, "/") + "/api/entities/" + escapeID(id)
 }
 
 type entity struct {
@@ -229,7 +229,7 @@ type GetDocumentArgs struct {
 
 // EntityURL is the platform's detail request for an entity id.
 func EntityURL(base, id string) string {
-	return strings.TrimRight(base, "/") + "/api/entities/" + url.PathEscape(id)
+	return strings.TrimRight(base, "/") + "/api/entities/" + escapeID(id)
 }
 
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
@@ -414,4 +414,10 @@ func listSources(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	out.Count = len(out.Items)
 	return out, nil
+}
+
+// escapeID encodes an entity id for a path segment, colons included, as the
+// platform's own front end does (encodeURIComponent).
+func escapeID(id string) string {
+	return strings.ReplaceAll(url.QueryEscape(id), "+", "%20")
 }

@@ -1,0 +1,19 @@
+// Package wasmrt runs connectors compiled to WebAssembly on wazero and
+// presents each as a [connector.Connector].
+//
+// A module is compiled once (with wazero's on-disk compilation cache, so a
+// restart does not recompile) and instantiated into a pool: one instance
+// serves one call at a time, because a Go guest is not reentrant. An
+// instance that returned any error (trap, exit, deadline, bad output) is
+// closed, never reused: after a trap a Go guest can look healthy and answer
+// wrongly.
+//
+// A guest gets no filesystem, environment, arguments or sockets, and
+// wazero's fake clocks. Its only way out is the host module "besluitbron"
+// (ABI in package sdk's documentation), whose fetch goes to the
+// [connector.Host] passed to Call. Each call runs under a deadline with
+// WithCloseOnContextDone, so a spinning guest is stopped rather than
+// freezing the host, and under a memory limit per connector.
+//
+// A [Connector] is safe for concurrent use.
+package wasmrt

@@ -1,0 +1,176 @@
+package wasmrt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// maxFetchRequest caps a guest's fetch request JSON (URL, headers, body).
+const maxFetchRequest = 4 << 20
+
+// callState is one export call's input, output and pending fetch reply. It
+// travels in the context wazero passes to host functions.
+type callState struct {
+	input     []byte
+	output    []byte
+	reply     []byte
+	host      connector.Host
+	maxOutput int
+	logger    *slog.Logger
+	id        string
+	err       error // a host-side refusal that must fail the call
+}
+
+type stateKey struct{}
+
+func withState(ctx context.Context, st *callState) context.Context {
+	return context.WithValue(ctx, stateKey{}, st)
+}
+
+func state(ctx context.Context) *callState {
+	st, _ := ctx.Value(stateKey{}).(*callState)
+	if st == nil {
+		panic(errors.New("besluitbron host function called outside a call"))
+	}
+	return st
+}
+
+// read copies guest memory, trapping the guest on an out-of-range pointer.
+func read(mod api.Module, ptr, size uint32) []byte {
+	b, ok := mod.Memory().Read(ptr, size)
+	if !ok {
+		panic(fmt.Errorf("guest passed out-of-range memory %d+%d", ptr, size))
+	}
+	return append([]byte(nil), b...)
+}
+
+func write(mod api.Module, ptr uint32, b []byte) {
+	if !mod.Memory().Write(ptr, b) {
+		panic(fmt.Errorf("guest passed out-of-range memory %d+%d", ptr, len(b)))
+	}
+}
+
+func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
+	_, err := r.NewHostModuleBuilder("besluitbron").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context) uint32 {
+		return uint32(len(state(ctx).input))
+	}).Export("input_size").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr uint32) {
+		write(mod, ptr, state(ctx).input)
+	}).Export("input_read").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr, size uint32) {
+		st := state(ctx)
+		if int(size) > st.maxOutput {
+			st.err = fmt.Errorf("result of %d bytes exceeds the %d-byte limit", size, st.maxOutput)
+			panic(st.err)
+		}
+		st.output = read(mod, ptr, size)
+	}).Export("output_write").
+		NewFunctionBuilder().WithFunc(hostFetch).Export("fetch").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr uint32) {
+		st := state(ctx)
+		write(mod, ptr, st.reply)
+		st.reply = nil
+	}).Export("fetch_read").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, level int32, ptr, size uint32) {
+		st := state(ctx)
+		if size > 64<<10 {
+			size = 64 << 10
+		}
+		st.logger.Log(ctx, slog.Level(level), string(read(mod, ptr, size)), "connector", st.id)
+	}).Export("log").
+		Instantiate(ctx)
+	return err
+}
+
+func hostFetch(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
+	st := state(ctx)
+	var rep connector.FetchReply
+	if size > maxFetchRequest {
+		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("fetch request of %d bytes exceeds %d", size, maxFetchRequest)}
+	} else {
+		var req connector.FetchRequest
+		if err := json.Unmarshal(read(mod, ptr, size), &req); err != nil {
+			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "malformed fetch request: " + err.Error()}
+		} else if st.host == nil {
+			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "fetch is not available here"}
+		} else {
+			resp, err := st.host.Fetch(ctx, req)
+			var fe *connector.FetchError
+			switch {
+			case err == nil:
+				rep.Response = &resp
+			case errors.As(err, &fe):
+				rep.Error = fe
+			default:
+				rep.Error = &connector.FetchError{Kind: connector.FetchUnavailable, Message: err.Error()}
+			}
+		}
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		panic(err)
+	}
+	st.reply = b
+	return uint32(len(b))
+}
+
+// logWriter collects a guest's stderr (a Go guest prints its fatal errors
+// and panics there) for one call, capped so a chatty guest cannot flood the
+// host's memory or log.
+type logWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const maxStderr = 16 << 10
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := maxStderr - len(w.buf); room > 0 {
+		if len(p) > room {
+			w.buf = append(w.buf, p[:room]...)
+		} else {
+			w.buf = append(w.buf, p...)
+		}
+	}
+	return len(p), nil
+}
+
+// buf2 returns what was written, without clearing it.
+func (w *logWriter) buf2() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
+}
+
+// take returns and clears what was written.
+func (w *logWriter) take() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := strings.TrimSpace(string(w.buf))
+	w.buf = w.buf[:0]
+	return s
+}
+
+// firstLine is the headline of a guest's stderr, such as
+// "fatal error: runtime: out of memory".
+func firstLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return clip(line, 300)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,317 @@
+package wasmrt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Options configure one connector module. The zero value of each field
+// means its default.
+type Options struct {
+	// ID is the connector id the admin configured; the module's manifest
+	// must declare the same.
+	ID string
+	// Wasm is the module's bytes.
+	Wasm []byte
+	// PoolSize is the number of instances, hence of concurrent calls
+	// (default 4).
+	PoolSize int
+	// MemoryLimitMB caps each instance's linear memory (default 256).
+	MemoryLimitMB int
+	// CallTimeout bounds one tool call, upstream waits included (default 60s).
+	CallTimeout time.Duration
+	// MaxOutputBytes caps a call's result (default 16 MiB).
+	MaxOutputBytes int
+	// CompilationCache, when set, keeps compiled code across restarts.
+	CompilationCache wazero.CompilationCache
+	// Logger receives the guest's log lines and stderr (default slog.Default).
+	Logger *slog.Logger
+}
+
+// Connector is a loaded WebAssembly connector.
+type Connector struct {
+	id       string
+	sha256   string
+	opts     Options
+	runtime  wazero.Runtime
+	compiled wazero.CompiledModule
+	manifest connector.Manifest
+
+	slots  chan struct{}  // one token per instance that may exist
+	idle   chan *instance // instantiated, ready
+	mu     sync.Mutex
+	closed bool
+}
+
+// Load compiles and checks a module: its ABI version, its manifest (valid,
+// and with the configured id). The error names the connector.
+func Load(ctx context.Context, o Options) (*Connector, error) {
+	if o.PoolSize <= 0 {
+		o.PoolSize = 4
+	}
+	if o.MemoryLimitMB <= 0 {
+		o.MemoryLimitMB = 256
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 60 * time.Second
+	}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = 16 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	sum := sha256.Sum256(o.Wasm)
+	c := &Connector{
+		id:     o.ID,
+		sha256: hex.EncodeToString(sum[:]),
+		opts:   o,
+		slots:  make(chan struct{}, o.PoolSize),
+		idle:   make(chan *instance, o.PoolSize),
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32(o.MemoryLimitMB) * 16) // 64 KiB pages
+	if o.CompilationCache != nil {
+		cfg = cfg.WithCompilationCache(o.CompilationCache)
+	}
+	c.runtime = wazero.NewRuntimeWithConfig(ctx, cfg)
+	fail := func(err error) (*Connector, error) {
+		c.runtime.Close(ctx)
+		return nil, fmt.Errorf("loading connector %q: %w", o.ID, err)
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, c.runtime); err != nil {
+		return fail(err)
+	}
+	if err := instantiateHostModule(ctx, c.runtime); err != nil {
+		return fail(err)
+	}
+	compiled, err := c.runtime.CompileModule(ctx, o.Wasm)
+	if err != nil {
+		return fail(fmt.Errorf("compiling: %w", err))
+	}
+	c.compiled = compiled
+	for _, name := range []string{"_initialize", "besluitbron_abi_version", "besluitbron_describe", "besluitbron_call"} {
+		if _, ok := compiled.ExportedFunctions()[name]; !ok {
+			return fail(fmt.Errorf("module does not export %s: not a BesluitBron connector (build with the sdk, -buildmode=c-shared)", name))
+		}
+	}
+	// The first instance answers the ABI version and the manifest, then
+	// joins the pool.
+	c.slots <- struct{}{}
+	mod, err := c.instantiate(ctx)
+	if err != nil {
+		<-c.slots
+		return fail(err)
+	}
+	inst := mod
+	mod2 := inst.mod
+	ok := false
+	defer func() {
+		if !ok {
+			mod2.Close(ctx)
+		}
+	}()
+	res, err := mod2.ExportedFunction("besluitbron_abi_version").Call(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("reading ABI version: %w", err))
+	}
+	if v := uint32(res[0]); v != connector.ABIVersion {
+		return fail(&connector.ABIError{Connector: o.ID, Got: v, Want: connector.ABIVersion})
+	}
+	out, err := c.invoke(ctx, mod2, "besluitbron_describe", nil, nil)
+	if err != nil {
+		return fail(fmt.Errorf("describe: %w", err))
+	}
+	if err := json.Unmarshal(out, &c.manifest); err != nil {
+		return fail(fmt.Errorf("describe: manifest is not valid JSON: %v", err))
+	}
+	if err := c.manifest.Validate(); err != nil {
+		return fail(err)
+	}
+	if c.manifest.ID != o.ID {
+		return fail(fmt.Errorf("module declares id %q, configured as %q", c.manifest.ID, o.ID))
+	}
+	ok = true
+	c.idle <- inst
+	return c, nil
+}
+
+// SHA256 is the hex sha256 of the module bytes.
+func (c *Connector) SHA256() string { return c.sha256 }
+
+// Describe returns a copy of the manifest read at load.
+func (c *Connector) Describe(context.Context) (connector.Manifest, error) {
+	return c.manifest.Clone(), nil
+}
+
+// instance is one module instance and the stderr it writes.
+type instance struct {
+	mod    api.Module
+	stderr *logWriter
+}
+
+func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
+	stderr := &logWriter{}
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions(). // reactor: no _start
+		WithStderr(stderr).
+		WithStdout(stderr)
+	mod, err := c.runtime.InstantiateModule(ctx, c.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("instantiating: %w", err)
+	}
+	if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("initialising: %w (%s)", err, firstLine(stderr.take()))
+	}
+	return &instance{mod: mod, stderr: stderr}, nil
+}
+
+// acquire returns an idle instance or makes a new one, waiting while all
+// PoolSize instances are busy.
+func (c *Connector) acquire(ctx context.Context) (*instance, error) {
+	select {
+	case mod := <-c.idle:
+		return mod, nil
+	default:
+	}
+	select {
+	case mod := <-c.idle:
+		return mod, nil
+	case c.slots <- struct{}{}:
+		mod, err := c.instantiate(ctx)
+		if err != nil {
+			<-c.slots
+			return nil, err
+		}
+		return mod, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("all %d instances busy: %w", c.opts.PoolSize, ctx.Err())
+	}
+}
+
+func (c *Connector) release(ctx context.Context, in *instance, healthy bool) {
+	if s := in.stderr.take(); s != "" {
+		c.opts.Logger.Warn("connector wrote to stderr", "connector", c.id, "text", clip(s, 1000))
+	}
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if healthy && !closed && !in.mod.IsClosed() {
+		c.idle <- in
+		return
+	}
+	in.mod.Close(context.WithoutCancel(ctx))
+	<-c.slots
+}
+
+// Call runs one tool call on a pooled instance. Any failure of the guest
+// (trap, exit, deadline, memory, malformed output) is returned as an error
+// naming the connector, and the instance is discarded.
+func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h connector.Host) (connector.CallResult, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return connector.CallResult{}, fmt.Errorf("connector %q: closed", c.id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	in, err := json.Marshal(req)
+	if err != nil {
+		return connector.CallResult{}, err
+	}
+	inst, err := c.acquire(ctx)
+	if err != nil {
+		return connector.CallResult{}, fmt.Errorf("connector %q: %w", c.id, err)
+	}
+	mod := inst.mod
+	out, err := c.invoke(ctx, mod, "besluitbron_call", in, h)
+	if err != nil {
+		headline := firstLine(inst.stderr.buf2())
+		c.release(ctx, inst, false)
+		return connector.CallResult{}, c.describeErr(ctx, err, headline)
+	}
+	var res connector.CallResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		c.release(ctx, inst, false)
+		return connector.CallResult{}, fmt.Errorf("connector %q: malformed result: %v", c.id, err)
+	}
+	c.release(ctx, inst, true)
+	return res, nil
+}
+
+func (c *Connector) describeErr(ctx context.Context, err error, headline string) error {
+	var exit *sys.ExitError
+	if headline != "" {
+		headline = " (" + headline + ")"
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("connector %q: call stopped after its %s deadline", c.id, c.opts.CallTimeout)
+	case ctx.Err() != nil:
+		return fmt.Errorf("connector %q: call canceled: %w", c.id, ctx.Err())
+	case errors.As(err, &exit):
+		return fmt.Errorf("connector %q: module exited with code %d%s", c.id, exit.ExitCode(), headline)
+	case strings.Contains(err.Error(), "wasm error: unreachable"):
+		return fmt.Errorf("connector %q: module trapped, a fatal runtime error%s", c.id, headline)
+	case strings.Contains(err.Error(), "wasm error:"):
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return fmt.Errorf("connector %q: module trapped: %s%s", c.id, first, headline)
+	}
+	return fmt.Errorf("connector %q: %v%s", c.id, err, headline)
+}
+
+// invoke runs one export with input in and returns the output it wrote.
+func (c *Connector) invoke(ctx context.Context, mod api.Module, fn string, in []byte, h connector.Host) ([]byte, error) {
+	st := &callState{input: in, host: h, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id}
+	res, err := mod.ExportedFunction(fn).Call(withState(ctx, st))
+	if err != nil {
+		return nil, err
+	}
+	if st.err != nil {
+		return nil, st.err
+	}
+	if res[0] != 0 {
+		return nil, fmt.Errorf("%s failed: %s", fn, clip(string(st.output), 500))
+	}
+	return st.output, nil
+}
+
+// Close closes every instance and the runtime; calls in flight fail.
+func (c *Connector) Close(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	return c.runtime.Close(ctx)
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+var _ connector.Connector = (*Connector)(nil)

@@ -1,0 +1,146 @@
+package tk
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// ID is the connector id.
+const ID = "tk"
+
+// Version is the connector's version; it is part of every cache key's stamp
+// through the module hash.
+const Version = "1.0.0"
+
+// Services the connector's requests count against.
+const (
+	// ServiceOData is the Gegevensmagazijn OData API, files included.
+	ServiceOData = "odata"
+	// ServiceOBK is zoek.officielebekendmakingen.nl, where the official XML
+	// of Kamerstukken and Handelingen lives.
+	ServiceOBK = "obk"
+)
+
+// BaseURL is the OData service root; the admin may override it.
+const BaseURL = "https://gegevensmagazijn.tweedekamer.nl/OData/v4/2.0"
+
+// OBKBaseURL is the host of the official publications' files.
+const OBKBaseURL = "https://zoek.officielebekendmakingen.nl"
+
+// MaxLimit is the platform's server page: 250 entities per response.
+const MaxLimit = 250
+
+// Organization names the chamber on results that carry no organisation.
+const Organization = "Tweede Kamer der Staten-Generaal"
+
+func manifest() connector.Manifest {
+	return connector.Manifest{
+		ID:           ID,
+		Version:      Version,
+		Title:        "Tweede Kamer (Gegevensmagazijn)",
+		Description:  "Open data of the Dutch House of Representatives (Tweede Kamer): parliamentary documents (Kamerstukken, motions, amendments, letters, written questions) since 2008, cases (Zaak), activities (debates, committee meetings), party groups, committees and members. CC0.",
+		BaseURL:      BaseURL,
+		AllowedHosts: []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
+		Services: []connector.Service{
+			{
+				Name: ServiceOData, Units: 0,
+				Description: "no limit published and none observed; third-party download scripts did see HTTP 429 on /resource (they pause ~20 s), so a limit may appear",
+			},
+			{
+				Name: ServiceOBK, Units: 10, Per: connector.Duration(30 * time.Second),
+				Description: "[T] zoek.officielebekendmakingen.nl states 10 requests per 30 s (third-party report, not confirmed by KOOP)",
+			},
+		},
+		CacheClasses: []connector.CacheClass{
+			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},
+			{Name: connector.ClassSearch, TTL: connector.Duration(10 * time.Minute)},
+			{Name: connector.ClassDocument, TTL: connector.Duration(28 * 24 * time.Hour)},
+		},
+		Tools: []connector.Tool{
+			{
+				Name:  "search",
+				Title: "Search Tweede Kamer documents, cases and activities",
+				Description: "Search the records of the Dutch House of Representatives: documents (Kamerstukken, moties, amendementen, brieven, Kamervragen and answers, verslagen; the default), or with entity \"Zaak\" parliamentary cases, or with entity \"Activiteit\" debates and committee meetings. " +
+					"The platform has NO full-text search: each query word is matched as a substring of the title or subject (Titel/Onderwerp; for Activiteit only Onderwerp), never the document text; all words must match; \"quoted words\" stay together as one phrase; at most about 6 words. " +
+					"Filter by soort (the exact type, e.g. Motie, Amendement, Brief regering, Schriftelijke vragen, Antwoord schriftelijke vragen, Verslag), by date (documents and activities: Datum; cases: GestartOp) and, for documents, by zaak number (e.g. 2025Z12846). " +
+					"Results are newest first with an exact total; page with offset while has_more is true. Read a document's text with tk_get_document.",
+				InputSchema: json.RawMessage(searchSchema),
+				CostNote:    "No platform limit (none published or observed), so calls never queue. A search with words scans the whole table: a few seconds, sometimes ~20 s, and the platform gives up with HTTP 500 after about 30 s (third-party measurements); adding soort or a date range helps. Searches without words are fast. Repeating a search within 10 minutes is free (cached).",
+			},
+			{
+				Name:  "get_document",
+				Title: "Read a Tweede Kamer document",
+				Description: "Full text of a Tweede Kamer document by its id (the GUID from tk_search) or its document number (e.g. 2024D41173). " +
+					"Kamerstukken, Handelingen and Aanhangsels (answers to written questions) are read from their official XML on officielebekendmakingen.nl; other documents from the Kamer's own file, with the text extracted from the PDF (layout and tables are lost; scanned PDFs have no text). " +
+					"Word (DOCX, DOC) and ZIP files cannot be read here: the result says so and gives the format, size and download link. " +
+					"Long texts come in pages: pass page (1-based); the result states page and pages. url is the citable source of the text read.",
+				InputSchema: json.RawMessage(getDocumentSchema),
+				CostNote:    "Two requests: the document's metadata, then its text. The official-XML route counts against officielebekendmakingen.nl's limit of 10 requests per 30 s and may queue; the PDF route downloads the whole file (often hundreds of KB) and extracts it, the slowest call of this connector. Both are cached for 28 days, so further pages are free.",
+			},
+			{
+				Name:        "list_fracties",
+				Title:       "List party groups (Tweede Kamer)",
+				Description: "The party groups (fracties) in the Tweede Kamer with abbreviation, seats and active dates; by default only the current ones. A party that sat in separate periods appears once per period.",
+				InputSchema: json.RawMessage(listSchema),
+				CostNote:    "One request, cached for 30 days.",
+			},
+			{
+				Name:        "list_commissies",
+				Title:       "List committees (Tweede Kamer)",
+				Description: "The committees (commissies) of the Tweede Kamer with abbreviation and kind; by default only the current ones.",
+				InputSchema: json.RawMessage(listSchema),
+				CostNote:    "One request, cached for 30 days.",
+			},
+			{
+				Name:        "list_kamerleden",
+				Title:       "List current members (Tweede Kamer)",
+				Description: "The current members of the Tweede Kamer (Persoon with Functie \"Tweede Kamerlid\") with name, initials and place of residence. Their party is given only where the platform fills Fractielabel, which it often leaves empty.",
+				InputSchema: json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": false}`),
+				CostNote:    "One request, cached for 30 days.",
+			},
+		},
+		Resources: []connector.ResourceTemplate{{
+			Name:        "tk-document",
+			URITemplate: "besluitbron://tk/document/{id}",
+			Description: "A Tweede Kamer document by Id (GUID) or document number (first page of its text).",
+			MIMEType:    "application/json",
+			Tool:        "get_document",
+		}},
+	}
+}
+
+const searchSchema = `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "maxLength": 300, "description": "Words matched as substrings of title or subject (not the text); all must match; \"quoted words\" form one phrase; at most about 6 words."},
+    "entity": {"type": "string", "enum": ["Document", "Zaak", "Activiteit"], "default": "Document", "description": "What to search: documents (default), cases or activities."},
+    "soort": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Exact type, e.g. Motie, Amendement, Brief regering, Schriftelijke vragen (documents); Wetgeving (cases); Plenair debat, Wetgevingsoverleg (activities)."},
+    "zaak": {"type": "string", "pattern": "^[0-9]{4}[Zz][0-9]{3,6}$", "description": "Only documents of this case number, e.g. 2025Z12846 (entity Document only)."},
+    "date_from": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive (Dutch local date)."},
+    "date_to": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive (Dutch local date)."},
+    "sort": {"type": "string", "enum": ["date_desc", "date_asc"], "default": "date_desc"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 250, "default": 25},
+    "offset": {"type": "integer", "minimum": 0, "maximum": 1000000, "default": 0}
+  },
+  "additionalProperties": false
+}`
+
+const getDocumentSchema = `{
+  "type": "object",
+  "properties": {
+    "id": {"type": "string", "pattern": "^([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9]{4}[Dd][0-9]{3,6})$", "description": "Document Id (GUID) from tk_search, or document number such as 2024D41173."},
+    "page": {"type": "integer", "minimum": 1, "default": 1}
+  },
+  "required": ["id"],
+  "additionalProperties": false
+}`
+
+const listSchema = `{
+  "type": "object",
+  "properties": {
+    "include_inactive": {"type": "boolean", "default": false, "description": "Also list groups that no longer exist."}
+  },
+  "additionalProperties": false
+}`

@@ -1,0 +1,341 @@
+package tk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Plugin returns the connector. It builds every URL on the manifest's
+// BaseURL; when the admin overrides base_url, the host rewrites that prefix,
+// so the connector never needs to know.
+func Plugin() *sdk.Plugin {
+	return &sdk.Plugin{
+		Manifest: manifest(),
+		Tools: map[string]sdk.ToolFunc{
+			"search":          search,
+			"get_document":    getDocument,
+			"list_fracties":   listFracties,
+			"list_commissies": listCommissies,
+			"list_kamerleden": listKamerleden,
+		},
+	}
+}
+
+// entitySpec says how one searchable entity set is filtered and read.
+type entitySpec struct {
+	textFields []string // what query words are matched against
+	dateField  string   // what date_from/date_to bound
+	selects    string
+}
+
+var entities = map[string]entitySpec{
+	"Document": {
+		textFields: []string{"Titel", "Onderwerp"}, dateField: "Datum",
+		selects: "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Vergaderjaar,Kamer,Organisatie,ContentType,ContentLength",
+	},
+	"Zaak": {
+		textFields: []string{"Titel", "Onderwerp"}, dateField: "GestartOp",
+		selects: "Id,Nummer,Soort,Titel,Onderwerp,Status,GestartOp,Afgedaan,Vergaderjaar,Organisatie",
+	},
+	"Activiteit": {
+		textFields: []string{"Onderwerp"}, dateField: "Datum",
+		selects: "Id,Nummer,Soort,Onderwerp,Datum,Status,Vergaderjaar,Voortouwnaam,Voortouwafkorting",
+	},
+}
+
+// SearchArgs are the arguments of tk_search.
+type SearchArgs struct {
+	Query    string `json:"query"`
+	Entity   string `json:"entity"`
+	Soort    string `json:"soort"`
+	Zaak     string `json:"zaak"`
+	DateFrom string `json:"date_from"`
+	DateTo   string `json:"date_to"`
+	Sort     string `json:"sort"`
+	Limit    int    `json:"limit"`
+	Offset   int    `json:"offset"`
+}
+
+// SearchURL maps search arguments to the platform's request, with the
+// defaults applied. It returns the entity set searched.
+func SearchURL(base string, a SearchArgs) (string, string, error) {
+	if a.Entity == "" {
+		a.Entity = "Document"
+	}
+	spec, ok := entities[a.Entity]
+	if !ok {
+		return "", "", fmt.Errorf("argument \"entity\": %q is not one of Document, Zaak, Activiteit", a.Entity)
+	}
+	if a.Limit == 0 {
+		a.Limit = 25
+	}
+	if a.Limit < 1 || a.Limit > MaxLimit {
+		return "", "", fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
+	}
+	if a.Offset < 0 {
+		return "", "", fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
+	}
+	for _, c := range []struct{ arg, v string }{{"query", a.Query}, {"soort", a.Soort}} {
+		if err := CheckText(c.arg, c.v); err != nil {
+			return "", "", err
+		}
+	}
+	terms := Terms(a.Query)
+	if strings.TrimSpace(a.Query) != "" && len(terms) == 0 {
+		return "", "", fmt.Errorf("argument \"query\": %q holds no letters or digits to search for", a.Query)
+	}
+	for _, t := range terms {
+		if len(t) > 100 {
+			return "", "", fmt.Errorf("argument \"query\": the term %q is longer than 100 bytes", t[:40]+"…")
+		}
+	}
+	soort := strings.TrimSpace(a.Soort)
+	if a.Soort != "" && soort == "" {
+		return "", "", fmt.Errorf("argument \"soort\": empty")
+	}
+	zaak := strings.ToUpper(a.Zaak)
+	if zaak != "" {
+		if a.Entity != "Document" {
+			return "", "", fmt.Errorf("argument \"zaak\": only works with entity Document, not %s", a.Entity)
+		}
+		if !zaakNummer.MatchString(zaak) {
+			return "", "", fmt.Errorf("argument \"zaak\": %q is not a case number like 2025Z12846", a.Zaak)
+		}
+	}
+	var parts []string
+	dates := 0
+	if a.DateFrom != "" {
+		d, err := parseDay("date_from", a.DateFrom)
+		if err != nil {
+			return "", "", err
+		}
+		parts = append(parts, spec.dateField+" ge "+AmsterdamMidnight(d))
+		dates++
+	}
+	if a.DateTo != "" {
+		d, err := parseDay("date_to", a.DateTo)
+		if err != nil {
+			return "", "", err
+		}
+		parts = append(parts, spec.dateField+" lt "+AmsterdamMidnight(d.AddDate(0, 0, 1)))
+		dates++
+	}
+	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
+		return "", "", fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
+	}
+	if n := FilterNodes(len(terms), len(spec.textFields), soort != "", zaak != "", dates); n > nodeLimit {
+		max := 0
+		for FilterNodes(max+1, len(spec.textFields), soort != "", zaak != "", dates) <= nodeLimit {
+			max++
+		}
+		return "", "", fmt.Errorf("argument \"query\": %d terms are too many for the platform, whose filters may hold at most 100 nodes; with these filters use at most %d", len(terms), max)
+	}
+	// Most selective first: the platform stops evaluating an AND early.
+	filter := []string{"Verwijderd eq false"}
+	if soort != "" {
+		filter = append(filter, "Soort eq "+Literal(soort))
+	}
+	if zaak != "" {
+		filter = append(filter, "Zaak/any(z:z/Nummer eq "+Literal(zaak)+")")
+	}
+	filter = append(filter, parts...)
+	for _, t := range terms {
+		var or []string
+		for _, f := range spec.textFields {
+			or = append(or, "contains("+f+","+Literal(t)+")")
+		}
+		if len(or) == 1 {
+			filter = append(filter, or[0])
+		} else {
+			filter = append(filter, "("+strings.Join(or, " or ")+")")
+		}
+	}
+	dir := "desc"
+	switch a.Sort {
+	case "", "date_desc":
+	case "date_asc":
+		dir = "asc"
+	default:
+		return "", "", fmt.Errorf("argument \"sort\": %q is not date_desc or date_asc", a.Sort)
+	}
+	skip := ""
+	if a.Offset > 0 {
+		skip = strconv.Itoa(a.Offset)
+	}
+	// Id breaks ties between equal dates so that pages do not overlap.
+	u := odataURL(base, a.Entity,
+		param{"$filter", strings.Join(filter, " and ")},
+		param{"$select", spec.selects},
+		param{"$orderby", spec.dateField + " " + dir + ",Id " + dir},
+		param{"$top", strconv.Itoa(a.Limit)},
+		param{"$skip", skip},
+		param{"$count", "true"},
+	)
+	return u, a.Entity, nil
+}
+
+// collection is an OData collection response; entities stay raw until the
+// caller knows their shape.
+type collection struct {
+	Count    *int              `json:"@odata.count"`
+	NextLink string            `json:"@odata.nextLink"`
+	Value    []json.RawMessage `json:"value"`
+}
+
+// record holds the fields of Document, Zaak and Activiteit that results use;
+// absent ones stay zero.
+type record struct {
+	ID                string  `json:"Id"`
+	Soort             string  `json:"Soort"`
+	Nummer            string  `json:"Nummer"`
+	DocumentNummer    string  `json:"DocumentNummer"`
+	Titel             string  `json:"Titel"`
+	Onderwerp         string  `json:"Onderwerp"`
+	Datum             string  `json:"Datum"`
+	GestartOp         string  `json:"GestartOp"`
+	Vergaderjaar      string  `json:"Vergaderjaar"`
+	Organisatie       string  `json:"Organisatie"`
+	Status            string  `json:"Status"`
+	Afgedaan          *bool   `json:"Afgedaan"`
+	ContentType       string  `json:"ContentType"`
+	ContentLength     *int64  `json:"ContentLength"`
+	Kamer             *int    `json:"Kamer"`
+	Voortouwnaam      string  `json:"Voortouwnaam"`
+	Voortouwafkorting string  `json:"Voortouwafkorting"`
+	Verwijderd        *bool   `json:"Verwijderd"`
+	Version           *versie `json:"HuidigeDocumentVersie"`
+}
+
+// versie is the expanded HuidigeDocumentVersie of a Document.
+type versie struct {
+	ID                string `json:"Id"`
+	ExterneIdentifier string `json:"ExterneIdentifier"`
+	Extensie          string `json:"Extensie"`
+	Bestandsgrootte   *int64 `json:"Bestandsgrootte"`
+	Versienummer      *int   `json:"Versienummer"`
+}
+
+func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a SearchArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	base := manifest().BaseURL
+	u, entity, err := SearchURL(base, a)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := sdk.Get(ctx, h, u, ServiceOData, 1, connector.ClassSearch)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var c collection
+	if err := sdk.DecodeJSON(resp, "search", &c); err != nil {
+		return nil, err
+	}
+	if c.Value == nil {
+		return nil, fmt.Errorf("search: the platform's response lacks value")
+	}
+	out := sdk.SearchResult{Platform: ID, Total: c.Count, Offset: a.Offset, Results: []sdk.Item{}}
+	for i, rawRec := range c.Value {
+		var r record
+		if err := json.Unmarshal(rawRec, &r); err != nil {
+			return nil, fmt.Errorf("search: result %d is not the expected entity: %v", i+1, err)
+		}
+		if r.ID == "" {
+			return nil, fmt.Errorf("search: result %d lacks Id", i+1)
+		}
+		out.Results = append(out.Results, item(base, entity, &r))
+	}
+	end := a.Offset + len(out.Results)
+	out.HasMore = c.NextLink != "" || (c.Count != nil && end < *c.Count)
+	if a.Query != "" {
+		out.Notes = append(out.Notes, "Words were matched in titles and subjects only: the Tweede Kamer API has no full-text search.")
+	}
+	return out, nil
+}
+
+// item normalises one search hit.
+func item(base, entity string, r *record) sdk.Item {
+	extra := map[string]any{}
+	set := func(k, v string) {
+		if v != "" {
+			extra[k] = v
+		}
+	}
+	it := sdk.Item{ID: r.ID, Type: r.Soort, Organization: firstNonEmpty(r.Organisatie, Organization)}
+	switch entity {
+	case "Document":
+		it.Title, it.Snippet = titleAndContext(r.Onderwerp, r.Titel)
+		it.Date = sdk.ISODate(r.Datum)
+		it.URL = ResourceURL(base, r.ID)
+		set("document_nummer", r.DocumentNummer)
+		set("content_type", r.ContentType)
+		if r.ContentLength != nil {
+			extra["content_length"] = *r.ContentLength
+		}
+		if r.Kamer != nil {
+			extra["kamer"] = *r.Kamer
+		}
+	case "Zaak":
+		it.Title, it.Snippet = titleAndContext(r.Onderwerp, r.Titel)
+		it.Date = sdk.ISODate(r.GestartOp)
+		it.URL = entityURL(base, "Zaak", r.ID)
+		set("nummer", r.Nummer)
+		set("status", r.Status)
+		if r.Afgedaan != nil {
+			extra["afgedaan"] = *r.Afgedaan
+		}
+	case "Activiteit":
+		it.Title = firstNonEmpty(r.Onderwerp, r.Soort, r.Nummer)
+		it.Date = sdk.ISODate(r.Datum)
+		it.URL = entityURL(base, "Activiteit", r.ID)
+		it.Snippet = strings.Join(nonEmpty(r.Soort, r.Voortouwnaam, r.Status), " · ")
+		set("nummer", r.Nummer)
+		set("status", r.Status)
+		set("voortouw", r.Voortouwnaam)
+		set("voortouw_afkorting", r.Voortouwafkorting)
+	}
+	set("vergaderjaar", r.Vergaderjaar)
+	it.Extra = map[string]map[string]any{ID: extra}
+	return it
+}
+
+// titleAndContext picks Onderwerp as the title, since a document's Titel is
+// mostly its dossier's title shared by hundreds of documents, and gives the
+// Titel as context when it says something more.
+func titleAndContext(onderwerp, titel string) (string, string) {
+	onderwerp, titel = strings.TrimSpace(onderwerp), strings.TrimSpace(titel)
+	if onderwerp == "" {
+		return titel, ""
+	}
+	if titel == "" || strings.Contains(strings.ToLower(onderwerp), strings.ToLower(titel)) {
+		return onderwerp, ""
+	}
+	return onderwerp, sdk.StripTags(titel)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func nonEmpty(s ...string) []string {
+	var out []string
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
+}

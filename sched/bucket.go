@@ -1,0 +1,131 @@
+package sched
+
+import "time"
+
+// budget is the seam between the scheduling policy and the place where the
+// platform's budget is kept. The policy asks it when a cost fits, charges
+// grants, and copies it to plan ahead. The default is a local bucket in
+// memory; a budget shared between several BesluitBron processes (for
+// example in Redis) would implement the same methods and hand out local
+// snapshots for planning.
+type budget interface {
+	// readyAt returns the earliest instant, not before t, at which cost
+	// fits: the bucket holds min(cost, capacity) and no pause is in force.
+	readyAt(t time.Time, cost float64) time.Time
+	// take charges cost at t. The bucket may go negative (a debt) when
+	// cost exceeds the capacity.
+	take(t time.Time, cost float64)
+	// refund gives back cost at t, for a grant that was never used.
+	refund(t time.Time, cost float64)
+	// lower makes the bucket hold at most units at t.
+	lower(t time.Time, units float64)
+	// pause grants nothing before until.
+	pause(until time.Time)
+	tokens(t time.Time) float64
+	pausedUntil() time.Time
+	setLimit(t time.Time, l Limit)
+	snapshot() bucket
+}
+
+// bucket is a token bucket that keeps, instead of a token count, the
+// instant at which it was (or will be) empty: it holds
+//
+//	Units × min(Per, t − empty) / Per
+//
+// units at t. A zero empty means a full bucket. All arithmetic is in integer
+// nanoseconds: charges are rounded up and refunds and corrections down, so
+// the bucket never holds more than the platform's own bucket would.
+type bucket struct {
+	limit  Limit
+	empty  time.Time
+	paused time.Time
+}
+
+var _ budget = (*bucket)(nil)
+
+// need is how full the bucket must be, as a refill time, before cost fits:
+// the cost itself, or the whole bucket for an oversized call.
+func (b *bucket) need(cost float64) time.Duration {
+	if cost >= b.limit.Units {
+		return b.limit.Per
+	}
+	return min(b.limit.Per, b.limit.unitDur(cost, true))
+}
+
+// at is the later of t and the end of a pause.
+func (b *bucket) at(t time.Time) time.Time {
+	if t.Before(b.paused) {
+		return b.paused
+	}
+	return t
+}
+
+func (b *bucket) readyAt(t time.Time, cost float64) time.Time {
+	t = b.at(t)
+	if x := b.empty.Add(b.need(cost)); x.After(t) {
+		return x
+	}
+	return t
+}
+
+// capAt applies the capacity: a bucket cannot hold more than it refills in
+// one window.
+func (b *bucket) capAt(t time.Time) {
+	if lo := t.Add(-b.limit.Per); b.empty.Before(lo) {
+		b.empty = lo
+	}
+}
+
+func (b *bucket) take(t time.Time, cost float64) {
+	b.capAt(t)
+	b.empty = b.empty.Add(b.limit.unitDur(cost, true))
+}
+
+func (b *bucket) refund(t time.Time, cost float64) {
+	b.capAt(t)
+	b.empty = b.empty.Add(-b.limit.unitDur(cost, false))
+	b.capAt(t)
+}
+
+func (b *bucket) lower(t time.Time, units float64) {
+	b.capAt(t)
+	var e time.Time
+	if units >= 0 {
+		e = t.Add(-b.limit.unitDur(units, false))
+	} else {
+		e = t.Add(b.limit.unitDur(-units, true))
+	}
+	if e.After(b.empty) {
+		b.empty = e
+	}
+}
+
+func (b *bucket) pause(until time.Time) {
+	if until.After(b.paused) {
+		b.paused = until
+	}
+}
+
+func (b *bucket) pausedUntil() time.Time { return b.paused }
+
+func (b *bucket) tokens(t time.Time) float64 {
+	d := min(b.limit.Per, t.Sub(b.empty))
+	return b.limit.Units * float64(d) / float64(b.limit.Per)
+}
+
+func (b *bucket) setLimit(t time.Time, l Limit) {
+	tok := min(b.tokens(t), l.Units)
+	b.limit = l
+	b.empty = time.Time{}
+	b.lower(t, tok)
+}
+
+func (b *bucket) snapshot() bucket { return *b }
+
+// serve plans one grant on a snapshot: it returns the instant, not before
+// t, at which cost fits, and charges it there.
+func (b *bucket) serve(t time.Time, cost float64) time.Time {
+	x := b.readyAt(t, cost)
+	b.take(x, cost)
+	return x
+}

@@ -1,0 +1,97 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Limit is a platform's published request limit: a token bucket of
+// capacity Units that refills evenly, Units per Per. At OpenBesluitvorming
+// it is Limit{Units: 60, Per: time.Minute}: 60 units, one unit a second.
+//
+// Units is a float64 because costs can be fractional (a PDF page costs 1/8
+// at OpenBesluitvorming).
+type Limit struct {
+	Units float64       // capacity C of the bucket, in platform units
+	Per   time.Duration // window W in which the bucket refills from empty to full
+}
+
+// minUnitTime is the finest refill the bucket can count: the bucket keeps
+// time in nanoseconds and rounds every grant up by at most 2 ns.
+const minUnitTime = time.Microsecond
+
+// Validate reports whether l can be used by [New]. The error names the bad
+// field.
+func (l Limit) Validate() error {
+	switch {
+	case math.IsNaN(l.Units) || math.IsInf(l.Units, 0) || l.Units <= 0:
+		return fmt.Errorf("sched: Limit.Units must be a positive finite number, got %v", l.Units)
+	case l.Per <= 0:
+		return fmt.Errorf("sched: Limit.Per must be positive, got %v", l.Per)
+	case float64(l.Per)/l.Units < float64(minUnitTime):
+		return fmt.Errorf("sched: Limit.Units %v per Limit.Per %v refills faster than one unit per %v", l.Units, l.Per, minUnitTime)
+	}
+	return nil
+}
+
+// unitDur converts units into the time the bucket needs to refill them,
+// rounded up (so that a charge is never smaller than the real cost) or down
+// (so that a refund is never larger than it).
+func (l Limit) unitDur(units float64, up bool) time.Duration {
+	d := units / l.Units * float64(l.Per)
+	if up {
+		// +1 ns absorbs the rounding of the float product itself.
+		return time.Duration(math.Ceil(d)) + 1
+	}
+	if d < 1 {
+		return 0
+	}
+	return time.Duration(math.Floor(d)) - 1
+}
+
+// maxCharge bounds one call's cost so that its refill time fits a Duration.
+const maxCharge = time.Duration(1 << 62)
+
+// PublicSession is the one session shared by the search page and
+// BesluitBron's own maintenance (fetching the load status and so on). Its
+// usage is never counted, so its weight stays that of a new session.
+const PublicSession = "besluitbron/public"
+
+// Options configures a [Scheduler]. A nil *Options means all defaults. New
+// copies the fields it needs; changing Options later has no effect.
+type Options struct {
+	// Forget is how long after a session's last call its usage is
+	// forgotten. Zero means 30 minutes.
+	Forget time.Duration
+	// Clock is the clock Wait and its timers use. Nil means the real
+	// clock. The time-explicit methods (those ending in At) never read it.
+	Clock Clock
+}
+
+// DefaultForget is the default for [Options.Forget].
+const DefaultForget = 30 * time.Minute
+
+// Clock is the time source of the blocking edge ([Scheduler.Wait]). Tests
+// pass a fake; production uses the real clock.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has elapsed.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending [Clock.AfterFunc] call.
+type Timer interface {
+	// Stop prevents the call if it has not started; it reports whether it
+	// did so.
+	Stop() bool
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) Timer {
+	return time.AfterFunc(d, f)
+}
+
+var _ Clock = realClock{}

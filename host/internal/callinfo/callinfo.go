@@ -1,0 +1,101 @@
+// Package callinfo carries what one tool call learns on its way through the
+// host: whose session it is, how long it queued at a platform's limit, how
+// long the platform took, and what the cache did. The MCP layer creates an
+// [Info] per call and reads it into the result's _meta; the fetch path
+// fills it in.
+//
+// An *Info is safe for concurrent use (a connector may fetch in parallel).
+package callinfo
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Cache outcomes, as reported in _meta besluitbron/cache.
+const (
+	Bypass = "bypass" // no cache involved (none configured, or class "none")
+	Hit    = "hit"
+	Miss   = "miss"
+	Stale  = "stale" // an expired entry served because the platform failed
+)
+
+// rank orders outcomes so that a call reports the most significant one:
+// a stale answer beats a platform call, which beats a pure hit.
+var rank = map[string]int{Hit: 1, Bypass: 2, Miss: 3, Stale: 4}
+
+// Info is one tool call's record.
+type Info struct {
+	// Session is the MCP session id (or the stand-in for clients without
+	// sessions). Public marks the shared, uncounted public session.
+	Session string
+	Public  bool
+	// OnQueued, when set, is told the position and expected wait each time
+	// the call waits at a platform's limit (for MCP progress notifications).
+	OnQueued func(position int, eta time.Duration)
+
+	mu       sync.Mutex
+	cache    string
+	queued   time.Duration
+	upstream time.Duration
+	fetches  int
+	notes    []string
+}
+
+type key struct{}
+
+// With returns ctx carrying info.
+func With(ctx context.Context, info *Info) context.Context {
+	return context.WithValue(ctx, key{}, info)
+}
+
+// From returns the call's Info, or a fresh anonymous one so callers never
+// need a nil check.
+func From(ctx context.Context) *Info {
+	if i, ok := ctx.Value(key{}).(*Info); ok {
+		return i
+	}
+	return &Info{}
+}
+
+// AddFetch records one upstream fetch: its cache outcome and the time it
+// queued and spent upstream.
+func (i *Info) AddFetch(outcome string, queued, upstream time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.fetches++
+	if rank[outcome] > rank[i.cache] {
+		i.cache = outcome
+	}
+	i.queued += queued
+	i.upstream += upstream
+}
+
+// Note adds a line for the result (for example the age of a stale answer).
+func (i *Info) Note(s string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.notes = append(i.notes, s)
+}
+
+// Summary is what the result's _meta reports.
+type Summary struct {
+	Cache    string
+	Queued   time.Duration
+	Upstream time.Duration
+	Fetches  int
+	Notes    []string
+}
+
+// Summary returns the totals so far. A call without fetches reports
+// [Bypass].
+func (i *Info) Summary() Summary {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	c := i.cache
+	if c == "" {
+		c = Bypass
+	}
+	return Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Notes: append([]string(nil), i.notes...)}
+}

@@ -1,0 +1,19 @@
+// Package fetch is a connector's only way out of its sandbox: the
+// [connector.Host] the host hands to every call. A [Gate] enforces, for one
+// connector:
+//
+//   - the request names a declared service and cache class;
+//   - the URL's host is one the manifest allows (plus the host of the
+//     admin's base_url override, whose prefix replaces the manifest's);
+//   - the address dialled is not private, loopback or link-local unless the
+//     admin's config names its network (checked at dial time, so DNS
+//     cannot smuggle one in), and redirects stay on allowed hosts;
+//   - responses are capped in size;
+//   - the cache is asked first; only a miss waits at the service's limiter
+//     and reaches the platform; failures are never cached;
+//   - a 429 pauses the service until its Retry-After and the call retries
+//     at the head of its session's queue, a bounded number of times.
+//
+// Each connector gets its own HTTP transport, so a slow platform holds up
+// no other. A Gate is safe for concurrent use.
+package fetch

@@ -1,0 +1,13 @@
+// Command obk is the Officiële Bekendmakingen connector's WebAssembly module.
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/plugins/obk.wasm ./plugins/obk/cmd
+package main
+
+import (
+	"github.com/besluitbron/besluitbron/plugins/obk"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+func init() { sdk.Export(obk.Plugin()) }
+
+func main() {}

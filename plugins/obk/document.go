@@ -1,0 +1,313 @@
+package obk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// PageSize is the size in bytes of one page of a document's text.
+const PageSize = 20000
+
+var idPattern = regexp.MustCompile(`^[a-z]{1,6}(-[a-z]{2})?-[0-9A-Za-z][0-9A-Za-z.-]*$`)
+
+// GetDocumentArgs are the arguments of obk_get_document.
+type GetDocumentArgs struct {
+	ID   string `json:"id"`
+	Page int    `json:"page"`
+}
+
+// DocumentURL is the publication's XML rendition on the zoek host (byte
+// identical to the repository's, which forbids crawling in robots.txt).
+func DocumentURL(id string) string {
+	return ZoekBase + "/" + url.PathEscape(id) + ".xml"
+}
+
+func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a GetDocumentArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Page == 0 {
+		a.Page = 1
+	}
+	if a.Page < 1 {
+		return nil, fmt.Errorf("argument \"page\": %d is not a page number (1-based)", a.Page)
+	}
+	a.ID = strings.TrimSpace(a.ID)
+	if len(a.ID) > 100 || !idPattern.MatchString(a.ID) {
+		return nil, fmt.Errorf("argument \"id\": %q is not a publication id like kst-33328-AI or stcrt-2015-47076 (take it from obk_search)", a.ID)
+	}
+	resp, err := sdk.Get(ctx, h, DocumentURL(a.ID), ServiceZoek, 1, connector.ClassDocument)
+	if err != nil {
+		return nil, fmt.Errorf("get_document: %w", err)
+	}
+	if resp.Status == 404 {
+		return nil, fmt.Errorf("get_document: zoek.officielebekendmakingen.nl has no XML for %q: the id is unknown or the publication has no XML rendition (its page would be %s)", a.ID, citeURL(a.ID, ""))
+	}
+	if err := statusError(resp); err != nil {
+		return nil, fmt.Errorf("get_document: %w", err)
+	}
+	doc, err := ExtractText(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("get_document %s: %w", a.ID, err)
+	}
+	text := doc.Text
+	if text == "" {
+		text = "(the XML of this publication holds no text; see the publication page or its PDF)"
+	}
+	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	if err != nil {
+		return nil, err
+	}
+	extra := map[string]any{
+		"xml_url": DocumentURL(a.ID),
+		"pdf_url": ZoekBase + "/" + url.PathEscape(a.ID) + ".pdf",
+		"root":    doc.Root,
+	}
+	if m := doc.Meta["OVERHEIDop.externMetadataRecord"]; m != "" {
+		extra["metadata_url"] = m
+	}
+	title := firstNonEmpty(doc.Meta["DC.title"], doc.Meta["DCTERMS.title"], doc.Title, a.ID)
+	return sdk.Document{
+		Platform: ID, ID: a.ID, Type: publicationOf(a.ID), Title: title,
+		Date:         sdk.ISODate(firstNonEmpty(doc.Meta["DCTERMS.issued"], doc.Meta["DC.date"], doc.Meta["DCTERMS.available"])),
+		Organization: firstNonEmpty(doc.Meta["DC.creator"], doc.Meta["DCTERMS.creator"]),
+		URL:          citeURL(a.ID, ""), Format: "text", Page: a.Page, Pages: pages, Text: page,
+		Extra: map[string]map[string]any{ID: extra},
+	}, nil
+}
+
+// publicationOf names the journal of an id by its prefix ("" when unknown).
+func publicationOf(id string) string {
+	prefix, _, _ := strings.Cut(id, "-")
+	for _, p := range PublicationTypes {
+		if p.Prefix == prefix {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Extracted is the readable content of a publication's XML.
+type Extracted struct {
+	// Root is the root element's name (officiele-publicatie).
+	Root string
+	// Title is the first title below the journal's masthead.
+	Title string
+	// Meta holds the <meta name content> pairs of the metadata block.
+	Meta map[string]string
+	// Text is the text with paragraphs separated by blank lines.
+	Text string
+}
+
+// Element classes of the KOOP publication schema. Anything not listed is a
+// block: a paragraph break around an unknown element is safer than two
+// words run together.
+var (
+	skipElems   = map[string]bool{"metadata": true, "meta": true, "plaatje": true, "illustratie": true, "figuur": true}
+	inlineElems = map[string]bool{"nadruk": true, "extref": true, "intref": true, "sup": true, "inf": true, "sub": true, "nootref": true, "datum": true, "ondernummer": true, "dossiernr": true, "afkorting": true, "eenheid": true, "unl": true, "omissie": true}
+	prefixElems = map[string]bool{"nr": true, "li.nr": true, "noot.nr": true, "artikel.nr": true}
+	lineElems   = map[string]bool{"row": true, "li": true, "tekstregel": true}
+)
+
+// ExtractText turns a publication's XML into text. It streams the tokens,
+// so a large Kamerstuk needs no tree in memory, and it refuses an HTML page
+// (what a server shows in place of a missing file) rather than render it.
+func ExtractText(body []byte) (Extracted, error) {
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	dec.Strict = true
+	var (
+		out       = Extracted{Meta: map[string]string{}}
+		w         textWriter
+		stack     []string
+		skip      int // depth inside a skipped element
+		noot      int // depth inside a footnote: its blocks run inline
+		titleAt   = -1
+		titleText strings.Builder
+		cellFirst []bool // per open row: no cell written yet
+	)
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Extracted{}, fmt.Errorf("the publication XML is malformed: %v", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			name := t.Name.Local
+			if len(stack) == 0 {
+				if strings.EqualFold(name, "html") {
+					return Extracted{}, fmt.Errorf("the platform answered an HTML page where the publication XML was expected")
+				}
+				out.Root = name
+			}
+			stack = append(stack, name)
+			if name == "meta" {
+				out.Meta[attr(t, "name")] = attr(t, "content")
+			}
+			if skip > 0 || skipElems[name] {
+				skip++
+				continue
+			}
+			switch {
+			case name == "noot":
+				noot++
+				w.text(" [noot ")
+			case name == "row":
+				w.block(1)
+				cellFirst = append(cellFirst, true)
+			case name == "entry":
+				if n := len(cellFirst); n > 0 {
+					if !cellFirst[n-1] {
+						w.text(" | ")
+					}
+					cellFirst[n-1] = false
+				}
+			case inlineElems[name]:
+			case noot > 0:
+				w.space()
+			case prefixElems[name]:
+				w.block(2)
+			case lineElems[name]:
+				w.block(1)
+			default:
+				w.block(2)
+			}
+			if name == "titel" && out.Title == "" && titleAt < 0 && noot == 0 && !(len(stack) == 3 && stack[1] == "kop") {
+				titleAt = len(stack)
+			}
+		case xml.EndElement:
+			name := t.Name.Local
+			if skip > 0 {
+				skip--
+			} else {
+				switch {
+				case name == "noot":
+					noot--
+					w.trimSpace()
+					w.text("]")
+				case name == "row":
+					cellFirst = cellFirst[:len(cellFirst)-1]
+					w.block(1)
+				case prefixElems[name]:
+					if name == "noot.nr" {
+						w.text(": ")
+					} else {
+						w.text(" ")
+					}
+					w.glue()
+				case inlineElems[name] || name == "entry" || noot > 0:
+				case lineElems[name]:
+					w.block(1)
+				default:
+					w.block(2)
+				}
+			}
+			if titleAt == len(stack) {
+				out.Title = strings.Join(strings.Fields(titleText.String()), " ")
+				titleAt = -1
+			}
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if skip > 0 {
+				continue
+			}
+			s := string(t)
+			// Whitespace with a line break between elements is the
+			// indentation of pretty-printed XML, not a space in the text.
+			if strings.TrimSpace(s) == "" && strings.ContainsAny(s, "\n\r") {
+				continue
+			}
+			w.text(s)
+			if titleAt >= 0 {
+				titleText.WriteString(s)
+			}
+		}
+	}
+	if out.Root == "" {
+		return Extracted{}, fmt.Errorf("the platform's response is empty, not publication XML")
+	}
+	out.Text = w.String()
+	return out, nil
+}
+
+func attr(t xml.StartElement, name string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// textWriter collects text, collapsing runs of whitespace and turning
+// block boundaries into line breaks, never more than one blank line.
+type textWriter struct {
+	b      strings.Builder
+	breaks int  // line breaks owed before the next text
+	sp     bool // a space owed before the next text
+	glued  bool // the next block continues the current line (after "1. ")
+}
+
+func (w *textWriter) block(n int) {
+	if w.b.Len() == 0 || w.glued {
+		return
+	}
+	if n > w.breaks {
+		w.breaks = n
+	}
+	w.sp = false
+}
+
+// glue keeps the next block on the current line: a number and its text.
+func (w *textWriter) glue() { w.glued = true }
+
+func (w *textWriter) space() {
+	if w.b.Len() > 0 && w.breaks == 0 {
+		w.sp = true
+	}
+}
+
+func (w *textWriter) trimSpace() { w.sp = false }
+
+func (w *textWriter) text(s string) {
+	for _, r := range s {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0' {
+			w.space()
+			continue
+		}
+		if w.breaks > 0 {
+			w.b.WriteString(strings.Repeat("\n", w.breaks))
+			w.breaks, w.sp = 0, false
+		} else if w.sp {
+			w.b.WriteByte(' ')
+			w.sp = false
+		}
+		w.glued = false
+		w.b.WriteRune(r)
+	}
+}
+
+func (w *textWriter) String() string { return strings.TrimSpace(w.b.String()) }

@@ -1,0 +1,411 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/providers/env/v2"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/v2"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// EnvPrefix prefixes every environment override.
+const EnvPrefix = "BESLUITBRON_"
+
+// Config is the whole configuration.
+type Config struct {
+	Server       Server               `koanf:"server"`
+	Log          Log                  `koanf:"log"`
+	Runtime      Runtime              `koanf:"runtime"`
+	Cache        Cache                `koanf:"cache"`
+	MCPRateLimit RateLimit            `koanf:"mcp_rate_limit"`
+	Connectors   map[string]Connector `koanf:"connectors"`
+	// Dir is the directory relative paths resolve against.
+	Dir string `koanf:"-"`
+}
+
+// Server configures the HTTP listener.
+type Server struct {
+	Addr            string        `koanf:"addr"`
+	TrustedProxies  []string      `koanf:"trusted_proxies"`
+	AllowedOrigins  []string      `koanf:"allowed_origins"`
+	ShutdownTimeout time.Duration `koanf:"shutdown_timeout"`
+	MaxBodyKB       int           `koanf:"max_body_kb"`
+}
+
+// Log configures log/slog.
+type Log struct {
+	Level  string `koanf:"level"`
+	Format string `koanf:"format"`
+}
+
+// Runtime configures the WebAssembly runtime.
+type Runtime struct {
+	CompilationCacheDir string `koanf:"compilation_cache_dir"`
+}
+
+// Cache configures the per-platform caches.
+type Cache struct {
+	Dir          string        `koanf:"dir"`
+	SaveInterval time.Duration `koanf:"save_interval"`
+	Enabled      bool          `koanf:"enabled"`
+}
+
+// RateLimit configures the client limits on the MCP addresses: rate per
+// second and burst for the whole process, each address, each session and
+// each client IP before a session exists.
+type RateLimit struct {
+	Enabled      bool    `koanf:"enabled"`
+	ProcessRPS   float64 `koanf:"process_rps"`
+	ProcessBurst int     `koanf:"process_burst"`
+	AddressRPS   float64 `koanf:"address_rps"`
+	AddressBurst int     `koanf:"address_burst"`
+	SessionRPS   float64 `koanf:"session_rps"`
+	SessionBurst int     `koanf:"session_burst"`
+	IPRPS        float64 `koanf:"ip_rps"`
+	IPBurst      int     `koanf:"ip_burst"`
+}
+
+// Connector is one [connectors.<id>] table.
+type Connector struct {
+	Module          string                   `koanf:"module"`
+	Enabled         bool                     `koanf:"enabled"`
+	SHA256          string                   `koanf:"sha256"`
+	BaseURL         string                   `koanf:"base_url"`
+	PrivateNetworks []string                 `koanf:"private_networks"`
+	PoolSize        int                      `koanf:"pool_size"`
+	MemoryLimitMB   int                      `koanf:"memory_limit_mb"`
+	CallTimeout     time.Duration            `koanf:"call_timeout"`
+	RequestTimeout  time.Duration            `koanf:"request_timeout"`
+	MaxResponseMB   int                      `koanf:"max_response_mb"`
+	CacheMB         int                      `koanf:"cache_mb"`
+	Limits          map[string]ServiceLimit  `koanf:"limits"`
+	TTL             map[string]time.Duration `koanf:"ttl"`
+}
+
+// ServiceLimit overrides a declared service's limit: Units per Per.
+type ServiceLimit struct {
+	Units float64       `koanf:"units"`
+	Per   time.Duration `koanf:"per"`
+}
+
+func defaults() map[string]any {
+	return map[string]any{
+		"server.addr":                   "127.0.0.1:8080",
+		"server.shutdown_timeout":       "10s",
+		"server.max_body_kb":            1024,
+		"log.level":                     "info",
+		"log.format":                    "text",
+		"runtime.compilation_cache_dir": "var/wazero",
+		"cache.dir":                     "var/cache",
+		"cache.save_interval":           "5m",
+		"cache.enabled":                 true,
+		"mcp_rate_limit.enabled":        true,
+		"mcp_rate_limit.process_rps":    500.0,
+		"mcp_rate_limit.process_burst":  1000,
+		"mcp_rate_limit.address_rps":    200.0,
+		"mcp_rate_limit.address_burst":  400,
+		"mcp_rate_limit.session_rps":    20.0,
+		"mcp_rate_limit.session_burst":  60,
+		"mcp_rate_limit.ip_rps":         10.0,
+		"mcp_rate_limit.ip_burst":       30,
+	}
+}
+
+// connectorDefaults apply to every [connectors.<id>] table.
+var connectorDefaults = map[string]any{
+	"enabled":         true,
+	"pool_size":       4,
+	"memory_limit_mb": 256,
+	"call_timeout":    "90s",
+	"request_timeout": "30s",
+	"max_response_mb": 32,
+	"cache_mb":        64,
+}
+
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true}
+
+// Load reads path (may be "" for defaults and environment only) and the
+// environment given as KEY=VALUE lines (nil = os.Environ()).
+func Load(path string, environ []string) (*Config, error) {
+	k := koanf.New(".")
+	if err := k.Load(confmap.Provider(defaults(), "."), nil); err != nil {
+		return nil, err
+	}
+	dir, _ := os.Getwd()
+	if path != "" {
+		if err := k.Load(file.Provider(path), toml.Parser()); err != nil {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Dir(abs)
+	}
+	if environ == nil {
+		environ = os.Environ()
+	}
+	var envErr error
+	err := k.Load(env.Provider(".", env.Opt{
+		Prefix:      EnvPrefix,
+		EnvironFunc: func() []string { return environ },
+		TransformFunc: func(key, v string) (string, any) {
+			key = strings.ToLower(strings.TrimPrefix(key, EnvPrefix))
+			if strings.Contains(key, ".") {
+				envErr = errors.Join(envErr, fmt.Errorf("environment %s%s: use __ between path segments, not dots", EnvPrefix, strings.ToUpper(key)))
+				return "", nil
+			}
+			key = strings.ReplaceAll(key, "__", ".")
+			segs := strings.Split(key, ".")
+			if listKeys[segs[len(segs)-1]] {
+				var items []any
+				for _, s := range strings.Split(v, ",") {
+					if s = strings.TrimSpace(s); s != "" {
+						items = append(items, s)
+					}
+				}
+				return key, items
+			}
+			return key, v
+		},
+	}), nil)
+	if err != nil {
+		return nil, err
+	}
+	if envErr != nil {
+		return nil, envErr
+	}
+	// Connector defaults go under each connector the file or environment
+	// names, then the connector's own keys win.
+	for _, id := range k.MapKeys("connectors") {
+		for key, v := range connectorDefaults {
+			p := "connectors." + id + "." + key
+			if !k.Exists(p) {
+				k.Set(p, v)
+			}
+		}
+	}
+	var cfg Config
+	if err := decode(k, &cfg); err != nil {
+		return nil, err
+	}
+	cfg.Dir = dir
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+func decode(k *koanf.Koanf, out *Config) error {
+	var md mapstructure.Metadata
+	err := k.UnmarshalWithConf("", out, koanf.UnmarshalConf{
+		Tag: "koanf",
+		DecoderConfig: &mapstructure.DecoderConfig{
+			DecodeHook:       mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc()),
+			WeaklyTypedInput: true,
+			ErrorUnused:      true,
+			Metadata:         &md,
+			Result:           out,
+			TagName:          "koanf",
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("config: %s", cleanDecodeError(err))
+	}
+	return nil
+}
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+// cleanDecodeError rewrites mapstructure's "'connectors[obv].pool_size'"
+// into the dotted key an admin writes.
+func cleanDecodeError(err error) string {
+	s := err.Error()
+	s = strings.ReplaceAll(s, "[", ".")
+	s = strings.ReplaceAll(s, "]", "")
+	s = strings.ReplaceAll(s, "has invalid keys:", "has unknown keys:")
+	return quoted.ReplaceAllString(s, "$1")
+}
+
+var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+
+func (c *Config) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Server.Addr == "" {
+		bad("server.addr: empty")
+	}
+	for i, p := range c.Server.TrustedProxies {
+		if _, err := parsePrefix(p); err != nil {
+			bad("server.trusted_proxies[%d] %q: %v", i, p, err)
+		}
+	}
+	if c.Server.ShutdownTimeout <= 0 {
+		bad("server.shutdown_timeout: must be positive")
+	}
+	if c.Server.MaxBodyKB <= 0 {
+		bad("server.max_body_kb: must be positive")
+	}
+	switch strings.ToLower(c.Log.Level) {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level %q: want debug, info, warn or error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		bad("log.format %q: want text or json", c.Log.Format)
+	}
+	if c.Cache.SaveInterval <= 0 {
+		bad("cache.save_interval: must be positive")
+	}
+	r := c.MCPRateLimit
+	for name, v := range map[string]float64{"process_rps": r.ProcessRPS, "address_rps": r.AddressRPS, "session_rps": r.SessionRPS, "ip_rps": r.IPRPS} {
+		if v <= 0 {
+			bad("mcp_rate_limit.%s: must be positive", name)
+		}
+	}
+	for name, v := range map[string]int{"process_burst": r.ProcessBurst, "address_burst": r.AddressBurst, "session_burst": r.SessionBurst, "ip_burst": r.IPBurst} {
+		if v < 1 {
+			bad("mcp_rate_limit.%s: must be at least 1", name)
+		}
+	}
+	ids := make([]string, 0, len(c.Connectors))
+	for id := range c.Connectors {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		cc := c.Connectors[id]
+		pfx := "connectors." + id
+		if !idPattern.MatchString(id) {
+			bad("%s: id must be lower-case letters and digits", pfx)
+		}
+		if cc.Enabled && cc.Module == "" {
+			bad("%s.module: empty (path to the connector's .wasm)", pfx)
+		}
+		if cc.SHA256 != "" && !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(cc.SHA256) {
+			bad("%s.sha256: want 64 lower-case hex digits", pfx)
+		}
+		for i, p := range cc.PrivateNetworks {
+			if _, err := parsePrefix(p); err != nil {
+				bad("%s.private_networks[%d] %q: %v", pfx, i, p, err)
+			}
+		}
+		for name, v := range map[string]int{"pool_size": cc.PoolSize, "memory_limit_mb": cc.MemoryLimitMB, "max_response_mb": cc.MaxResponseMB} {
+			if v < 1 {
+				bad("%s.%s: must be at least 1", pfx, name)
+			}
+		}
+		if cc.CacheMB < 32 {
+			bad("%s.cache_mb: at least 32 (the cache's minimum)", pfx)
+		}
+		if cc.CallTimeout <= 0 || cc.RequestTimeout <= 0 {
+			bad("%s: call_timeout and request_timeout must be positive", pfx)
+		}
+		for s, l := range cc.Limits {
+			if l.Units < 0 || (l.Units > 0 && l.Per <= 0) {
+				bad("%s.limits.%s: want units ≥ 0 and a positive per", pfx, s)
+			}
+		}
+		for class, ttl := range cc.TTL {
+			if ttl < 0 {
+				bad("%s.ttl.%s: negative", pfx, class)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func parsePrefix(s string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("want a CIDR such as 10.0.0.0/8 or an address")
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// Prefixes parses CIDRs or addresses already checked by Load.
+func Prefixes(list []string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range list {
+		if p, err := parsePrefix(s); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Path resolves a path from the config against the config file's
+// directory.
+func (c *Config) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+// Check verifies a connector's limits and TTL overrides against its
+// manifest, naming the key of anything the connector does not declare.
+func (cc Connector) Check(id string, m connector.Manifest) error {
+	var errs []error
+	for s := range cc.Limits {
+		if _, ok := m.Service(s); !ok {
+			errs = append(errs, fmt.Errorf("connectors.%s.limits.%s: connector %q declares no service %q (it has %s)", id, s, id, s, serviceNames(m)))
+		}
+	}
+	for c := range cc.TTL {
+		if _, ok := m.CacheClass(c); !ok {
+			errs = append(errs, fmt.Errorf("connectors.%s.ttl.%s: connector %q declares no cache class %q", id, c, id, c))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func serviceNames(m connector.Manifest) string {
+	var n []string
+	for _, s := range m.Services {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// Limit returns the effective limit of a service: the admin's override or
+// the manifest's declaration.
+func (cc Connector) Limit(s connector.Service) (units float64, per time.Duration) {
+	if l, ok := cc.Limits[s.Name]; ok {
+		units, per = s.Units, time.Duration(s.Per)
+		if l.Units != 0 || l.Per == 0 {
+			units = l.Units
+		}
+		if l.Per != 0 {
+			per = l.Per
+		}
+		return units, per
+	}
+	return s.Units, time.Duration(s.Per)
+}
+
+// TTLFor returns the effective TTL of a cache class.
+func (cc Connector) TTLFor(c connector.CacheClass) time.Duration {
+	if t, ok := cc.TTL[c.Name]; ok {
+		return t
+	}
+	return time.Duration(c.TTL)
+}

@@ -1,0 +1,348 @@
+package ori
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Plugin returns the connector. URLs are built on the manifest's BaseURL;
+// an admin's base_url override is applied by the host.
+func Plugin() *sdk.Plugin {
+	return &sdk.Plugin{
+		Manifest: manifest(),
+		Tools: map[string]sdk.ToolFunc{
+			"search":             search,
+			"get_document":       getDocument,
+			"list_organizations": listOrganizations,
+		},
+	}
+}
+
+var keyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,79}$`)
+
+// IndexPattern is the index path for one organisation key, or ori_* for all.
+//
+// Index names are ori_<key>_<timestamp>, the timestamp starting with the
+// year (ori_soest_20250629013104). The pattern ori_<key>_2* therefore
+// matches one organisation even where another key extends it
+// (ori_horst_* would also match ori_horst_aan_de_maas_…). The key is
+// checked against a strict pattern, so the path needs no escaping; the
+// wildcard stays a literal "*" as in the platform's own examples.
+func IndexPattern(key string) (string, error) {
+	if key == "" {
+		return "ori_*", nil
+	}
+	if !keyPattern.MatchString(key) {
+		return "", fmt.Errorf("argument \"organization\": %q is not an organisation key (lower-case letters, digits and _, e.g. \"den_helder\"); see ori_list_organizations", key)
+	}
+	return "ori_" + key + "_2*", nil
+}
+
+// SearchArgs are the arguments of ori_search.
+type SearchArgs struct {
+	Query        string `json:"query"`
+	Organization string `json:"organization"`
+	Type         string `json:"type"`
+	DateFrom     string `json:"date_from"`
+	DateTo       string `json:"date_to"`
+	Sort         string `json:"sort"`
+	Limit        int    `json:"limit"`
+	Offset       int    `json:"offset"`
+}
+
+// types maps the type argument to ORI's @type values.
+var types = map[string]string{"document": "MediaObject", "meeting": "Meeting", "agenda_item": "AgendaItem"}
+
+// SearchRequest maps search arguments to the platform's request: the URL
+// and the JSON body of a POST _search. Defaults are applied to a.
+func SearchRequest(base string, a *SearchArgs) (string, []byte, error) {
+	a.Query = strings.TrimSpace(a.Query)
+	if a.Query == "" && a.Organization == "" {
+		return "", nil, fmt.Errorf("arguments: give query or organization (or both)")
+	}
+	if a.Limit == 0 {
+		a.Limit = 20
+	}
+	if a.Limit < 1 || a.Limit > MaxLimit {
+		return "", nil, fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
+	}
+	if a.Offset < 0 {
+		return "", nil, fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
+	}
+	if a.Offset+a.Limit > MaxWindow {
+		return "", nil, fmt.Errorf("arguments: offset + limit = %d exceeds %d, the deepest ORI pages; narrow the search instead", a.Offset+a.Limit, MaxWindow)
+	}
+	if len(a.Query) > 500 {
+		return "", nil, fmt.Errorf("argument \"query\": longer than 500 characters")
+	}
+	for _, d := range []struct{ name, v string }{{"date_from", a.DateFrom}, {"date_to", a.DateTo}} {
+		if d.v != "" && sdk.ISODate(d.v) != d.v {
+			return "", nil, fmt.Errorf("argument %q: %q is not an ISO date (YYYY-MM-DD)", d.name, d.v)
+		}
+	}
+	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
+		return "", nil, fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
+	}
+	typ := ""
+	if a.Type != "" {
+		var ok bool
+		if typ, ok = types[a.Type]; !ok {
+			return "", nil, fmt.Errorf("argument \"type\": %q is not one of document, meeting, agenda_item", a.Type)
+		}
+	}
+	if a.Sort == "" {
+		a.Sort = "relevance"
+		if a.Query == "" {
+			a.Sort = "date_desc"
+		}
+	}
+	var sort []any
+	switch a.Sort {
+	case "relevance":
+		sort = []any{obj{"_score": obj{"order": "desc"}}}
+	case "date_desc", "date_asc":
+		// unmapped_type keeps indexes without the field from failing the
+		// whole search.
+		order := strings.TrimPrefix(a.Sort, "date_")
+		sort = []any{obj{"last_discussed_at": obj{"order": order, "unmapped_type": "date"}}, obj{"_score": obj{"order": "desc"}}}
+	default:
+		return "", nil, fmt.Errorf("argument \"sort\": %q is not one of relevance, date_desc, date_asc", a.Sort)
+	}
+	index, err := IndexPattern(a.Organization)
+	if err != nil {
+		return "", nil, err
+	}
+
+	var must any = obj{"match_all": obj{}}
+	if a.Query != "" {
+		must = obj{"simple_query_string": obj{
+			"query":            a.Query,
+			"fields":           []string{"text", "title", "description", "name"},
+			"default_operator": "and",
+		}}
+	}
+	filter := []any{}
+	if a.DateFrom != "" || a.DateTo != "" {
+		r := obj{}
+		if a.DateFrom != "" {
+			r["gte"] = a.DateFrom
+		}
+		if a.DateTo != "" {
+			r["lte"] = a.DateTo
+		}
+		filter = append(filter, obj{"range": obj{"last_discussed_at": r}})
+	}
+	if typ != "" {
+		// @type is mapped dynamically: depending on the index it is a
+		// keyword or a text field with a .keyword sub-field. A term on a
+		// field that does not exist matches nothing, so asking both is safe.
+		filter = append(filter, obj{"bool": obj{"should": []any{
+			obj{"term": obj{"@type": typ}},
+			obj{"term": obj{"@type.keyword": typ}},
+		}, "minimum_should_match": 1}})
+	}
+	body := obj{
+		"query":   obj{"bool": obj{"must": must, "filter": filter}},
+		"_source": obj{"excludes": []string{"text", "md_text", "text_pages"}},
+		"size":    a.Limit,
+		"from":    a.Offset,
+		"sort":    sort,
+	}
+	if a.Query != "" {
+		body["highlight"] = obj{
+			"pre_tags": []string{"<mark>"}, "post_tags": []string{"</mark>"},
+			"fields":        obj{"text": obj{}, "title": obj{}, "name": obj{}, "description": obj{}},
+			"fragment_size": 160, "number_of_fragments": 2,
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return "", nil, fmt.Errorf("search: encoding the request: %v", err)
+	}
+	return strings.TrimRight(base, "/") + "/" + index + "/_search", b, nil
+}
+
+// obj keeps request bodies readable; encoding/json sorts its keys, so the
+// same arguments always give the same body (and the same cache key).
+type obj = map[string]any
+
+type searchResponse struct {
+	TimedOut bool `json:"timed_out"`
+	Shards   *struct {
+		Total  int `json:"total"`
+		Failed int `json:"failed"`
+	} `json:"_shards"`
+	Hits *struct {
+		Total json.RawMessage `json:"total"`
+		Hits  []hit           `json:"hits"`
+	} `json:"hits"`
+}
+
+type hit struct {
+	Index     string              `json:"_index"`
+	ID        string              `json:"_id"`
+	Score     *float64            `json:"_score"`
+	Source    map[string]any      `json:"_source"`
+	Highlight map[string][]string `json:"highlight"`
+}
+
+// total reads hits.total in both ES 7 forms: {"value":n,"relation":"eq"}
+// and a bare number.
+func total(raw json.RawMessage) (*int, bool) {
+	var n int
+	if json.Unmarshal(raw, &n) == nil {
+		return &n, false
+	}
+	var t struct {
+		Value    *int   `json:"value"`
+		Relation string `json:"relation"`
+	}
+	if json.Unmarshal(raw, &t) == nil && t.Value != nil {
+		return t.Value, t.Relation == "gte"
+	}
+	return nil, false
+}
+
+func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a SearchArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	u, body, err := SearchRequest(BaseURL, &a)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.Fetch(ctx, connector.FetchRequest{
+		Method: "POST", URL: u, Body: body, Header: map[string]string{"Content-Type": "application/json"},
+		Service: Service, Cost: 1, CacheClass: connector.ClassSearch,
+	})
+	if err != nil {
+		return nil, fetchErr("search", err)
+	}
+	var sr searchResponse
+	if err := decode("search", resp, &sr); err != nil {
+		return nil, err
+	}
+	if sr.Hits == nil || sr.Hits.Hits == nil {
+		return nil, fmt.Errorf("search: the platform's response lacks hits.hits")
+	}
+	if a.Organization != "" && sr.Shards != nil && sr.Shards.Total == 0 {
+		return nil, fmt.Errorf("search: organization %q matches no ORI index; take a key from ori_list_organizations", a.Organization)
+	}
+	out := sdk.SearchResult{Platform: ID, Offset: a.Offset, Results: []sdk.Item{}}
+	out.Total, out.TotalIsApproximate = total(sr.Hits.Total)
+	for _, h := range sr.Hits.Hits {
+		it, err := hitItem(h)
+		if err != nil {
+			return nil, err
+		}
+		out.Results = append(out.Results, it)
+	}
+	if out.Total != nil {
+		out.HasMore = a.Offset+len(out.Results) < *out.Total && a.Offset+len(out.Results) < MaxWindow
+	} else {
+		out.HasMore = len(out.Results) == a.Limit
+	}
+	if sr.TimedOut || (sr.Shards != nil && sr.Shards.Failed > 0) {
+		out.Notes = append(out.Notes, "Elasticsearch reports a timeout or failed shards: these results may be incomplete.")
+	}
+	if note := sunsetNote(resp); note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	return out, nil
+}
+
+// hitItem normalises one hit. Source fields vary by @type, so _source is
+// read as a map.
+func hitItem(h hit) (sdk.Item, error) {
+	if h.ID == "" {
+		return sdk.Item{}, fmt.Errorf("search: a hit without _id")
+	}
+	s := h.Source
+	extra := map[string]any{"index": h.Index}
+	if h.Score != nil {
+		extra["score"] = *h.Score
+	}
+	for _, k := range []string{"content_type", "file_name", "size_in_bytes", "is_referenced_by", "has_organization_name", "classification"} {
+		if v, ok := s[k]; ok && v != nil && v != "" {
+			extra[k] = v
+		}
+	}
+	if u := str(s, "url"); u != "" {
+		extra["resolver_url"] = u
+	}
+	var frags []string
+	for _, f := range []string{"text", "description", "name", "title"} {
+		for _, fr := range h.Highlight[f] {
+			frags = append(frags, strings.Join(strings.Fields(sdk.StripTags(fr)), " "))
+		}
+	}
+	return sdk.Item{
+		ID: h.ID, Type: str(s, "@type"), Title: title(s, h.ID), Date: date(s), Organization: IndexKey(h.Index),
+		Snippet: clip(strings.Join(frags, " … "), 600), URL: citeURL(s, h.ID), Extra: map[string]map[string]any{ID: extra},
+	}, nil
+}
+
+var indexName = regexp.MustCompile(`^ori_(.+?)_[0-9]{8,}$`)
+
+// IndexKey is the organisation key of a concrete index name:
+// ori_den_helder_20190507105200 → den_helder.
+func IndexKey(index string) string {
+	if m := indexName.FindStringSubmatch(index); m != nil {
+		return m[1]
+	}
+	return strings.TrimPrefix(index, "ori_")
+}
+
+func str(s map[string]any, k string) string {
+	v, _ := s[k].(string)
+	return strings.TrimSpace(v)
+}
+
+func title(s map[string]any, id string) string {
+	for _, k := range []string{"name", "title", "file_name"} {
+		if v := str(s, k); v != "" {
+			return v
+		}
+	}
+	return "ORI item " + id
+}
+
+func date(s map[string]any) string {
+	for _, k := range []string{"last_discussed_at", "start_date", "date_modified"} {
+		if d := sdk.ISODate(str(s, k)); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// citeURL is the link for citation: the supplier's original file first
+// (it outlives ORI), then ORI's cached copy, then ORI's id URI.
+func citeURL(s map[string]any, id string) string {
+	for _, k := range []string{"original_url", "url"} {
+		if u := str(s, k); strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+			return u
+		}
+	}
+	return "https://id.openraadsinformatie.nl/" + id
+}
+
+// sunsetNote passes on a deprecation announcement the platform sends in
+// its response headers (the migration guide promised one).
+func sunsetNote(r connector.FetchResponse) string {
+	for _, name := range []string{"Sunset", "Deprecation"} {
+		for k, v := range r.Header {
+			if strings.EqualFold(k, name) {
+				return "The platform announces its end (" + name + ": " + clip(v, 100) + "); prefer the obv connector."
+			}
+		}
+	}
+	return ""
+}

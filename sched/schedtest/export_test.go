@@ -1,0 +1,3 @@
+package schedtest
+
+var Claims = Scenario.claims

@@ -1,0 +1,289 @@
+package tk_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/plugins/tk"
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/sdktest"
+)
+
+const (
+	kstID  = "3f7a1c2e-5b6d-4e8f-9a0b-1c2d3e4f5a6b"
+	pdfID  = "87f1dfa6-1f5a-4d6a-96da-72e52ad0ae45"
+	docxID = "5d0c4b3a-2e1f-4a9b-8c7d-6e5f4a3b2c1d"
+	obkXML = tk.OBKBaseURL + "/kst-33328-AI.xml"
+)
+
+func metaURL(id string) string {
+	u, err := tk.DocumentURL(base, id)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func TestDocumentURL(t *testing.T) {
+	const sel = "$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2COrganisatie%2CContentType%2CContentLength%2CVerwijderd&$expand=HuidigeDocumentVersie%28%24select%3DId%2CExterneIdentifier%2CExtensie%2CBestandsgrootte%2CVersienummer%29"
+	for _, c := range []struct{ id, want string }{
+		{"87F1DFA6-1F5A-4D6A-96DA-72E52AD0AE45", base + "/Document(87f1dfa6-1f5a-4d6a-96da-72e52ad0ae45)?" + sel},
+		{"2024d41173", base + "/Document?$filter=DocumentNummer%20eq%20%272024D41173%27%20and%20Verwijderd%20eq%20false&" + sel + "&$top=2"},
+	} {
+		got, err := tk.DocumentURL(base, c.id)
+		if err != nil || got != c.want {
+			t.Errorf("DocumentURL(%s) = %s, %v\nwant %s", c.id, got, err, c.want)
+		}
+	}
+	for _, extid := range []string{"kst-33328-AI", "ah-tk-20232024-1244", "h-tk-20232024-12-3"} {
+		if got := tk.OfficialXMLURL(extid); got != tk.OBKBaseURL+"/"+extid+".xml" {
+			t.Errorf("OfficialXMLURL(%s) = %q", extid, got)
+		}
+	}
+	for _, extid := range []string{"", "blg-1014762", "stcrt-2015-1", "kst-../../x", "kst-1?a=b"} {
+		if got := tk.OfficialXMLURL(extid); got != "" {
+			t.Errorf("OfficialXMLURL(%q) = %q, want none", extid, got)
+		}
+	}
+}
+
+func TestGetDocumentOfficialXML(t *testing.T) {
+	h := sdktest.NewHost(t).
+		Handle(metaURL(kstID), 200, td+"tk-document-kst.json").
+		Handle(obkXML, 200, td+"obk-kst-33328-AI.xml")
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`), &d)
+	if d.ID != kstID || d.Type != "Verslag van een schriftelijk overleg" || d.Date != "2023-12-28" || d.Organization != "Tweede Kamer" ||
+		d.URL != tk.OBKBaseURL+"/kst-33328-AI.html" || d.Format != "text" || d.Page != 1 || d.Pages != 1 ||
+		d.Title != "Verslag van een schriftelijk overleg over de voortgang van de implementatie van de Wet open overheid" {
+		t.Errorf("document = %+v", d)
+	}
+	if !strings.Contains(d.Text, "1. Hoe staat het met de financiële middelen?") {
+		t.Errorf("text:\n%s", d.Text)
+	}
+	x := d.Extra["tk"]
+	if x["text_source"] != "officielebekendmakingen_xml" || x["externe_identifier"] != "kst-33328-AI" || x["document_nummer"] != "2023D52517" ||
+		x["resource_url"] != base+"/Document("+kstID+")/resource" {
+		t.Errorf("extra = %v", x)
+	}
+	reqs := h.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want metadata and XML", len(reqs))
+	}
+	if r := reqs[0]; r.Service != tk.ServiceOData || r.CacheClass != connector.ClassDocument || r.Cost != 1 {
+		t.Errorf("metadata request = %+v", r)
+	}
+	if r := reqs[1]; r.URL != obkXML || r.Service != tk.ServiceOBK || r.CacheClass != connector.ClassDocument || r.Cost != 1 {
+		t.Errorf("XML request = %+v", r)
+	}
+}
+
+func TestGetDocumentByNumber(t *testing.T) {
+	h := sdktest.NewHost(t).
+		Handle(metaURL("2023D52517"), 200, td+"tk-document-by-number.json").
+		Handle(obkXML, 200, td+"obk-kst-33328-AI.xml")
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"2023D52517"}`), &d)
+	if d.ID != kstID || d.Extra["tk"]["text_source"] != "officielebekendmakingen_xml" {
+		t.Errorf("document = %+v", d)
+	}
+	for _, c := range []struct{ name, body, want string }{
+		{"none", `{"value":[]}`, `no document with number "2024D99999"`},
+		{"two", `{"value":[{"Id":"a"},{"Id":"b"}]}`, "more than one document"},
+		{"no value", `{}`, "lacks value"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := sdktest.NewHost(t).HandleBody(metaURL("2024D99999"), 200, []byte(c.body))
+			res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"2024D99999"}`)
+			if !res.IsError || !strings.Contains(res.Text, c.want) {
+				t.Errorf("got %+v, want %q", res, c.want)
+			}
+		})
+	}
+}
+
+func TestGetDocumentFallsBackToPDF(t *testing.T) {
+	pdf := makePDF([]string{"Verslag van een schriftelijk overleg", "Wet open overheid"})
+	for _, c := range []struct {
+		name  string
+		route func(h *sdktest.Host)
+		note  string
+	}{
+		{"not yet published", func(h *sdktest.Host) { h.HandleBody(obkXML, 404, []byte("<html>Niet gevonden</html>")) }, "not published there (HTTP 404)"},
+		{"limit", func(h *sdktest.Host) {
+			h.HandleErr(obkXML, &connector.FetchError{Kind: connector.FetchQueueTimeout, Message: "no room before the deadline"})
+		}, "queue_timeout: no room before the deadline"},
+		{"error page", func(h *sdktest.Host) { h.HandleBody(obkXML, 200, []byte("<!DOCTYPE html><html></html>")) }, "not an official publication (root <html>)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := sdktest.NewHost(t).Handle(metaURL(kstID), 200, td+"tk-document-kst.json").
+				HandleBody(base+"/Document("+kstID+")/resource", 200, pdf)
+			c.route(h)
+			var d sdk.Document
+			sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`), &d)
+			notes, _ := d.Extra["tk"]["notes"].([]any)
+			if d.Extra["tk"]["text_source"] != "pdf" || d.URL != base+"/Document("+kstID+")/resource" || len(notes) != 1 ||
+				!strings.Contains(notes[0].(string), c.note) || !strings.Contains(d.Text, "Wet open overheid") {
+				t.Errorf("document = %+v", d)
+			}
+		})
+	}
+}
+
+func TestGetDocumentPDF(t *testing.T) {
+	pdf := makePDF([]string{"Position paper VNG", "Eén loket voor ijsbanen en zwembaden"}, []string{"Slotopmerkingen: financiële ruimte"})
+	h := sdktest.NewHost(t).
+		Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").
+		HandleBody(base+"/Document("+pdfID+")/resource", 200, pdf)
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`), &d)
+	if !strings.Contains(d.Text, "Eén loket voor ijsbanen en zwembaden") || !strings.Contains(d.Text, "[page 2]\nSlotopmerkingen: financiële ruimte") {
+		t.Errorf("text:\n%s", d.Text)
+	}
+	x := d.Extra["tk"]
+	if x["text_source"] != "pdf" || x["pdf_pages"] != float64(2) || x["externe_identifier"] != nil || d.Organization != "Vereniging van Nederlandse Gemeenten" ||
+		d.URL != base+"/Document("+pdfID+")/resource" {
+		t.Errorf("document = %+v", d)
+	}
+	reqs := h.Requests()
+	if len(reqs) != 2 || reqs[1].Service != tk.ServiceOData || reqs[1].CacheClass != connector.ClassDocument {
+		t.Errorf("requests = %+v", reqs)
+	}
+}
+
+func TestGetDocumentUnreadableFiles(t *testing.T) {
+	resource := base + "/Document(" + pdfID + ")/resource"
+	for _, c := range []struct {
+		name, body string
+		want       []string
+		format     string
+	}{
+		{"broken PDF", "%PDF-1.4\nthis is not really a PDF\n", []string{"a PDF file of 34 bytes", "the PDF could not be read", "Download it from " + resource}, "PDF"},
+		{"scanned PDF", string(makePDF(nil)), []string{"no text layer (1 pages, probably scanned images)"}, "PDF"},
+		{"DOC behind a PDF content type", "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1rest", []string{"a DOC file of 12 bytes", "cannot be extracted"}, "DOC"},
+		{"ZIP", "PK\x03\x04rest", []string{"a ZIP file"}, "ZIP"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := sdktest.NewHost(t).Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").HandleBody(resource, 200, []byte(c.body))
+			var d sdk.Document
+			sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`), &d)
+			for _, w := range c.want {
+				if !strings.Contains(d.Text, w) {
+					t.Errorf("text lacks %q: %s", w, d.Text)
+				}
+			}
+			if d.Extra["tk"]["text_source"] != "none" || d.Extra["tk"]["file_format"] != c.format || d.Pages != 1 {
+				t.Errorf("document = %+v", d)
+			}
+		})
+	}
+}
+
+func TestGetDocumentDOCXIsNotDownloaded(t *testing.T) {
+	h := sdktest.NewHost(t).Handle(metaURL(docxID), 200, td+"tk-document-docx.json")
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+docxID+`"}`), &d)
+	want := "This document's file is a DOCX file of 120 kB; its text cannot be extracted by this connector. Download it from " + base + "/Document(" + docxID + ")/resource"
+	if d.Text != want || d.Extra["tk"]["file_format"] != "DOCX" || d.Extra["tk"]["content_length"] != float64(123456) {
+		t.Errorf("document = %+v", d)
+	}
+	if n := len(h.Requests()); n != 1 {
+		t.Errorf("%d requests, want only the metadata", n)
+	}
+}
+
+func TestGetDocumentPaging(t *testing.T) {
+	// ≈1.2 MB of official XML.
+	var x strings.Builder
+	x.WriteString(`<?xml version="1.0" encoding="utf-8"?><officiele-publicatie><kamerstuk><stuk><titel>Groot</titel><tekst>`)
+	for i := 0; i < 12000; i++ {
+		x.WriteString("<al>Één alinea over de financiële positie van gemeenten en de Woo (ijsbaan) nr. ")
+		x.WriteString(strings.Repeat("x", 20))
+		x.WriteString("</al>\n")
+	}
+	x.WriteString(`</tekst></stuk></kamerstuk></officiele-publicatie>`)
+	h := sdktest.NewHost(t).
+		Handle(metaURL(kstID), 200, td+"tk-document-kst.json").
+		HandleBody(obkXML, 200, []byte(x.String()))
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`","page":3}`), &d)
+	if d.Page != 3 || d.Pages < 50 || len(d.Text) > tk.PageSize || !strings.HasPrefix(d.Text, "Één alinea") {
+		t.Errorf("page %d of %d, %d bytes, starts %q", d.Page, d.Pages, len(d.Text), d.Text[:20])
+	}
+	last := d.Pages
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`","page":`+strconv.Itoa(last)+`}`), &d)
+	if d.Page != last || !strings.HasSuffix(strings.TrimSpace(d.Text), "x") {
+		t.Errorf("last page %d: %q", d.Page, d.Text[max(0, len(d.Text)-40):])
+	}
+	res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`","page":9999}`)
+	if !res.IsError || !strings.Contains(res.Text, `"page": 9999 is out of range`) {
+		t.Errorf("page out of range: %+v", res)
+	}
+}
+
+func TestGetDocumentErrors(t *testing.T) {
+	for _, c := range []struct{ name, args, want string }{
+		{"missing id", `{}`, `"id"`},
+		{"bad id", `{"id":"kst-33328-AI"}`, `"id": "kst-33328-AI" is neither`},
+		{"guid braces", `{"id":"guid'` + pdfID + `'"}`, `"id"`},
+		{"page", `{"id":"` + pdfID + `","page":-1}`, `"page"`},
+		{"page type", `{"id":"` + pdfID + `","page":"2"}`, `"page"`},
+		{"unknown", `{"id":"` + pdfID + `","format":"pdf"}`, `"format"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := sdktest.NewHost(t)
+			res := sdktest.Call(t, tk.Plugin(), h, "get_document", c.args)
+			if !res.IsError || !strings.Contains(res.Text, c.want) {
+				t.Errorf("got %+v, want a tool error naming %s", res, c.want)
+			}
+			if n := len(h.Requests()); n != 0 {
+				t.Errorf("bad arguments reached the platform (%d requests)", n)
+			}
+		})
+	}
+	resource := base + "/Document(" + pdfID + ")/resource"
+	for _, c := range []struct {
+		name   string
+		status int
+		body   string
+		file   *struct {
+			status int
+			body   string
+		}
+		want string
+	}{
+		{"unknown id 404", 404, `{"error":{"code":"","message":"Not found"}}`, nil, "no document"},
+		{"unknown id 204", 204, "", nil, "no document"},
+		{"500", 500, `{"error":{"code":"","message":"An error has occurred."}}`, nil, "HTTP 500: An error has occurred."},
+		{"malformed", 200, `{"Id": `, nil, "not the expected JSON"},
+		{"no Id", 200, `{"Titel":"x"}`, nil, "lacks Id"},
+		{"deleted", 200, `{"Id":"` + pdfID + `","Verwijderd":true}`, nil, "marked deleted"},
+		{"file 429", 200, `{"Id":"` + pdfID + `","ContentType":"application/pdf"}`, &struct {
+			status int
+			body   string
+		}{429, ""}, "downloading the file: upstream answered HTTP 429"},
+		{"file missing", 200, `{"Id":"` + pdfID + `"}`, &struct {
+			status int
+			body   string
+		}{404, ""}, "has no file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := sdktest.NewHost(t).HandleBody(metaURL(pdfID), c.status, []byte(c.body))
+			if c.file != nil {
+				h.HandleBody(resource, c.file.status, []byte(c.file.body))
+			}
+			res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`)
+			if !res.IsError || !strings.Contains(res.Text, c.want) {
+				t.Errorf("got %+v, want %q", res, c.want)
+			}
+		})
+	}
+	h := sdktest.NewHost(t).Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").
+		HandleErr(resource, &connector.FetchError{Kind: connector.FetchUnavailable, Message: "response larger than 20 MB"})
+	res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`)
+	if !res.IsError || !strings.Contains(res.Text, "downloading the file: unavailable: response larger than 20 MB") {
+		t.Errorf("oversized file: %+v", res)
+	}
+}

@@ -32,13 +32,41 @@ type budget interface {
 //
 //	Units × min(Per, t − empty) / Per
 //
-// units at t. A zero empty means a full bucket. All arithmetic is in integer
-// nanoseconds: charges are rounded up and refunds and corrections down, so
-// the bucket never holds more than the platform's own bucket would.
+// units at t. A zero empty means a full bucket. Costs are converted to
+// refill times exactly and kept in integer nanoseconds: charges are rounded
+// up and refunds and corrections down, so the bucket never holds more than
+// the platform's own bucket would.
 type bucket struct {
 	limit  Limit
 	empty  time.Time
 	paused time.Time
+	conv   *convCache // shared with snapshots; used under the Scheduler's lock
+}
+
+// convCache memoises Limit.unitDur: a platform has few distinct costs.
+type convCache struct {
+	up, down map[float64]time.Duration
+}
+
+func newBucket(l Limit) *bucket {
+	return &bucket{limit: l, conv: &convCache{up: map[float64]time.Duration{}, down: map[float64]time.Duration{}}}
+}
+
+// dur is the refill time of units, rounded up or down (see Limit.unitDur).
+func (b *bucket) dur(units float64, up bool) time.Duration {
+	m := b.conv.down
+	if up {
+		m = b.conv.up
+	}
+	if d, ok := m[units]; ok {
+		return d
+	}
+	d := b.limit.unitDur(units, up)
+	if len(m) >= 1024 {
+		clear(m)
+	}
+	m[units] = d
+	return d
 }
 
 var _ budget = (*bucket)(nil)
@@ -49,7 +77,7 @@ func (b *bucket) need(cost float64) time.Duration {
 	if cost >= b.limit.Units {
 		return b.limit.Per
 	}
-	return min(b.limit.Per, b.limit.unitDur(cost, true))
+	return min(b.limit.Per, b.dur(cost, true))
 }
 
 // at is the later of t and the end of a pause.
@@ -78,12 +106,12 @@ func (b *bucket) capAt(t time.Time) {
 
 func (b *bucket) take(t time.Time, cost float64) {
 	b.capAt(t)
-	b.empty = b.empty.Add(b.limit.unitDur(cost, true))
+	b.empty = b.empty.Add(b.dur(cost, true))
 }
 
 func (b *bucket) refund(t time.Time, cost float64) {
 	b.capAt(t)
-	b.empty = b.empty.Add(-b.limit.unitDur(cost, false))
+	b.empty = b.empty.Add(-b.dur(cost, false))
 	b.capAt(t)
 }
 
@@ -91,9 +119,9 @@ func (b *bucket) lower(t time.Time, units float64) {
 	b.capAt(t)
 	var e time.Time
 	if units >= 0 {
-		e = t.Add(-b.limit.unitDur(units, false))
+		e = t.Add(-b.dur(units, false))
 	} else {
-		e = t.Add(b.limit.unitDur(-units, true))
+		e = t.Add(b.dur(-units, true))
 	}
 	if e.After(b.empty) {
 		b.empty = e
@@ -115,8 +143,7 @@ func (b *bucket) tokens(t time.Time) float64 {
 
 func (b *bucket) setLimit(t time.Time, l Limit) {
 	tok := min(b.tokens(t), l.Units)
-	b.limit = l
-	b.empty = time.Time{}
+	*b = *newBucket(l)
 	b.lower(t, tok)
 }
 

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"time"
 )
 
@@ -18,7 +19,7 @@ type Limit struct {
 }
 
 // minUnitTime is the finest refill the bucket can count: the bucket keeps
-// time in nanoseconds and rounds every grant up by at most 2 ns.
+// time in whole nanoseconds.
 const minUnitTime = time.Microsecond
 
 // Validate reports whether l can be used by [New]. The error names the bad
@@ -35,19 +36,19 @@ func (l Limit) Validate() error {
 	return nil
 }
 
-// unitDur converts units into the time the bucket needs to refill them,
-// rounded up (so that a charge is never smaller than the real cost) or down
-// (so that a refund is never larger than it).
+// unitDur converts units (≥ 0) into the time the bucket needs to refill
+// them, computed exactly and rounded up to the nanosecond (so that a charge
+// is never smaller than the cost) or down (so that a refund or a correction
+// never gives back more).
 func (l Limit) unitDur(units float64, up bool) time.Duration {
-	d := units / l.Units * float64(l.Per)
-	if up {
-		// +1 ns absorbs the rounding of the float product itself.
-		return time.Duration(math.Ceil(d)) + 1
+	x := new(big.Rat).SetFloat64(units)
+	x.Mul(x, new(big.Rat).SetInt64(int64(l.Per)))
+	x.Quo(x, new(big.Rat).SetFloat64(l.Units))
+	q, r := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
+	if up && r.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
 	}
-	if d < 1 {
-		return 0
-	}
-	return time.Duration(math.Floor(d)) - 1
+	return time.Duration(q.Int64())
 }
 
 // maxCharge bounds one call's cost so that its refill time fits a Duration.

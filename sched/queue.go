@@ -99,7 +99,7 @@ func newCore(l Limit, forget time.Duration) *core {
 	return &core{
 		limit:    l,
 		forget:   forget,
-		b:        &bucket{limit: l},
+		b:        newBucket(l),
 		sessions: make(map[string]*session),
 	}
 }

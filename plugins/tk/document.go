@@ -90,6 +90,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		return nil, err
 	}
 	title, _ := titleAndContext(rec.Onderwerp, rec.Titel)
+	title = firstNonEmpty(title, rec.Soort+" "+rec.DocumentNummer, rec.ID)
 	extra := map[string]any{"text_source": src.kind, "resource_url": ResourceURL(base, rec.ID)}
 	for k, v := range map[string]string{"document_nummer": rec.DocumentNummer, "titel": rec.Titel, "vergaderjaar": rec.Vergaderjaar, "content_type": rec.ContentType} {
 		if v != "" {
@@ -210,8 +211,10 @@ func readText(ctx context.Context, h connector.Host, base string, rec *record) (
 		}
 		src.kind, src.pdfPages = "pdf", pages
 		return text, src, nil
+	case "HTML":
+		return "", src, fmt.Errorf("get_document: the platform answered with an HTML page instead of the document's file")
 	case "XML":
-		text, err := PublicationText(resp.Body)
+		text, err := xmlText(resp.Body, "")
 		if err != nil {
 			return "", src, fmt.Errorf("get_document: the platform's XML file: %v", err)
 		}
@@ -259,12 +262,15 @@ func fileKind(contentType string, body []byte) string {
 			return "DOC"
 		}
 		trimmed := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF")), " \t\r\n")
-		if bytes.HasPrefix(trimmed, []byte("<?xml")) || strings.Contains(ct, "xml") && bytes.HasPrefix(trimmed, []byte("<")) {
+		head := strings.ToLower(string(trimmed[:min(len(trimmed), 15)]))
+		switch {
+		case strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html"):
+			return "HTML"
+		case strings.HasPrefix(head, "<?xml") || strings.Contains(ct, "xml") && strings.HasPrefix(head, "<"):
 			return "XML"
 		}
-		if ct == "" {
-			return "unknown"
-		}
+		// Bytes that are none of these are not what the content type says.
+		return "unknown"
 	}
 	switch {
 	case ct == "":

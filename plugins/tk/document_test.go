@@ -164,6 +164,7 @@ func TestGetDocumentUnreadableFiles(t *testing.T) {
 		{"scanned PDF", string(makePDF(nil)), []string{"no text layer (1 pages, probably scanned images)"}, "PDF"},
 		{"DOC behind a PDF content type", "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1rest", []string{"a DOC file of 12 bytes", "cannot be extracted"}, "DOC"},
 		{"ZIP", "PK\x03\x04rest", []string{"a ZIP file"}, "ZIP"},
+		{"unknown bytes", "\x00\x01binary", []string{"in an unknown format"}, "unknown"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := sdktest.NewHost(t).Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").HandleBody(resource, 200, []byte(c.body))
@@ -178,6 +179,25 @@ func TestGetDocumentUnreadableFiles(t *testing.T) {
 				t.Errorf("document = %+v", d)
 			}
 		})
+	}
+}
+
+func TestGetDocumentOtherResources(t *testing.T) {
+	resource := base + "/Document(" + pdfID + ")/resource"
+	h := sdktest.NewHost(t).Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").
+		HandleBody(resource, 200, []byte("<!DOCTYPE html><html><body>Onderhoud</body></html>"))
+	res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`)
+	if !res.IsError || !strings.Contains(res.Text, "an HTML page instead of the document's file") {
+		t.Errorf("HTML behind a PDF content type: %+v", res)
+	}
+	// An XML file of the platform itself (not an official publication), and
+	// a record without title or subject.
+	h = sdktest.NewHost(t).HandleBody(metaURL(pdfID), 200, []byte(`{"Id":"`+pdfID+`","Soort":"Verslag","DocumentNummer":"2024D12345","ContentType":"text/xml"}`)).
+		HandleBody(resource, 200, []byte(`<?xml version="1.0"?><verslag><spreker>De voorzitter</spreker><tekst><alinea>Ik open de vergadering.</alinea></tekst></verslag>`))
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`), &d)
+	if d.Text != "De voorzitter\nIk open de vergadering.\n" || d.Extra["tk"]["text_source"] != "xml" || d.Title != "Verslag 2024D12345" {
+		t.Errorf("XML resource = %+v", d)
 	}
 }
 

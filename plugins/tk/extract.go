@@ -47,12 +47,18 @@ type pubText struct {
 // publication (root <officiele-publicatie>). It refuses other XML, so that
 // an error page served with status 200 is never taken for a document.
 func PublicationText(b []byte) (string, error) {
+	return xmlText(b, "officiele-publicatie")
+}
+
+// xmlText extracts the text of XML, refusing another root than root
+// unless root is "".
+func xmlText(b []byte, root string) (string, error) {
 	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.Strict = true
 	d.Entity = xml.HTMLEntity
 	var p pubText
-	root := ""
+	seen := false
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -63,10 +69,10 @@ func PublicationText(b []byte) (string, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if root == "" {
-				root = t.Name.Local
-				if root != "officiele-publicatie" {
-					return "", fmt.Errorf("the XML is not an official publication (root <%s>)", root)
+			if !seen {
+				seen = true
+				if root != "" && t.Name.Local != root {
+					return "", fmt.Errorf("the XML is not an official publication (root <%s>)", t.Name.Local)
 				}
 			}
 			p.start(t.Name.Local)

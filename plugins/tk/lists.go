@@ -45,8 +45,7 @@ func fetchAll(ctx context.Context, h connector.Host, tool, set, filter, selects,
 			return nil, fmt.Errorf("%s: the platform's response lacks value", tool)
 		}
 		all = append(all, c.Value...)
-		more := c.NextLink != "" || (c.Count != nil && len(all) < *c.Count)
-		if !more || len(c.Value) == 0 {
+		if !c.hasMore(len(all)) || len(c.Value) == 0 {
 			return all, nil
 		}
 		if n+1 >= maxListPages {

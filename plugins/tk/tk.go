@@ -188,6 +188,15 @@ type collection struct {
 	Value    []json.RawMessage `json:"value"`
 }
 
+// hasMore says whether entities follow the first seen ones: by the exact
+// count when the platform gives one, else by its next link.
+func (c *collection) hasMore(seen int) bool {
+	if c.Count != nil {
+		return seen < *c.Count
+	}
+	return c.NextLink != ""
+}
+
 // record holds the fields of Document, Zaak and Activiteit that results use;
 // absent ones stay zero.
 type record struct {
@@ -253,8 +262,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		}
 		out.Results = append(out.Results, item(base, entity, &r))
 	}
-	end := a.Offset + len(out.Results)
-	out.HasMore = c.NextLink != "" || (c.Count != nil && end < *c.Count)
+	out.HasMore = c.hasMore(a.Offset + len(out.Results))
 	if a.Query != "" {
 		out.Notes = append(out.Notes, "Words were matched in titles and subjects only: the Tweede Kamer API has no full-text search.")
 	}
@@ -273,6 +281,7 @@ func item(base, entity string, r *record) sdk.Item {
 	switch entity {
 	case "Document":
 		it.Title, it.Snippet = titleAndContext(r.Onderwerp, r.Titel)
+		it.Title = firstNonEmpty(it.Title, r.Soort+" "+r.DocumentNummer, r.ID)
 		it.Date = sdk.ISODate(r.Datum)
 		it.URL = ResourceURL(base, r.ID)
 		set("document_nummer", r.DocumentNummer)
@@ -285,6 +294,7 @@ func item(base, entity string, r *record) sdk.Item {
 		}
 	case "Zaak":
 		it.Title, it.Snippet = titleAndContext(r.Onderwerp, r.Titel)
+		it.Title = firstNonEmpty(it.Title, r.Soort+" "+r.Nummer, r.ID)
 		it.Date = sdk.ISODate(r.GestartOp)
 		it.URL = entityURL(base, "Zaak", r.ID)
 		set("nummer", r.Nummer)
@@ -293,7 +303,7 @@ func item(base, entity string, r *record) sdk.Item {
 			extra["afgedaan"] = *r.Afgedaan
 		}
 	case "Activiteit":
-		it.Title = firstNonEmpty(r.Onderwerp, r.Soort, r.Nummer)
+		it.Title = firstNonEmpty(r.Onderwerp, r.Soort+" "+r.Nummer, r.ID)
 		it.Date = sdk.ISODate(r.Datum)
 		it.URL = entityURL(base, "Activiteit", r.ID)
 		it.Snippet = strings.Join(nonEmpty(r.Soort, r.Voortouwnaam, r.Status), " · ")

@@ -190,6 +190,12 @@ func TestSearchPaging(t *testing.T) {
 	if sr.HasMore {
 		t.Errorf("offset 55 + 2 results of 57: has_more should be false")
 	}
+	// The count decides over a next link.
+	h = sdktest.NewHost(t).HandleBody(base+"/Document?*", 200, []byte(`{"@odata.count":1,"value":[{"Id":"x","Soort":"Motie","DocumentNummer":"2024D1"}],"@odata.nextLink":"`+base+`/Document?$skip=250"}`))
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "search", `{}`), &sr)
+	if sr.HasMore || sr.Results[0].Title != "Motie 2024D1" {
+		t.Errorf("result = %+v", sr)
+	}
 }
 
 func TestSearchEmpty(t *testing.T) {

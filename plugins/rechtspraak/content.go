@@ -1,0 +1,349 @@
+package rechtspraak
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// PageSize is the size in bytes of one page of a document's text.
+const PageSize = 20000
+
+// ECLIPattern is the European Case Law Identifier: country, court code,
+// year, ordinal (upper case; the connector upper-cases input first).
+var ECLIPattern = regexp.MustCompile(`^ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,25}$`)
+
+// ContentURL is the document request for an ECLI.
+func ContentURL(base, ecli string) string {
+	return strings.TrimRight(base, "/") + "/uitspraken/content?id=" + url.QueryEscape(ecli)
+}
+
+// Labeled is a metadata value with the platform's identifier for it.
+type Labeled struct {
+	ID    string `json:"id,omitempty"`
+	Label string `json:"label"`
+}
+
+// Relation is a formal relation to another decision (an earlier or later
+// instance).
+type Relation struct {
+	ECLI   string `json:"ecli"`
+	Type   string `json:"type,omitempty"`
+	Aanleg string `json:"aanleg,omitempty"`
+	Label  string `json:"label"`
+}
+
+// Decision is a parsed /uitspraken/content answer.
+type Decision struct {
+	ECLI, Type, Court, CourtID, Date, Issued, Modified string
+	CaseNumbers, Spatial, Title, Deeplink              string
+	Procedures, Subjects                               []Labeled
+	Relations                                          []Relation
+	Vindplaatsen                                       []string
+	// Summary is the inhoudsindicatie; Body the uitspraak or conclusie,
+	// named by BodyKind ("" when only metadata is published).
+	Summary, Body, BodyKind string
+}
+
+type labeledXML struct {
+	ID    string `xml:"resourceIdentifier,attr"`
+	Label string `xml:",chardata"`
+}
+
+type rdfDescription struct {
+	About      string       `xml:"about,attr"`
+	Identifier string       `xml:"identifier"`
+	Modified   string       `xml:"modified"`
+	Issued     string       `xml:"issued"`
+	Creator    labeledXML   `xml:"creator"`
+	Date       string       `xml:"date"`
+	Zaaknummer string       `xml:"zaaknummer"`
+	Type       string       `xml:"type"`
+	Procedures []labeledXML `xml:"procedure"`
+	Spatial    string       `xml:"spatial"`
+	Subjects   []labeledXML `xml:"subject"`
+	Relations  []struct {
+		// ecli:resourceIdentifier, psi:type, psi:aanleg: matched on local
+		// names, as the prefixes are the platform's choice.
+		ECLI   string `xml:"resourceIdentifier,attr"`
+		Type   string `xml:"type,attr"`
+		Aanleg string `xml:"aanleg,attr"`
+		Label  string `xml:",chardata"`
+	} `xml:"relation"`
+	Vindplaatsen []string `xml:"hasVersion>list>li"`
+	Title        string   `xml:"title"`
+}
+
+type openRechtspraak struct {
+	XMLName      xml.Name
+	Descriptions []rdfDescription `xml:"RDF>Description"`
+}
+
+// ParseContent reads a document's metadata and text.
+func ParseContent(body []byte) (*Decision, error) {
+	var doc openRechtspraak
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("the platform's response is not the expected XML: %v", err)
+	}
+	if doc.XMLName.Local != "open-rechtspraak" {
+		return nil, fmt.Errorf("the platform answered <%s> where <open-rechtspraak> was expected", doc.XMLName.Local)
+	}
+	d := &Decision{}
+	var meta *rdfDescription
+	for i := range doc.Descriptions {
+		desc := &doc.Descriptions[i]
+		if desc.About == "" && meta == nil {
+			meta = desc
+		} else if desc.About != "" {
+			d.Deeplink = strings.TrimSpace(desc.About)
+			d.Title = clean(desc.Title)
+		}
+	}
+	if meta == nil || clean(meta.Identifier) == "" {
+		return nil, fmt.Errorf("the platform's response lacks the document's dcterms:identifier")
+	}
+	d.ECLI, d.Type, d.Date, d.Issued = clean(meta.Identifier), clean(meta.Type), sdk.ISODate(meta.Date), sdk.ISODate(meta.Issued)
+	d.Modified, d.CaseNumbers, d.Spatial = clean(meta.Modified), clean(meta.Zaaknummer), clean(meta.Spatial)
+	d.Court, d.CourtID = clean(meta.Creator.Label), clean(meta.Creator.ID)
+	for _, p := range meta.Procedures {
+		d.Procedures = append(d.Procedures, Labeled{ID: clean(p.ID), Label: clean(p.Label)})
+	}
+	for _, s := range meta.Subjects {
+		d.Subjects = append(d.Subjects, Labeled{ID: clean(s.ID), Label: clean(s.Label)})
+	}
+	for _, r := range meta.Relations {
+		d.Relations = append(d.Relations, Relation{ECLI: clean(r.ECLI), Type: clean(r.Type), Aanleg: clean(r.Aanleg), Label: clean(r.Label)})
+	}
+	for _, v := range meta.Vindplaatsen {
+		if v = clean(v); v != "" {
+			d.Vindplaatsen = append(d.Vindplaatsen, v)
+		}
+	}
+	if err := extractParts(body, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Element classes of the rechtspraak schema (DocBook-like). Anything not
+// listed is a block: a paragraph break around an unknown element is safer
+// than two words run together.
+var (
+	skipElems   = map[string]bool{"mediaobject": true, "inlinemediaobject": true, "imageobject": true, "imagedata": true}
+	inlineElems = map[string]bool{"emphasis": true, "superscript": true, "subscript": true, "ulink": true, "link": true, "xref": true, "footnoteref": true, "phrase": true, "citetitle": true, "quote": true, "abbrev": true, "acronym": true, "literal": true}
+	lineElems   = map[string]bool{"row": true, "listitem": true}
+)
+
+// extractParts streams the top-level inhoudsindicatie and uitspraak or
+// conclusie into text, so a 0.6 MB decision needs no tree in memory.
+func extractParts(body []byte, d *Decision) error {
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	var (
+		depth, skip, note int
+		part              string
+		w                 textWriter
+		cellFirst         []bool
+	)
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("the platform's XML is malformed: %v", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			name := t.Name.Local
+			if depth == 2 && (name == "inhoudsindicatie" || name == "uitspraak" || name == "conclusie") {
+				part, w = name, textWriter{}
+				continue
+			}
+			if part == "" {
+				continue
+			}
+			if skip > 0 || skipElems[name] {
+				skip++
+				continue
+			}
+			switch {
+			case name == "footnote":
+				note++
+				w.text(" [noot: ")
+			case name == "row":
+				w.block(1)
+				cellFirst = append(cellFirst, true)
+			case name == "entry":
+				if n := len(cellFirst); n > 0 {
+					if !cellFirst[n-1] {
+						w.text(" | ")
+					}
+					cellFirst[n-1] = false
+				}
+			case inlineElems[name]:
+			case note > 0:
+				w.space()
+			case name == "nr":
+				w.block(2)
+			case lineElems[name]:
+				w.block(1)
+			default:
+				w.block(2)
+			}
+		case xml.EndElement:
+			name := t.Name.Local
+			depth--
+			if part == "" {
+				continue
+			}
+			if depth == 1 {
+				switch part {
+				case "inhoudsindicatie":
+					d.Summary = w.String()
+				default:
+					d.Body, d.BodyKind = w.String(), part
+				}
+				part = ""
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			switch {
+			case name == "footnote":
+				note--
+				w.trimSpace()
+				w.text("]")
+			case name == "row":
+				cellFirst = cellFirst[:len(cellFirst)-1]
+				w.block(1)
+			case name == "nr":
+				// A paragraph number stays on the line of its paragraph.
+				w.text(" ")
+				w.glue()
+			case inlineElems[name] || name == "entry" || note > 0:
+			case lineElems[name]:
+				w.block(1)
+			default:
+				w.block(2)
+			}
+		case xml.CharData:
+			if part == "" || skip > 0 {
+				continue
+			}
+			s := string(t)
+			// Whitespace with a line break between elements is the
+			// indentation of pretty-printed XML, not a space in the text.
+			if strings.TrimSpace(s) == "" && strings.ContainsAny(s, "\n\r") {
+				continue
+			}
+			w.text(s)
+		}
+	}
+}
+
+// GetDocumentArgs are the arguments of rechtspraak_get_document.
+type GetDocumentArgs struct {
+	ECLI string `json:"ecli"`
+	Page int    `json:"page"`
+}
+
+func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a GetDocumentArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Page == 0 {
+		a.Page = 1
+	}
+	if a.Page < 1 {
+		return nil, fmt.Errorf("argument \"page\": %d is not a page number (1-based)", a.Page)
+	}
+	ecli := strings.ToUpper(strings.TrimSpace(a.ECLI))
+	if !ECLIPattern.MatchString(ecli) {
+		return nil, fmt.Errorf("argument \"ecli\": %q is not an ECLI like ECLI:NL:HR:2023:1049 (copy it from rechtspraak_search; never construct one)", a.ECLI)
+	}
+	resp, err := sdk.Get(ctx, h, ContentURL(manifest().BaseURL, ecli), ServiceContent, 1, connector.ClassDocument)
+	if err != nil {
+		return nil, fmt.Errorf("get_document: %w", err)
+	}
+	if resp.Status == 404 {
+		return nil, fmt.Errorf("get_document: Rechtspraak has no document for %s", ecli)
+	}
+	if err := statusError(resp); err != nil {
+		return nil, fmt.Errorf("get_document: %w", err)
+	}
+	d, err := ParseContent(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("get_document %s: %w", ecli, err)
+	}
+	page, pages, err := sdk.Page(renderText(d), PageSize, a.Page)
+	if err != nil {
+		return nil, err
+	}
+	title := d.Title
+	if title == "" {
+		title = strings.TrimRight(strings.Join([]string{d.ECLI, d.Court, d.Date, d.CaseNumbers}, ", "), ", ")
+	}
+	link := d.Deeplink
+	if !strings.HasPrefix(link, "http") {
+		link = DeeplinkURL(d.ECLI)
+	}
+	return sdk.Document{
+		Platform: ID, ID: d.ECLI, Type: d.Type, Title: title, Date: d.Date, Organization: d.Court,
+		URL: link, Format: "markdown", Page: a.Page, Pages: pages, Text: page,
+		Extra: map[string]map[string]any{ID: documentExtra(d)},
+	}, nil
+}
+
+func documentExtra(d *Decision) map[string]any {
+	x := map[string]any{"has_text": d.BodyKind != ""}
+	set := func(k string, v any, ok bool) {
+		if ok {
+			x[k] = v
+		}
+	}
+	set("court_id", d.CourtID, d.CourtID != "")
+	set("published", d.Issued, d.Issued != "")
+	set("modified", d.Modified, d.Modified != "")
+	set("case_numbers", d.CaseNumbers, d.CaseNumbers != "")
+	set("location", d.Spatial, d.Spatial != "")
+	set("procedures", d.Procedures, len(d.Procedures) > 0)
+	set("subjects", d.Subjects, len(d.Subjects) > 0)
+	set("relations", d.Relations, len(d.Relations) > 0)
+	set("vindplaatsen", d.Vindplaatsen, len(d.Vindplaatsen) > 0)
+	set("summary", d.Summary, d.Summary != "")
+	return x
+}
+
+func renderText(d *Decision) string {
+	var b strings.Builder
+	if d.Summary != "" {
+		b.WriteString("## Inhoudsindicatie\n\n" + d.Summary + "\n\n")
+	}
+	switch d.BodyKind {
+	case "":
+		b.WriteString("(Rechtspraak publishes only metadata for this ECLI, no text of the decision.)\n")
+	default:
+		heading := "Uitspraak"
+		if d.BodyKind == "conclusie" {
+			heading = "Conclusie"
+		}
+		b.WriteString("## " + heading + "\n\n" + d.Body + "\n")
+	}
+	return b.String()
+}

@@ -19,6 +19,13 @@
 // for seconds, giving up with HTTP 500 after about 30 s. [FilterNodes] keeps
 // every search under that limit; the tool descriptions say the rest.
 //
+// Citation links: a document's url is its file on the platform
+// (Document({Id})/resource, documented by the platform) or, when its text
+// was read from the official XML, that publication's page on
+// zoek.officielebekendmakingen.nl. Cases, activities and list entries link
+// their OData record. Pages on www.tweedekamer.nl are not linked: their
+// address pattern is known only from third parties, who disagree on it.
+//
 // The mapping from tool arguments to requests lives in this package; limits
 // and caching are the host's.
 package tk

@@ -122,7 +122,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 // fetchDocument reads a document's metadata, by key (one entity) or by
 // number (a collection of at most one live document).
 func fetchDocument(ctx context.Context, h connector.Host, u, id string) (*record, error) {
-	resp, err := sdk.Get(ctx, h, u, ServiceOData, 1, connector.ClassDocument)
+	resp, err := sdk.Get(ctx, h, u, ServiceOData, 1, ClassMetadata)
 	if err != nil {
 		return nil, fmt.Errorf("get_document: %w", err)
 	}

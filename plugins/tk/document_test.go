@@ -72,7 +72,7 @@ func TestGetDocumentOfficialXML(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want metadata and XML", len(reqs))
 	}
-	if r := reqs[0]; r.Service != tk.ServiceOData || r.CacheClass != connector.ClassDocument || r.Cost != 1 {
+	if r := reqs[0]; r.Service != tk.ServiceOData || r.CacheClass != tk.ClassMetadata || r.Cost != 1 {
 		t.Errorf("metadata request = %+v", r)
 	}
 	if r := reqs[1]; r.URL != obkXML || r.Service != tk.ServiceOBK || r.CacheClass != connector.ClassDocument || r.Cost != 1 {

@@ -23,6 +23,12 @@ const (
 	ServiceOBK = "obk"
 )
 
+// ClassMetadata is the cache class of one document's metadata: kept a day,
+// so that reading further pages costs nothing, yet a new version or a
+// newly published official XML is seen the next day (the text itself is
+// cached as a document for weeks).
+const ClassMetadata = "metadata"
+
 // BaseURL is the OData service root; the admin may override it.
 const BaseURL = "https://gegevensmagazijn.tweedekamer.nl/OData/v4/2.0"
 
@@ -57,6 +63,7 @@ func manifest() connector.Manifest {
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},
 			{Name: connector.ClassSearch, TTL: connector.Duration(10 * time.Minute)},
 			{Name: connector.ClassDocument, TTL: connector.Duration(28 * 24 * time.Hour)},
+			{Name: ClassMetadata, TTL: connector.Duration(24 * time.Hour)},
 		},
 		Tools: []connector.Tool{
 			{
@@ -77,7 +84,7 @@ func manifest() connector.Manifest {
 					"Word (DOCX, DOC) and ZIP files cannot be read here: the result says so and gives the format, size and download link. " +
 					"Long texts come in pages: pass page (1-based); the result states page and pages. url is the citable source of the text read.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "Two requests: the document's metadata, then its text. The official-XML route counts against officielebekendmakingen.nl's limit of 10 requests per 30 s and may queue; the PDF route downloads the whole file (often hundreds of KB) and extracts it, the slowest call of this connector. Both are cached for 28 days, so further pages are free.",
+				CostNote:    "Two requests: the document's metadata (cached a day), then its text. The official-XML route counts against officielebekendmakingen.nl's limit of 10 requests per 30 s and may queue; the PDF route downloads the whole file (often hundreds of KB) and extracts it, the slowest call of this connector. The text is cached for 28 days, so further pages are free.",
 			},
 			{
 				Name:        "list_fracties",

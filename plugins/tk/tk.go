@@ -81,9 +81,15 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 	if a.Offset < 0 {
 		return "", "", fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
 	}
-	for _, c := range []struct{ arg, v string }{{"query", a.Query}, {"soort", a.Soort}} {
+	for _, c := range []struct {
+		arg, v string
+		max    int
+	}{{"query", a.Query, 300}, {"soort", a.Soort, 200}} {
 		if err := CheckText(c.arg, c.v); err != nil {
 			return "", "", err
+		}
+		if len(c.v) > c.max {
+			return "", "", fmt.Errorf("argument %q: %d bytes, more than %d", c.arg, len(c.v), c.max)
 		}
 	}
 	terms := Terms(a.Query)
@@ -92,7 +98,7 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 	}
 	for _, t := range terms {
 		if len(t) > 100 {
-			return "", "", fmt.Errorf("argument \"query\": the term %q is longer than 100 bytes", t[:40]+"…")
+			return "", "", fmt.Errorf("argument \"query\": the term %q is longer than 100 bytes", clip(t, 30))
 		}
 	}
 	soort := strings.TrimSpace(a.Soort)
@@ -130,11 +136,11 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 		return "", "", fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
 	}
 	if n := FilterNodes(len(terms), len(spec.textFields), soort != "", zaak != "", dates); n > nodeLimit {
-		max := 0
-		for FilterNodes(max+1, len(spec.textFields), soort != "", zaak != "", dates) <= nodeLimit {
-			max++
+		most := 0
+		for FilterNodes(most+1, len(spec.textFields), soort != "", zaak != "", dates) <= nodeLimit {
+			most++
 		}
-		return "", "", fmt.Errorf("argument \"query\": %d terms are too many for the platform, whose filters may hold at most 100 nodes; with these filters use at most %d", len(terms), max)
+		return "", "", fmt.Errorf("argument \"query\": %d terms are too many for the platform, whose filters may hold at most 100 nodes; with these filters use at most %d", len(terms), most)
 	}
 	// Most selective first: the platform stops evaluating an AND early.
 	filter := []string{"Verwijderd eq false"}
@@ -338,6 +344,15 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 func nonEmpty(s ...string) []string {

@@ -248,6 +248,9 @@ func TestSearchErrors(t *testing.T) {
 		{"zaak with Zaak", `{"entity":"Zaak","zaak":"2025Z12846"}`, `"zaak": only works with entity Document`},
 		{"zaak pattern", `{"zaak":"2025D12846"}`, `"zaak"`},
 		{"sort", `{"sort":"relevance"}`, `"sort"`},
+		{"long term", `{"query":"` + strings.Repeat("ë", 60) + `"}`, "longer than 100 bytes"},
+		{"long query", `{"query":"` + strings.Repeat("a ", 160) + `"}`, `"query": 320 bytes, more than 300`},
+		{"long soort", `{"soort":"` + strings.Repeat("a", 201) + `"}`, `"soort"`},
 		{"unknown", `{"q":"x"}`, `"q"`},
 	}
 	for _, c := range cases {

@@ -1,0 +1,312 @@
+package opentk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Plugin returns the connector. URLs are built on the manifest's BaseURL;
+// an admin's base_url override is applied by the host.
+func Plugin() *sdk.Plugin {
+	return &sdk.Plugin{
+		Manifest: manifest(),
+		Tools: map[string]sdk.ToolFunc{
+			"search":          search,
+			"get_document":    getDocument,
+			"list_committees": listCommittees,
+			"list_members":    listMembers,
+		},
+	}
+}
+
+// SearchArgs are the arguments of opentk_search.
+type SearchArgs struct {
+	Query         string `json:"query"`
+	Kind          string `json:"kind"`
+	LastTwoMonths bool   `json:"last_two_months"`
+	Category      string `json:"category"`
+	DateFrom      string `json:"date_from"`
+	DateTo        string `json:"date_to"`
+	Sort          string `json:"sort"`
+	Limit         int    `json:"limit"`
+	Offset        int    `json:"offset"`
+}
+
+// soorten maps the kind argument to OpenTK's soorten form field.
+var soorten = map[string]string{"all": "alles", "motions": "moties", "questions": "vragenantwoorden", "activities": "activiteiten"}
+
+var categories = map[string]bool{"Document": true, "Activiteit": true, "Verslag": true, "Toezegging": true, "PersoonGeschenk": true, "OODocument": true}
+
+// Boundary is the fixed multipart boundary: equal searches must be equal
+// requests, byte for byte, so the host's cache recognises them.
+const Boundary = "besluitbron-opentk-form"
+
+// check validates the arguments and applies the defaults.
+func (a *SearchArgs) check() error {
+	a.Query = strings.TrimSpace(a.Query)
+	if a.Query == "" {
+		return fmt.Errorf("argument \"query\": empty; OpenTK cannot list without a query")
+	}
+	if len(a.Query) > 500 {
+		return fmt.Errorf("argument \"query\": longer than 500 characters")
+	}
+	if a.Kind == "" {
+		a.Kind = "all"
+	}
+	if soorten[a.Kind] == "" {
+		return fmt.Errorf("argument \"kind\": %q is not one of all, motions, questions, activities", a.Kind)
+	}
+	if a.Category != "" && !categories[a.Category] {
+		return fmt.Errorf("argument \"category\": %q is not one of Document, Activiteit, Verslag, Toezegging, PersoonGeschenk, OODocument", a.Category)
+	}
+	for _, d := range []struct{ name, v string }{{"date_from", a.DateFrom}, {"date_to", a.DateTo}} {
+		if d.v != "" && sdk.ISODate(d.v) != d.v {
+			return fmt.Errorf("argument %q: %q is not an ISO date (YYYY-MM-DD)", d.name, d.v)
+		}
+	}
+	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
+		return fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
+	}
+	if a.Sort == "" {
+		a.Sort = "date_desc"
+	}
+	switch a.Sort {
+	case "date_desc", "date_asc", "relevance", "indexed":
+	default:
+		return fmt.Errorf("argument \"sort\": %q is not one of date_desc, date_asc, relevance, indexed", a.Sort)
+	}
+	if a.Limit == 0 {
+		a.Limit = 20
+	}
+	if a.Limit < 1 || a.Limit > MaxLimit {
+		return fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
+	}
+	if a.Offset < 0 || a.Offset >= MaxRows {
+		return fmt.Errorf("argument \"offset\": %d is outside 0…%d; OpenTK returns at most %d rows", a.Offset, MaxRows-1, MaxRows)
+	}
+	return nil
+}
+
+// SearchForm is the platform's request for a search: the URL, the
+// multipart body and its Content-Type. Defaults are applied to a. Only
+// query, kind and last_two_months reach OpenTK; the rest is applied by
+// [Slice].
+func SearchForm(base string, a *SearchArgs) (string, []byte, string, error) {
+	if err := a.check(); err != nil {
+		return "", nil, "", err
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if err := w.SetBoundary(Boundary); err != nil {
+		return "", nil, "", fmt.Errorf("search: %v", err)
+	}
+	two := "false"
+	if a.LastTwoMonths {
+		two = "true"
+	}
+	for _, f := range [][2]string{{"q", a.Query}, {"twomonths", two}, {"soorten", soorten[a.Kind]}} {
+		if err := w.WriteField(f[0], f[1]); err != nil {
+			return "", nil, "", fmt.Errorf("search: encoding the form: %v", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return "", nil, "", fmt.Errorf("search: encoding the form: %v", err)
+	}
+	return strings.TrimRight(base, "/") + "/search", buf.Bytes(), w.FormDataContentType(), nil
+}
+
+// Row is one row of OpenTK's search answer.
+type Row struct {
+	Nummer            string   `json:"nummer"`
+	Datum             string   `json:"datum"`
+	Score             *float64 `json:"score"`
+	Category          string   `json:"category"`
+	Onderwerp         string   `json:"onderwerp"`
+	Titel             string   `json:"titel"`
+	Soort             string   `json:"soort"`
+	Snip              string   `json:"snip"`
+	RelURL            string   `json:"relurl"`
+	Bijgewerkt        string   `json:"bijgewerkt"`
+	PersoonNummer     *int64   `json:"persoonnummer"`
+	Verantwoordelijke string   `json:"verantwoordelijke"`
+}
+
+type searchResponse struct {
+	Results      []Row    `json:"results"`
+	Milliseconds *float64 `json:"milliseconds"`
+}
+
+// Slice applies the connector-side filters, sort and window to the rows
+// OpenTK returned, and reports how many rows matched the filters.
+func Slice(rows []Row, a SearchArgs) ([]Row, int) {
+	var kept []Row
+	for _, r := range rows {
+		if a.Category != "" && r.Category != a.Category {
+			continue
+		}
+		d := sdk.ISODate(r.Datum)
+		if (a.DateFrom != "" || a.DateTo != "") && d == "" {
+			continue
+		}
+		if a.DateFrom != "" && d < a.DateFrom || a.DateTo != "" && d > a.DateTo {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	switch a.Sort {
+	case "date_desc":
+		sort.SliceStable(kept, func(i, j int) bool { return kept[i].Datum > kept[j].Datum })
+	case "date_asc":
+		sort.SliceStable(kept, func(i, j int) bool { return kept[i].Datum < kept[j].Datum })
+	case "relevance":
+		// bm25 scores are negative; more negative is better.
+		sort.SliceStable(kept, func(i, j int) bool { return score(kept[i]) < score(kept[j]) })
+	}
+	n := len(kept)
+	if a.Offset >= n {
+		return []Row{}, n
+	}
+	return kept[a.Offset:min(n, a.Offset+a.Limit)], n
+}
+
+func score(r Row) float64 {
+	if r.Score == nil {
+		return 0
+	}
+	return *r.Score
+}
+
+func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a SearchArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	u, body, ctype, err := SearchForm(BaseURL, &a)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.Fetch(ctx, connector.FetchRequest{
+		Method: "POST", URL: u, Body: body, Header: map[string]string{"Content-Type": ctype},
+		Service: ServiceSearch, Cost: 1, CacheClass: connector.ClassSearch,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if err := checkStatus("search", resp); err != nil {
+		if resp.Status == 500 && strings.Contains(strings.ToLower(string(resp.Body)), "syntax") {
+			return nil, fmt.Errorf("%w (check the query syntax: balanced quotes, AND/OR/NOT between words, NEAR(a b))", err)
+		}
+		return nil, err
+	}
+	var sr searchResponse
+	if err := json.Unmarshal(resp.Body, &sr); err != nil {
+		return nil, fmt.Errorf("search: OpenTK's answer is not the expected JSON (%v): %s", err, clip(strings.TrimSpace(string(resp.Body)), 120))
+	}
+	if sr.Results == nil {
+		return nil, fmt.Errorf("search: OpenTK's answer lacks results")
+	}
+	for i, r := range sr.Results {
+		if r.Nummer == "" || r.Category == "" {
+			return nil, fmt.Errorf("search: row %d of OpenTK's answer lacks nummer or category", i+1)
+		}
+	}
+	page, matched := Slice(sr.Results, a)
+	total := matched
+	out := sdk.SearchResult{
+		Platform: ID, Total: &total, HasMore: a.Offset+len(page) < matched, Offset: a.Offset, Results: []sdk.Item{},
+		TotalIsApproximate: len(sr.Results) >= MaxRows,
+	}
+	for _, r := range page {
+		out.Results = append(out.Results, rowItem(r))
+	}
+	out.Notes = append(out.Notes, fmt.Sprintf("OpenTK has no paging: it returned %d row(s) (at most %d); offset, limit and sort were applied by this connector to those rows.", len(sr.Results), MaxRows))
+	if len(sr.Results) >= MaxRows {
+		out.Notes = append(out.Notes, "The search hit OpenTK's cap of 280 rows: older matches are missing and total counts only what was returned. Narrow the query (a \"phrase\", more words, kind, last_two_months) to reach them.")
+	}
+	if a.Category != "" || a.DateFrom != "" || a.DateTo != "" {
+		out.Notes = append(out.Notes, fmt.Sprintf("category and date filters were applied by this connector to the %d returned rows; %d matched.", len(sr.Results), matched))
+	}
+	if sr.Milliseconds != nil && *sr.Milliseconds >= 950 && len(sr.Results) < MaxRows {
+		out.Notes = append(out.Notes, fmt.Sprintf("The search took %.0f ms; OpenTK cuts searches short (to 1 or 2 s) when it is busy, so these results may be incomplete. Retrying later may give more.", *sr.Milliseconds))
+	}
+	return out, nil
+}
+
+// rowItem normalises one row.
+func rowItem(r Row) sdk.Item {
+	extra := map[string]any{}
+	if r.Score != nil {
+		extra["score"] = *r.Score
+	}
+	for k, v := range map[string]string{"titel": r.Titel, "soort": r.Soort, "bijgewerkt": r.Bijgewerkt, "verantwoordelijke": r.Verantwoordelijke} {
+		if v != "" {
+			extra[k] = v
+		}
+	}
+	if r.PersoonNummer != nil && *r.PersoonNummer >= 0 {
+		extra["persoonnummer"] = *r.PersoonNummer
+	}
+	extra["full_text"] = r.Category == "Document" || r.Category == "Verslag"
+	org := "Tweede Kamer"
+	if r.Category == "OODocument" {
+		org = r.Verantwoordelijke
+	}
+	title := r.Onderwerp
+	if title == "" {
+		title = r.Titel
+	}
+	if title == "" {
+		title = r.Category + " " + r.Nummer
+	}
+	return sdk.Item{
+		ID: r.Nummer, Type: r.Category, Title: title, Date: sdk.ISODate(r.Datum), Organization: org,
+		Snippet: strings.Join(strings.Fields(sdk.StripTags(r.Snip)), " "), URL: citeURL(BaseURL, r),
+		Extra: map[string]map[string]any{ID: extra},
+	}
+}
+
+// citeURL resolves the row's relurl against the base, so the link is
+// OpenTK's page for the item; a missing or foreign relurl falls back to
+// the document page.
+func citeURL(base string, r Row) string {
+	b, err := url.Parse(strings.TrimRight(base, "/") + "/")
+	if err == nil && r.RelURL != "" {
+		if rel, err := url.Parse(r.RelURL); err == nil && rel.Host == "" && rel.Scheme == "" {
+			return b.ResolveReference(rel).String()
+		}
+	}
+	return strings.TrimRight(base, "/") + "/document.html?nummer=" + url.QueryEscape(r.Nummer)
+}
+
+// checkStatus names OpenTK's own message for a non-2xx answer: its errors
+// are small HTML ("<h1>Error 500</h1><p>…</p>") or plain text ("Found
+// nothing!!").
+func checkStatus(what string, r connector.FetchResponse) error {
+	if r.Status >= 200 && r.Status < 300 {
+		return nil
+	}
+	detail := clip(strings.Join(strings.Fields(HTMLText(string(r.Body[:min(len(r.Body), 2000)]))), " "), 300)
+	if detail == "" {
+		return fmt.Errorf("%s: OpenTK answered HTTP %d", what, r.Status)
+	}
+	return fmt.Errorf("%s: OpenTK answered HTTP %d: %s", what, r.Status, detail)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

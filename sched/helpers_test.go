@@ -2,7 +2,6 @@ package sched_test
 
 import (
 	"slices"
-	"testing"
 	"time"
 
 	"github.com/besluitbron/besluitbron/sched"
@@ -11,9 +10,16 @@ import (
 
 var epoch = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
+// tb is what the helpers need of *testing.T and *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // driver plays calls against the time-explicit API in virtual time.
 type driver struct {
-	t    testing.TB
+	t    tb
 	l    sched.Limit
 	s    *sched.Scheduler
 	now  time.Time
@@ -27,7 +33,7 @@ type ask struct {
 	r       *sched.Reservation
 }
 
-func newDriver(t testing.TB, l sched.Limit, opts *sched.Options) *driver {
+func newDriver(t tb, l sched.Limit, opts *sched.Options) *driver {
 	return &driver{t: t, l: l, s: sched.New(l, opts), now: epoch}
 }
 

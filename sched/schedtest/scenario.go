@@ -54,9 +54,9 @@ type Scenario struct {
 	Expect    Expect
 }
 
-// claims reports whether the scenario makes a fairness claim that the
-// baseline is expected to break.
-func (sc Scenario) claims() bool {
+// Claims reports whether the scenario makes a fairness claim, one that the
+// no-restraint baseline is expected to break.
+func (sc Scenario) Claims() bool {
 	return len(sc.Fair) > 0 || sc.Expect.NewcomerMax > 0 || sc.Expect.MaxGap > 0
 }
 

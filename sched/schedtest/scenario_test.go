@@ -28,7 +28,7 @@ func TestScenarios(t *testing.T) {
 			if b.Refused > 0 {
 				t.Errorf("fifo: the baseline went over the limit: %v", b.Violations)
 			}
-			if schedtest.Claims(sc) && b.Fair() {
+			if sc.Claims() && b.Fair() {
 				t.Errorf("fifo: the baseline passed every fairness check; the checks cannot fail")
 			}
 		})

@@ -1,0 +1,138 @@
+// Package sched shares one rate-limited platform between MCP sessions. It
+// owns the decision of when each call to a limited upstream service may go:
+// the host creates one [Scheduler] per limited platform and asks it before
+// every call.
+//
+//	s := sched.New(sched.Limit{Units: 60, Per: time.Minute}, nil) // OpenBesluitvorming
+//	g, err := s.Wait(ctx, sched.Request{Session: sessionID, Cost: 1})
+//	// err == nil: send the call now; it has been charged.
+//	// *sched.RetryError: no room before ctx's deadline; tell the client when.
+//
+// The package is pure Go: no network, no files, no global state. Every
+// decision is a function of an explicit instant (the methods ending in At);
+// only the blocking edge, [Scheduler.Wait], reads a [Clock], which tests
+// replace.
+//
+// # The model
+//
+// A platform's limit is a token bucket of capacity C units that refills
+// evenly, C per window W ([Limit]); OpenBesluitvorming's own bucket is
+// C = 60, W = 1 minute, and a search asking for n results costs
+// max(1, ceil(n/24)). The scheduler keeps a copy of that bucket. A call is
+// granted, and charged, only when the copy holds its cost, so the platform,
+// whose bucket is never emptier than the copy, accepts it.
+//
+// The copy keeps the instant at which it is empty rather than a token
+// count. Costs are converted to refill times exactly (rational arithmetic)
+// and kept in whole nanoseconds, rounded against the scheduler: a charge up,
+// a refund or a correction down. For every limit where a unit refills in a
+// whole number of nanoseconds (60/min, 120/min, 10/30 s, 10/s) there is no
+// rounding at all; otherwise each grant costs at most 1 ns of extra refill.
+//
+// Calls that cannot be granted wait in their session's queue, in the order
+// they were asked ([Request.Front] puts a retried call first). Whenever the
+// bucket allows, the scheduler picks the next session by the rules below and
+// grants the head of its queue. The chosen call reserves the bucket: the
+// refill accumulates for it, and a cheaper call of another session does not
+// jump ahead. No refill is ever lost while calls wait (the bucket cannot be
+// full while the chosen call needs at most C), so the platform's rate is
+// used in full.
+//
+// # What fair means
+//
+// A session's weight is C / (C + used), where used is the units granted to
+// it and not yet forgotten. At OpenBesluitvorming a session that used 60
+// units has weight 1/2 and gets half of what a new session gets; after 120
+// units, one third. [PublicSession], shared by the search page and
+// BesluitBron's own maintenance, is never charged usage: its weight stays 1.
+// A session's usage is forgotten [Options.Forget] (30 minutes) after its
+// last call.
+//
+// Sessions that wait share the bucket in proportion to their weights, by
+// start-time fair queueing (Goyal, Vin and Cheng, 1996). Virtual time V
+// advances with the start tag of each call granted. A session that starts
+// waiting gets start tag S = max(V, F) where F is the finish tag of its last
+// grant; its head call has finish tag S + cost/weight, with the weight
+// computed when the call became the head. The waiting session with the
+// smallest start tag goes next (ties: smaller finish tag, then the one
+// waiting longer). A newcomer therefore starts at V, level with the front,
+// while a session that has been served keeps its place behind it. When
+// nothing waits, V and all tags restart at zero: a returning session is
+// told apart only by its usage.
+//
+// Start-time fair queueing does not need to know the server's rate, which
+// suits a bucket that pauses on 429s and is corrected by platform headers.
+// Its bound: over any interval in which sessions i and j both wait, the
+// units they get, divided by their weights, differ by at most one call of
+// each (c_i/w_i + c_j/w_j). The usage-dependent weights make the shares
+// follow the fluid model dU_i/dt ∝ C/(C+U_i). schedtest.FairShares solves that
+// model in closed form; the simulations stay within 0.02 of it.
+//
+// # No starvation
+//
+// Weights alone would let a session that used a lot wait for many minutes.
+// Every waiting session therefore has a deadline: the instant its current
+// wait began (its arrival in an empty queue, or its last grant) plus W.
+// Before granting the fair choice, the scheduler plans ahead, assuming no
+// new arrivals: that call first, then the head of every other waiting
+// session, longest waiting first. If that plan makes any session miss its
+// deadline, the session that has waited longest goes instead. For the calls
+// waiting at one moment, longest waiting first (earliest deadline first)
+// meets every deadline that any order meets (Jackson's rule), and a session
+// that arrives later has a later deadline; so the bounds are:
+//
+//   - If the waiting sessions' head calls fit in one window together
+//     (the sum of min(cost, C) is at most C), every session gets a call
+//     within W of starting to wait, however much it used.
+//   - Otherwise (more sessions wait than a window can serve), sessions are
+//     served in the order they started waiting, and each gets a call within
+//     W plus the refill of all the waiting head calls.
+//
+// The planning costs O(n) per grant for n waiting sessions. Pauses,
+// downward corrections and the debt of an oversized call (below) stop the
+// refill and extend these bounds by as long.
+//
+// # Oversized calls
+//
+// A call costing more than C would never fit. The scheduler serves it when
+// the bucket is full and charges its whole cost: the bucket goes to C − cost
+// (a debt) and nothing else is granted until the debt and the next call
+// have been refilled. Nothing is let through uncounted, and over time the
+// platform's rate is never exceeded; within one window up to C + cost units
+// may go. OpenBesluitvorming itself refuses such calls (a search with
+// limit ≥ 1441): the host should clamp them rather than rely on this.
+//
+// # Waiting, deadlines and cancellation
+//
+// [Scheduler.Wait] blocks until the call is granted. If ctx has a deadline,
+// or [Request.OnQueued] is set, the scheduler plans the queue (as above, up
+// to 2048 grants ahead) whenever it changes, and tells the waiting call its
+// expected position and grant time. A call whose expected grant falls after
+// its deadline leaves the queue at once and Wait returns a [*RetryError]
+// with the expected delay, at admission or as soon as a newcomer overtakes
+// it. A cancelled wait leaves the queue at once, costs nothing, and the
+// calls behind it move up in the same instant. If the grant and the
+// cancellation race, the grant is refunded.
+//
+// # Platform feedback
+//
+// [Scheduler.PauseUntil] stops all grants until an instant (a 429 with
+// Retry-After). [Scheduler.Observe] reads RateLimit-Remaining and
+// RateLimit-Reset; it only lowers the local bucket, and only when the
+// headers prove it holds more than the platform's.
+//
+// # Where the state lives
+//
+// The bucket sits behind a small unexported interface, so that a bucket
+// shared between several BesluitBron processes (say in Redis) can replace
+// the local one without touching the policy; the policy plans on local
+// snapshots of it. Queues and usage are per process.
+//
+// # Zero value and concurrency
+//
+// A Scheduler must be created with [New]; its zero value is not usable. All
+// its methods are safe for concurrent use by multiple goroutines. OnQueued
+// callbacks run on the waiting goroutine, never under the scheduler's lock.
+// The time-explicit methods treat an instant earlier than one already seen
+// as that one: time in a Scheduler never runs backwards.
+package sched

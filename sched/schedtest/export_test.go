@@ -1,3 +1,0 @@
-package schedtest
-
-var Claims = Scenario.claims

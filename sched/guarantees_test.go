@@ -117,7 +117,7 @@ func TestGuarantee3ShareByUsage(t *testing.T) {
 	// With tiny costs the weights barely move while the calls are counted,
 	// so the ratio of grants is the ratio of weights, C / (C + used).
 	for _, tt := range []struct {
-		used        int
+		used         int
 		wantA, wantB int // grants out of 48
 	}{
 		{0, 24, 24},

@@ -12,10 +12,22 @@ func TestRunTable(t *testing.T) {
 	if code := run(nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d; stderr %s\n%s", code, errb.String(), out.String())
 	}
-	for _, want := range []string{"newcomer  sched", "newcomer  fifo", "FAIL: a newcomer waited", "oversized", "shares in the measured window"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+	rows := map[string]string{}
+	for line := range strings.SplitSeq(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 2 {
+			rows[f[0]+" "+f[1]] = line
 		}
+	}
+	for _, sc := range []string{"newcomer", "equal", "usage", "starving", "crowd", "oversized"} {
+		if !strings.HasSuffix(rows[sc+" sched"], " ok") {
+			t.Errorf("%s: scheduler row %q", sc, rows[sc+" sched"])
+		}
+		if sc != "oversized" && !strings.Contains(rows[sc+" fifo"], "FAIL") {
+			t.Errorf("%s: baseline row %q", sc, rows[sc+" fifo"])
+		}
+	}
+	if !strings.Contains(out.String(), "shares in the measured window") {
+		t.Errorf("no share table:\n%s", out.String())
 	}
 }
 

@@ -348,16 +348,19 @@ func (s *Scheduler) Observe(remaining float64, resetIn time.Duration, now time.T
 	s.afterLocked()
 }
 
-// SetLimit replaces the limit, keeping the units in the bucket (up to the
-// new capacity) and every session's usage and queue. It panics if l is
-// invalid; check [Limit.Validate] first.
-func (s *Scheduler) SetLimit(l Limit) {
+// SetLimit replaces the limit now, by the clock; see [Scheduler.SetLimitAt].
+func (s *Scheduler) SetLimit(l Limit) { s.SetLimitAt(s.clock.Now(), l) }
+
+// SetLimitAt replaces the limit at t, keeping the units in the bucket (up
+// to the new capacity) and every session's usage and queue. It panics if l
+// is invalid; check [Limit.Validate] first.
+func (s *Scheduler) SetLimitAt(t time.Time, l Limit) {
 	if err := l.Validate(); err != nil {
 		panic(err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.q.at(s.clock.Now())
+	t = s.q.at(t)
 	s.q.b.setLimit(t, l)
 	s.q.limit = l
 	for _, w := range s.q.waiting {

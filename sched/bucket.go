@@ -69,8 +69,6 @@ func (b *bucket) dur(units float64, up bool) time.Duration {
 	return d
 }
 
-var _ budget = (*bucket)(nil)
-
 // need is how full the bucket must be, as a refill time, before cost fits:
 // the cost itself, or the whole bucket for an oversized call.
 func (b *bucket) need(cost float64) time.Duration {
@@ -156,3 +154,5 @@ func (b *bucket) serve(t time.Time, cost float64) time.Time {
 	b.take(x, cost)
 	return x
 }
+
+var _ budget = (*bucket)(nil)

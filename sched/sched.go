@@ -44,6 +44,7 @@ type RetryError struct {
 	After time.Duration
 }
 
+// Error implements error.
 func (e *RetryError) Error() string {
 	return fmt.Sprintf("sched: no room under the platform's limit before the deadline; expected wait %v", e.After.Round(time.Millisecond))
 }

@@ -112,7 +112,9 @@
 // with the expected delay, at admission or as soon as a newcomer overtakes
 // it. A cancelled wait leaves the queue at once, costs nothing, and the
 // calls behind it move up in the same instant. If the grant and the
-// cancellation race, the grant is refunded.
+// cancellation race, the grant is refunded. Planning costs O(Q·n) per
+// change for Q queued calls and n waiting sessions, and is skipped while no
+// waiting call has a deadline or an OnQueued callback.
 //
 // # Platform feedback
 //

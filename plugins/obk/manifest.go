@@ -90,7 +90,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "obk-document",
-			URITemplate: "besluitbron://obk/document/{id}",
+			URITemplate: "besluitbron://obk/document/{+id}",
 			Description: "An official publication by its id, e.g. kst-33328-AI (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

@@ -27,7 +27,7 @@ func TestManifestValid(t *testing.T) {
 	if s, _ := m.Service(obk.ServiceSRU); !s.Limited() || !strings.Contains(s.Description, "polite default") {
 		t.Errorf("sru service = %+v, want a limited polite default", s)
 	}
-	if len(m.Resources) != 1 || m.Resources[0].URITemplate != "besluitbron://obk/document/{id}" {
+	if len(m.Resources) != 1 || m.Resources[0].URITemplate != "besluitbron://obk/document/{+id}" {
 		t.Errorf("resources = %+v", m.Resources)
 	}
 }

@@ -76,7 +76,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "obv-document",
-			URITemplate: "besluitbron://obv/document/{entity_id}",
+			URITemplate: "besluitbron://obv/document/{+entity_id}",
 			Description: "A document, meeting or motion of OpenBesluitvorming by entity id (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

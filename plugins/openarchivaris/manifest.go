@@ -72,7 +72,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "openarchivaris-document",
-			URITemplate: "besluitbron://openarchivaris/document/{id}",
+			URITemplate: "besluitbron://openarchivaris/document/{+id}",
 			Description: "An archived document of Open Archivaris by id (first page of its text); unverified API.",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

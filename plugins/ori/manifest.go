@@ -83,7 +83,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "ori-document",
-			URITemplate: "besluitbron://ori/document/{id}",
+			URITemplate: "besluitbron://ori/document/{+id}",
 			Description: "A document of Open Raadsinformatie Classic by its numeric id (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

@@ -31,7 +31,7 @@ func TestManifestValid(t *testing.T) {
 			t.Errorf("tool %s: no cost note", tool.Name)
 		}
 	}
-	if len(m.Resources) != 1 || m.Resources[0].URITemplate != "besluitbron://ori/document/{id}" {
+	if len(m.Resources) != 1 || m.Resources[0].URITemplate != "besluitbron://ori/document/{+id}" {
 		t.Errorf("resources = %+v", m.Resources)
 	}
 }

@@ -110,7 +110,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "tk-document",
-			URITemplate: "besluitbron://tk/document/{id}",
+			URITemplate: "besluitbron://tk/document/{+id}",
 			Description: "A Tweede Kamer document by Id (GUID) or document number (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

@@ -32,7 +32,7 @@ func TestManifestValid(t *testing.T) {
 	if c, ok := m.CacheClass(tk.ClassMetadata); !ok || time.Duration(c.TTL) != 24*time.Hour {
 		t.Errorf("metadata cache class = %+v", c)
 	}
-	if len(m.Resources) != 1 || m.Resources[0].URITemplate != "besluitbron://tk/document/{id}" || m.Resources[0].Tool != "get_document" {
+	if len(m.Resources) != 1 || m.Resources[0].URITemplate != "besluitbron://tk/document/{+id}" || m.Resources[0].Tool != "get_document" {
 		t.Errorf("resources = %+v", m.Resources)
 	}
 	for _, tool := range m.Tools {

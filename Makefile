@@ -1,0 +1,42 @@
+# BesluitBron. `make run` builds and serves; `make test` runs every test.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO      ?= go
+ADDR    ?=
+PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
+WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
+
+.PHONY: all build host plugins run test vet race bench clean
+
+all: build
+
+build: host plugins
+
+host:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/besluitbron ./cmd/besluitbron
+
+plugins: $(WASM)
+
+# Connectors are always rebuilt by go build's own cache; the rule is phony
+# per file so an edit in sdk/ reaches every module.
+bin/plugins/%.wasm: FORCE
+	@mkdir -p bin/plugins
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./plugins/$*/cmd
+
+FORCE:
+
+run: build
+	bin/besluitbron serve --config plugins.toml $(if $(ADDR),--addr $(ADDR))
+
+test: vet
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./sched/... ./host/...
+
+vet:
+	$(GO) vet ./...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/... ./plugins/...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./host/... ./sched/...
+
+clean:
+	rm -rf bin var

@@ -1,0 +1,265 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/besluitbron/besluitbron/host/internal/config"
+	"github.com/besluitbron/besluitbron/host/internal/fetch"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Config is the admin's configuration (plugins.toml and environment).
+type Config = config.Config
+
+// LoadConfig reads a config file (path may be "") and environment
+// overrides (environ nil means os.Environ()). Errors name the key.
+func LoadConfig(path string, environ []string) (*Config, error) {
+	return config.Load(path, environ)
+}
+
+// Options configure a Host.
+type Options struct {
+	// Config is required.
+	Config *Config
+	// Version is BesluitBron's version: serverInfo.version and the cache
+	// stamp.
+	Version string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Host is a running BesluitBron.
+type Host struct {
+	o         Options
+	cfg       *Config
+	log       *slog.Logger
+	platforms []*platform
+	mcp       *mcpserver.Server
+	ccache    wazero.CompilationCache
+	ready     bool
+}
+
+// platform is one loaded connector with its policy.
+type platform struct {
+	id       string
+	cfg      config.Connector
+	conn     connector.Connector
+	sha256   string
+	manifest connector.Manifest
+	gate     *fetch.Gate
+}
+
+// New loads every enabled connector (in parallel) and builds the MCP
+// server. A connector that fails to load fails the start with an error
+// naming it: an admin who enabled it expects it to work.
+func New(ctx context.Context, o *Options) (*Host, error) {
+	if o == nil || o.Config == nil {
+		panic("host.New: nil Options or Config")
+	}
+	h := &Host{o: *o, cfg: o.Config, log: o.Logger}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.o.Version == "" {
+		h.o.Version = "dev"
+	}
+	if dir := h.cfg.Path(h.cfg.Runtime.CompilationCacheDir); dir != "" {
+		cc, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			h.log.Warn("compilation cache unavailable; modules compile at every start", "dir", dir, "error", err)
+		} else {
+			h.ccache = cc
+		}
+	}
+	if err := h.loadConnectors(ctx); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
+	var plats []mcpserver.Platform
+	for _, p := range h.platforms {
+		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate})
+	}
+	srv, err := mcpserver.New(mcpserver.Options{
+		Version:      h.o.Version,
+		Platforms:    plats,
+		Logger:       h.log,
+		Instructions: instructions(h.platforms),
+	})
+	if err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
+	h.mcp = srv
+	h.ready = true
+	return h, nil
+}
+
+func instructions(ps []*platform) string {
+	s := "BesluitBron searches and reads Dutch public decision-making. Tools are prefixed by platform:"
+	for _, p := range ps {
+		s += fmt.Sprintf(" %s_ = %s;", p.id, p.manifest.Title)
+	}
+	return s + " Each tool's description says what it costs; prefer the cheaper route when it also answers the question. Cite results by their url."
+}
+
+func (h *Host) loadConnectors(ctx context.Context) error {
+	ids := make([]string, 0, len(h.cfg.Connectors))
+	for id, c := range h.cfg.Connectors {
+		if c.Enabled {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	plats := make([]*platform, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			plats[i], errs[i] = h.loadOne(ctx, id, h.cfg.Connectors[id])
+		}()
+	}
+	wg.Wait()
+	for _, p := range plats {
+		if p != nil {
+			h.platforms = append(h.platforms, p)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*platform, error) {
+	path := h.cfg.Path(cc.Module)
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("connectors.%s.module: %w (run `make build` first?)", id, err)
+	}
+	conn, err := wasmrt.Load(ctx, wasmrt.Options{
+		ID:               id,
+		Wasm:             wasm,
+		PoolSize:         cc.PoolSize,
+		MemoryLimitMB:    cc.MemoryLimitMB,
+		CallTimeout:      cc.CallTimeout,
+		CompilationCache: h.ccache,
+		Logger:           h.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cc.SHA256 != "" && cc.SHA256 != conn.SHA256() {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("connectors.%s.sha256: module %s has sha256 %s, config pins %s", id, path, conn.SHA256(), cc.SHA256)
+	}
+	m, _ := conn.Describe(ctx)
+	if err := cc.Check(id, m); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	gate, err := fetch.New(fetch.Options{
+		Manifest:         m,
+		BaseURL:          cc.BaseURL,
+		PrivateNetworks:  config.Prefixes(cc.PrivateNetworks),
+		MaxResponseBytes: int64(cc.MaxResponseMB) << 20,
+		RequestTimeout:   cc.RequestTimeout,
+		Logger:           h.log,
+		UserAgent:        "BesluitBron/" + h.o.Version,
+	})
+	if err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	h.log.Info("connector loaded", "connector", id, "version", m.Version, "sha256", conn.SHA256()[:12], "tools", len(m.Tools))
+	return &platform{id: id, cfg: cc, conn: conn, sha256: conn.SHA256(), manifest: m, gate: gate}, nil
+}
+
+// Handler is the whole HTTP surface: the MCP addresses and health checks.
+func (h *Host) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10})
+	mux.Handle("/mcp/", mcpH)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !h.ready {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	return mux
+}
+
+// ListenAndServe serves HTTP on the configured address until ctx is done,
+// then shuts down gracefully within server.shutdown_timeout.
+func (h *Host) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", h.cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("server.addr %q: %w", h.cfg.Server.Addr, err)
+	}
+	return h.Serve(ctx, ln)
+}
+
+// Serve serves HTTP on ln until ctx is done.
+func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           h.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+	}
+	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.cfg.Server.ShutdownTimeout)
+	defer cancel()
+	h.log.Info("shutting down")
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	return nil
+}
+
+// ServeStdio serves the unified tools to one client over stdin/stdout
+// until the client disconnects or ctx is done.
+func (h *Host) ServeStdio(ctx context.Context) error {
+	return h.mcp.Unified().Run(ctx, &mcp.StdioTransport{})
+}
+
+// Server exposes the unified MCP server (tests use in-memory transports).
+func (h *Host) Server() *mcp.Server { return h.mcp.Unified() }
+
+// Connectors lists the loaded connector ids.
+func (h *Host) Connectors() []string { return h.mcp.IDs() }
+
+// Close releases every connector.
+func (h *Host) Close(ctx context.Context) error {
+	var errs []error
+	for _, p := range h.platforms {
+		errs = append(errs, p.conn.Close(ctx))
+	}
+	if h.ccache != nil {
+		errs = append(errs, h.ccache.Close(ctx))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,198 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Platform is one loaded connector as the MCP layer sees it.
+type Platform struct {
+	Manifest  connector.Manifest
+	Connector connector.Connector
+	// Host is the connector's fetch gate.
+	Host connector.Host
+}
+
+// HostTool is a tool the host itself provides on the unified address.
+type HostTool struct {
+	Tool    *mcp.Tool
+	Handler func(ctx context.Context, info *callinfo.Info, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// Observer is told about every tool call (metrics, logs).
+type Observer func(ctx context.Context, e CallEvent)
+
+// CallEvent describes one finished tool call.
+type CallEvent struct {
+	Tool     string
+	Platform string
+	Session  string
+	Outcome  string // "ok", "tool_error", "invalid_arguments", "connector_error"
+	Summary  callinfo.Summary
+	Bytes    int
+	Err      string
+	Elapsed  float64 // seconds
+}
+
+// Options configure a Server.
+type Options struct {
+	// Name and Version are the serverInfo the clients see.
+	Name    string
+	Version string
+	// Platforms are the enabled connectors, in the order tools are listed.
+	Platforms []Platform
+	// HostTools are added to the unified address.
+	HostTools []HostTool
+	// Instructions for clients.
+	Instructions string
+	Logger       *slog.Logger
+	// Observe, when set, sees every tool call.
+	Observe Observer
+}
+
+// Server holds the MCP servers of every address.
+type Server struct {
+	o       Options
+	unified *mcp.Server
+	per     map[string]*mcp.Server
+	tools   map[string]*toolEntry // by full name
+	ids     []string
+}
+
+type toolEntry struct {
+	platform *Platform
+	tool     connector.Tool
+	full     string
+	schema   *jsonschema.Resolved
+}
+
+// New registers every platform's tools, resources and prompts.
+func New(o Options) (*Server, error) {
+	if o.Name == "" {
+		o.Name = "besluitbron"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}}
+	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
+	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger})
+	for i := range o.Platforms {
+		p := &o.Platforms[i]
+		id := p.Manifest.ID
+		if _, dup := s.per[id]; dup {
+			return nil, fmt.Errorf("mcpserver: connector %q loaded twice", id)
+		}
+		s.ids = append(s.ids, id)
+		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version},
+			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger})
+		s.per[id] = one
+		for _, t := range p.Manifest.Tools {
+			e, err := s.entry(p, t)
+			if err != nil {
+				return nil, err
+			}
+			mt := &mcp.Tool{
+				Name:        e.full,
+				Title:       t.Title,
+				Description: describe(p.Manifest, t),
+				InputSchema: t.InputSchema,
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true), Title: t.Title},
+			}
+			h := s.toolHandler(e)
+			one.AddTool(mt, h)
+			s.unified.AddTool(mt, h)
+		}
+		for _, r := range p.Manifest.Resources {
+			if err := s.addResource(p, r, one); err != nil {
+				return nil, err
+			}
+		}
+		for _, pr := range p.Manifest.Prompts {
+			s.addPrompt(p, pr, one)
+		}
+	}
+	for _, ht := range o.HostTools {
+		ht := ht
+		if _, dup := s.tools[ht.Tool.Name]; dup {
+			return nil, fmt.Errorf("mcpserver: host tool %q clashes with a connector tool", ht.Tool.Name)
+		}
+		s.unified.AddTool(ht.Tool, s.hostToolHandler(ht))
+	}
+	return s, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// describe appends the cost note, so the assistant sees what a call costs
+// and can take the cheaper route.
+func describe(m connector.Manifest, t connector.Tool) string {
+	d := t.Description
+	if t.CostNote != "" {
+		d += "\n\nCost: " + t.CostNote
+	}
+	return d
+}
+
+func (s *Server) entry(p *Platform, t connector.Tool) (*toolEntry, error) {
+	full := p.Manifest.ID + "_" + t.Name
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
+	}
+	rs, err := schema.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
+	}
+	e := &toolEntry{platform: p, tool: t, full: full, schema: rs}
+	s.tools[full] = e
+	return e, nil
+}
+
+// Unified is the server of /mcp/unified/v1 (and of stdio).
+func (s *Server) Unified() *mcp.Server { return s.unified }
+
+// Connector returns the server of /mcp/<id>/v1.
+func (s *Server) Connector(id string) (*mcp.Server, bool) {
+	one, ok := s.per[id]
+	return one, ok
+}
+
+// IDs lists the connector ids in order.
+func (s *Server) IDs() []string { return append([]string(nil), s.ids...) }
+
+// ToolNames lists every connector tool's full name, sorted.
+func (s *Server) ToolNames() []string {
+	var out []string
+	for n := range s.tools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Call runs a connector tool by full name outside MCP (the search page and
+// the host's own tools use it), with the same validation, policy and
+// result shape.
+func (s *Server) Call(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) *mcp.CallToolResult {
+	e, ok := s.tools[name]
+	if !ok {
+		return toolError(fmt.Sprintf("unknown tool %q", name), callinfo.Summary{Cache: callinfo.Bypass})
+	}
+	return s.run(ctx, info, e, args)
+}
+
+func platformOf(name string) string {
+	id, _, _ := strings.Cut(name, "_")
+	return id
+}

@@ -1,0 +1,187 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Meta keys on every tool result.
+const (
+	MetaCache      = "besluitbron/cache"
+	MetaQueuedMS   = "besluitbron/queued_ms"
+	MetaUpstreamMS = "besluitbron/upstream_ms"
+)
+
+// ClientHeader carries the client's address from the HTTP layer to tool
+// handlers; the HTTP layer overwrites whatever a client sends in it.
+const ClientHeader = "X-Besluitbron-Client"
+
+// sessionOf names the session a call counts against: the MCP session id;
+// for a client speaking a protocol version without sessions, its address;
+// for stdio, "stdio".
+func sessionOf(req *mcp.CallToolRequest) string {
+	if req.Session != nil {
+		if id := req.Session.ID(); id != "" {
+			return id
+		}
+	}
+	if req.Extra != nil && req.Extra.Header != nil {
+		if c := req.Extra.Header.Get(ClientHeader); c != "" {
+			return "client:" + c
+		}
+		return "anonymous"
+	}
+	return "stdio"
+}
+
+func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinfo.Info {
+	info := &callinfo.Info{Session: sessionOf(req)}
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		sess := req.Session
+		var n float64
+		info.OnQueued = func(position int, eta time.Duration) {
+			n++
+			msg := fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds())
+			// A failed notification must not fail the call.
+			_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg})
+		}
+	}
+	return info
+}
+
+func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.run(ctx, s.newInfo(ctx, req), e, req.Params.Arguments), nil
+	}
+}
+
+func (s *Server) hostToolHandler(ht HostTool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		info := s.newInfo(ctx, req)
+		start := time.Now()
+		res, err := ht.Handler(ctx, info, req.Params.Arguments)
+		if err != nil {
+			res = toolError(fmt.Sprintf("%s: %v", ht.Tool.Name, err), info.Summary())
+		}
+		s.observe(ctx, ht.Tool.Name, "besluitbron", info, res, start, "")
+		return res, nil
+	}
+}
+
+// run validates, calls and wraps one connector tool call.
+func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, args json.RawMessage) *mcp.CallToolResult {
+	start := time.Now()
+	ctx = callinfo.With(ctx, info)
+	title := e.platform.Manifest.Title
+	args, err := s.validate(e, args)
+	if err != nil {
+		res := toolError(fmt.Sprintf("%s: invalid arguments for %s: %v", title, e.full, err), info.Summary())
+		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "invalid_arguments")
+		return res
+	}
+	out, err := e.platform.Connector.Call(ctx, connector.CallRequest{Tool: e.tool.Name, Arguments: args}, e.platform.Host)
+	sum := info.Summary()
+	if err != nil {
+		res := toolError(fmt.Sprintf("%s: the connector failed: %v", title, err), sum)
+		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "connector_error")
+		return res
+	}
+	var res *mcp.CallToolResult
+	if out.IsError {
+		res = toolError(fmt.Sprintf("%s: %s", title, out.Text), sum)
+	} else {
+		text := out.Text
+		if len(sum.Notes) > 0 {
+			text += "\n\nNote: " + strings.Join(sum.Notes, "\nNote: ")
+		}
+		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, Meta: meta(sum)}
+		if len(out.Structured) > 0 && json.Valid(out.Structured) && bytes.HasPrefix(bytes.TrimSpace(out.Structured), []byte("{")) {
+			res.StructuredContent = json.RawMessage(out.Structured)
+		}
+	}
+	s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "")
+	return res
+}
+
+// validate checks arguments against the tool's schema. The error names the
+// argument.
+func (s *Server) validate(e *toolEntry, args json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("arguments must be a JSON object")
+	}
+	if err := e.schema.Validate(v); err != nil {
+		return nil, fmt.Errorf("%s", cleanSchemaError(err.Error()))
+	}
+	return args, nil
+}
+
+// cleanSchemaError turns jsonschema-go's "validating root: validating
+// /properties/limit: maximum: 101 is greater than 100" into
+// "argument \"limit\": maximum: 101 is greater than 100".
+func cleanSchemaError(s string) string {
+	s = strings.TrimPrefix(s, "validating root: ")
+	if rest, ok := strings.CutPrefix(s, "validating /properties/"); ok {
+		name, msg, found := strings.Cut(rest, ": ")
+		if found {
+			name = strings.TrimSuffix(name, "/")
+			msg = strings.TrimPrefix(msg, "validating /properties/"+name+": ")
+			return fmt.Sprintf("argument %q: %s", name, msg)
+		}
+	}
+	return s
+}
+
+func meta(sum callinfo.Summary) mcp.Meta {
+	return mcp.Meta{
+		MetaCache:      sum.Cache,
+		MetaQueuedMS:   sum.Queued.Milliseconds(),
+		MetaUpstreamMS: sum.Upstream.Milliseconds(),
+	}
+}
+
+func toolError(msg string, sum callinfo.Summary) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, Meta: meta(sum)}
+}
+
+func (s *Server) observe(ctx context.Context, tool, platform string, info *callinfo.Info, res *mcp.CallToolResult, start time.Time, outcome string) {
+	sum := info.Summary()
+	size := 0
+	errText := ""
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			size += len(t.Text)
+			if res.IsError {
+				errText = t.Text
+			}
+		}
+	}
+	if outcome == "" {
+		outcome = "ok"
+		if res.IsError {
+			outcome = "tool_error"
+		}
+	}
+	elapsed := time.Since(start)
+	s.o.Logger.Info("tool call", "session", info.Session, "tool", tool, "outcome", outcome, "cache", sum.Cache,
+		"queued_ms", sum.Queued.Milliseconds(), "upstream_ms", sum.Upstream.Milliseconds(), "elapsed_ms", elapsed.Milliseconds(),
+		"result_bytes", size, "error", errText)
+	if s.o.Observe != nil {
+		s.o.Observe(ctx, CallEvent{Tool: tool, Platform: platform, Session: info.Session, Outcome: outcome, Summary: sum, Bytes: size, Err: errText, Elapsed: elapsed.Seconds()})
+	}
+}

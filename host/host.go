@@ -13,12 +13,16 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/tetratelabs/wazero"
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
+	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -40,6 +44,9 @@ type Options struct {
 	Version string
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Clock drives the schedulers (nil = the real clock; tests pass a
+	// fake or run under testing/synctest).
+	Clock sched.Clock
 }
 
 // Host is a running BesluitBron.
@@ -51,6 +58,8 @@ type Host struct {
 	mcp       *mcpserver.Server
 	ccache    wazero.CompilationCache
 	ready     bool
+	registry  *prometheus.Registry
+	metrics   *hostMetrics
 }
 
 // platform is one loaded connector with its policy.
@@ -61,6 +70,8 @@ type platform struct {
 	sha256   string
 	manifest connector.Manifest
 	gate     *fetch.Gate
+	limiters []*limits.Limiter
+	cache    fetch.Cache
 }
 
 // New loads every enabled connector (in parallel) and builds the MCP
@@ -70,10 +81,12 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	if o == nil || o.Config == nil {
 		panic("host.New: nil Options or Config")
 	}
-	h := &Host{o: *o, cfg: o.Config, log: o.Logger}
+	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry()}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	h.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	h.metrics = newHostMetrics(h.registry)
 	if h.o.Version == "" {
 		h.o.Version = "dev"
 	}
@@ -93,11 +106,18 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	for _, p := range h.platforms {
 		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate})
 	}
+	var all []*limits.Limiter
+	for _, p := range h.platforms {
+		all = append(all, p.limiters...)
+	}
+	h.registry.MustRegister(limits.NewCollector(all))
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:      h.o.Version,
 		Platforms:    plats,
+		HostTools:    h.hostTools(),
 		Logger:       h.log,
 		Instructions: instructions(h.platforms),
+		Observe:      h.metrics.observe,
 	})
 	if err != nil {
 		h.Close(ctx)
@@ -170,6 +190,27 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		conn.Close(ctx)
 		return nil, err
 	}
+	p := &platform{id: id, cfg: cc, conn: conn, sha256: conn.SHA256(), manifest: m}
+	lims := map[string]fetch.Limiter{}
+	for _, s := range m.Services {
+		units, per := cc.Limit(s)
+		if units <= 0 {
+			continue // no declared limit: not queued (own transport still isolates it)
+		}
+		l, err := limits.New(id, m.Title, s.Name, sched.Limit{Units: units, Per: per}, &sched.Options{Clock: h.o.Clock})
+		if err != nil {
+			conn.Close(ctx)
+			return nil, err
+		}
+		p.limiters = append(p.limiters, l)
+		lims[s.Name] = l
+	}
+	cache, err := h.newCache(p)
+	if err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	p.cache = cache
 	gate, err := fetch.New(fetch.Options{
 		Manifest:         m,
 		BaseURL:          cc.BaseURL,
@@ -178,30 +219,25 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		RequestTimeout:   cc.RequestTimeout,
 		Logger:           h.log,
 		UserAgent:        "BesluitBron/" + h.o.Version,
+		Limiters:         lims,
+		Cache:            cache,
 	})
 	if err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
+	p.gate = gate
 	h.log.Info("connector loaded", "connector", id, "version", m.Version, "sha256", conn.SHA256()[:12], "tools", len(m.Tools))
-	return &platform{id: id, cfg: cc, conn: conn, sha256: conn.SHA256(), manifest: m, gate: gate}, nil
+	return p, nil
 }
 
-// Handler is the whole HTTP surface: the MCP addresses and health checks.
+// Handler is the whole HTTP surface: the MCP addresses (behind the client
+// rate limits), the web pages, metrics and health checks.
 func (h *Host) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10})
-	mux.Handle("/mcp/", mcpH)
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("ok\n"))
-	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if !h.ready {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		w.Write([]byte("ready\n"))
-	})
+	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10, ClientAddr: h.clientAddr})
+	mux.Handle("/mcp/", h.protect(mcpH))
+	h.routes(mux)
 	return mux
 }
 
@@ -252,9 +288,9 @@ func (h *Host) Server() *mcp.Server { return h.mcp.Unified() }
 // Connectors lists the loaded connector ids.
 func (h *Host) Connectors() []string { return h.mcp.IDs() }
 
-// Close releases every connector.
+// Close saves the caches and releases every connector.
 func (h *Host) Close(ctx context.Context) error {
-	var errs []error
+	errs := []error{h.closeCaches()}
 	for _, p := range h.platforms {
 		errs = append(errs, p.conn.Close(ctx))
 	}

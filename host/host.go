@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/besluitbron/besluitbron/host/internal/admission"
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
@@ -104,7 +105,8 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	}
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
-		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate})
+		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
+			Admission: admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2))})
 	}
 	var all []*limits.Limiter
 	for _, p := range h.platforms {

@@ -127,7 +127,7 @@ func defaults() map[string]any {
 // connectorDefaults apply to every [connectors.<id>] table.
 var connectorDefaults = map[string]any{
 	"enabled":         true,
-	"pool_size":       4,
+	"pool_size":       8,
 	"memory_limit_mb": 256,
 	"call_timeout":    "90s",
 	"request_timeout": "30s",

@@ -45,7 +45,7 @@ func TestLoadFileDefaultsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	obv := cfg.Connectors["obv"]
-	if cfg.Server.Addr != "0.0.0.0:8081" || !obv.Enabled || obv.PoolSize != 4 || obv.CallTimeout != 90*time.Second {
+	if cfg.Server.Addr != "0.0.0.0:8081" || !obv.Enabled || obv.PoolSize != 8 || obv.CallTimeout != 90*time.Second {
 		t.Errorf("cfg = %+v, obv = %+v", cfg.Server, obv)
 	}
 	if len(cfg.Server.TrustedProxies) != 2 {

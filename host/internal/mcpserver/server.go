@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/admission"
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -21,6 +22,9 @@ type Platform struct {
 	Connector connector.Connector
 	// Host is the connector's fetch gate.
 	Host connector.Host
+	// Admission, when set, shares the connector's instances fairly between
+	// sessions.
+	Admission *admission.Admission
 }
 
 // HostTool is a tool the host itself provides on the unified address.

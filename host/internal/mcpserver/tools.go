@@ -88,6 +88,19 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "invalid_arguments")
 		return res
 	}
+	if adm := e.platform.Admission; adm != nil {
+		session := info.Session
+		if info.Public {
+			session = "public"
+		}
+		release, err := adm.Acquire(ctx, session)
+		if err != nil {
+			res := toolError(fmt.Sprintf("%s: every instance of the connector is busy and the call ended first: %v", title, err), info.Summary())
+			s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "busy")
+			return res
+		}
+		defer release()
+	}
 	out, err := e.platform.Connector.Call(ctx, connector.CallRequest{Tool: e.tool.Name, Arguments: args}, e.platform.Host)
 	sum := info.Summary()
 	if err != nil {

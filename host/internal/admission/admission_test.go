@@ -1,0 +1,127 @@
+package admission
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestNewcomerGetsNextSlot: one session floods; a newcomer's call takes the
+// next free slot, ahead of the flood's queued calls.
+func TestNewcomerGetsNextSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New(2, 2)
+		var order []string
+		var mu sync.Mutex
+		hold := make(chan struct{})
+		run := func(session string) {
+			rel, err := a.Acquire(context.Background(), session)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, session)
+			mu.Unlock()
+			<-hold
+			rel()
+		}
+		for range 6 {
+			go run("flood")
+		}
+		synctest.Wait()
+		go run("newcomer")
+		synctest.Wait()
+		hold <- struct{}{} // one flood call finishes: the slot must go to the newcomer
+		synctest.Wait()
+		mu.Lock()
+		got := append([]string(nil), order...)
+		mu.Unlock()
+		if len(got) != 3 || got[2] != "newcomer" {
+			t.Fatalf("order %v: the newcomer should get the first freed slot", got)
+		}
+		close(hold)
+	})
+}
+
+func TestPerSessionCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New(4, 1)
+		var in atomic.Int32
+		var maxIn atomic.Int32
+		var wg sync.WaitGroup
+		for range 5 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rel, _ := a.Acquire(context.Background(), "s")
+				n := in.Add(1)
+				if n > maxIn.Load() {
+					maxIn.Store(n)
+				}
+				time.Sleep(time.Second) // virtual time
+				in.Add(-1)
+				rel()
+			}()
+		}
+		wg.Wait()
+		if maxIn.Load() != 1 {
+			t.Fatalf("session held %d slots at once, cap is 1", maxIn.Load())
+		}
+	})
+}
+
+func TestCancelledWaitLeavesQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New(1, 1)
+		rel, _ := a.Acquire(context.Background(), "a")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if _, err := a.Acquire(ctx, "b"); err == nil {
+			t.Fatal("want a timeout")
+		}
+		if _, waiting := a.Stats(); waiting != 0 {
+			t.Fatalf("%d waiting after cancel", waiting)
+		}
+		rel()
+		if free, _ := a.Stats(); free != 1 {
+			t.Fatalf("free = %d", free)
+		}
+	})
+}
+
+// TestHammer: many goroutines, sessions and cancellations; slots are never
+// oversubscribed and all come back. Run with -race.
+func TestHammer(t *testing.T) {
+	a := New(3, 2)
+	var in atomic.Int32
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				ctx, cancel := context.WithCancel(context.Background())
+				if i%7 == 0 {
+					cancel()
+				}
+				rel, err := a.Acquire(ctx, string(rune('a'+g%5)))
+				if err == nil {
+					if n := in.Add(1); n > 3 {
+						t.Errorf("%d slots in use", n)
+					}
+					in.Add(-1)
+					rel()
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if free, waiting := a.Stats(); free != 3 || waiting != 0 {
+		t.Fatalf("free %d waiting %d", free, waiting)
+	}
+}

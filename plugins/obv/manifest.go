@@ -47,6 +47,7 @@ func manifest() connector.Manifest {
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},
 			{Name: connector.ClassSearch, TTL: connector.Duration(10 * time.Minute)},
 			{Name: connector.ClassDocument, TTL: connector.Duration(28 * 24 * time.Hour)},
+			{Name: ClassStatus, TTL: connector.Duration(5 * time.Minute)},
 		},
 		Tools: []connector.Tool{
 			{
@@ -72,6 +73,16 @@ func manifest() connector.Manifest {
 				Description: "The municipalities, provinces and water boards OpenBesluitvorming covers, with the source key to use as organization in obv_search.",
 				InputSchema: json.RawMessage(listSourcesSchema),
 				CostNote:    "1 unit, cached for 30 days.",
+			},
+			{
+				Name:  "status",
+				Title: "Import freshness per source (OpenBesluitvorming)",
+				Description: "How current OpenBesluitvorming's data is: per supplier (notubiz, ibabs, …) whether imports succeed, and per source (municipality, province, water board) its state " +
+					"(ok, stale, failing, never_imported, not_implemented, discontinued), last successful import and newest meeting held. " +
+					"Use it before telling a user that a council has nothing on a topic: a stale or failing source may simply not have the newest documents. " +
+					"Give source (key or name, e.g. \"soest\" or \"Soest\") for one organisation; without it, only sources with problems are listed (state \"all\" lists every source).",
+				InputSchema: json.RawMessage(statusSchema),
+				CostNote:    "1 unit, cached for 5 minutes (the platform itself refreshes this every 10 minutes).",
 			},
 		},
 		Resources: []connector.ResourceTemplate{{
@@ -116,6 +127,16 @@ const getDocumentSchema = `{
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
   "required": ["entity_id"],
+  "additionalProperties": false
+}`
+
+const statusSchema = `{
+  "type": "object",
+  "properties": {
+    "source": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key from obv_list_sources (e.g. \"soest\") or the organisation's name (\"Soest\")."},
+    "supplier": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$", "description": "Only this supplier, e.g. notubiz, ibabs, gemeenteoplossingen, parlaeus."},
+    "state": {"type": "string", "enum": ["problems", "all", "ok", "stale", "failing", "never_imported", "not_implemented", "discontinued"], "description": "Which sources to list; default problems (stale, failing, never_imported), or all when source is given."}
+  },
   "additionalProperties": false
 }`
 

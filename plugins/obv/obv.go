@@ -25,6 +25,7 @@ func Plugin() *sdk.Plugin {
 			"search":       search,
 			"get_document": getDocument,
 			"list_sources": listSources,
+			"status":       status,
 		},
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/besluitbron/besluitbron/plugins/obv"
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -174,4 +176,95 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// testdata/obv/obv-status.json is reconstructed from the platform's
+// published StatusResponse type (web/status_api.ts, src/types.ts of
+// OpenBesluitvorming); values are illustrative.
+func TestStatus(t *testing.T) {
+	h := sdktest.NewHost(t).Handle(base+"/api/status", 200, "../../testdata/obv/obv-status.json")
+	var sr obv.StatusResult
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "status", `{}`), &sr)
+	r := h.Requests()[0]
+	if r.URL != base+"/api/status" || r.Cost != 1 || r.CacheClass != obv.ClassStatus || r.Service != obv.Service {
+		t.Errorf("request = %+v", r)
+	}
+	if sr.GeneratedAt != "2026-06-30T08:00:00.000Z" || sr.WindowHours != 36 || !sr.IndexActivityAvailable {
+		t.Errorf("header = %+v", sr)
+	}
+	wantCounts := map[string]int{"failing": 1, "stale": 1, "ok": 1, "discontinued": 1}
+	if diff := cmp.Diff(wantCounts, sr.Counts); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	// Default: problems only, worst first.
+	var keys []string
+	for _, s := range sr.Sources {
+		keys = append(keys, s.Key)
+	}
+	if diff := cmp.Diff([]string{"houten", "lopik"}, keys); diff != "" {
+		t.Errorf("problem sources (-want +got):\n%s", diff)
+	}
+	if len(sr.Suppliers) != 2 || sr.Suppliers[0].State != "degraded" || sr.Suppliers[0].FailedCount != 4 {
+		t.Errorf("suppliers = %+v", sr.Suppliers)
+	}
+	if len(sr.Notes) != 2 || !strings.Contains(sr.Notes[0], "Houten (houten, via ibabs): failing") || !strings.Contains(sr.Notes[0], "3 days before") {
+		t.Errorf("notes = %q", sr.Notes)
+	}
+}
+
+func TestStatusFilters(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		want []string
+		note string
+	}{
+		{`{"source":"soest"}`, []string{"soest"}, "Soest (soest, via notubiz): current"},
+		{`{"source":"SOEST"}`, []string{"soest"}, "newest meeting held 2026-07-09"},
+		{`{"source":"haaren"}`, []string{"haaren"}, "succeeded by Land van Cuijk"},
+		{`{"state":"all"}`, []string{"houten", "lopik", "soest", "haaren"}, ""},
+		{`{"state":"ok"}`, []string{"soest"}, ""},
+		{`{"supplier":"notubiz","state":"all"}`, []string{"soest", "haaren"}, ""},
+		{`{"source":"soest","state":"failing"}`, nil, ""},
+	} {
+		h := sdktest.NewHost(t).Handle(base+"/api/status", 200, "../../testdata/obv/obv-status.json")
+		var sr obv.StatusResult
+		sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "status", c.args), &sr)
+		var keys []string
+		for _, s := range sr.Sources {
+			keys = append(keys, s.Key)
+		}
+		if diff := cmp.Diff(c.want, keys); diff != "" {
+			t.Errorf("%s: sources (-want +got):\n%s", c.args, diff)
+		}
+		if c.note != "" && (len(sr.Notes) == 0 || !strings.Contains(sr.Notes[0], c.note)) {
+			t.Errorf("%s: notes %q lack %q", c.args, sr.Notes, c.note)
+		}
+	}
+}
+
+func TestStatusErrors(t *testing.T) {
+	for _, c := range []struct{ name, args, body, want string }{
+		{"unknown source", `{"source":"nergens"}`, "", `no source "nergens"`},
+		{"unknown supplier", `{"supplier":"acme"}`, "", `no supplier "acme" (the platform has ibabs, notubiz)`},
+		{"bad state", `{"state":"sleepy"}`, "", `argument "state"`},
+		{"wrong shape", `{}`, `{"generatedAt":"x"}`, "lacks sources"},
+		{"malformed", `{}`, `{"sources": [`, "not the expected JSON"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := sdktest.NewHost(t)
+			if c.body != "" {
+				h.HandleBody(base+"/api/status", 200, []byte(c.body))
+			} else {
+				h.Handle(base+"/api/status", 200, "../../testdata/obv/obv-status.json")
+			}
+			res := sdktest.Call(t, obv.Plugin(), h, "status", c.args)
+			if !res.IsError || !strings.Contains(res.Text, c.want) {
+				t.Errorf("got %+v, want a tool error containing %q", res, c.want)
+			}
+		})
+	}
+	h := sdktest.NewHost(t).HandleBody(base+"/api/status", 500, []byte(`{"error":"status ophalen mislukt"}`))
+	if res := sdktest.Call(t, obv.Plugin(), h, "status", `{}`); !res.IsError || !strings.Contains(res.Text, "HTTP 500: status ophalen mislukt") {
+		t.Errorf("500: %+v", res)
+	}
 }

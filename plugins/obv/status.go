@@ -1,0 +1,295 @@
+package obv
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// ClassStatus is the cache class of /api/status: the platform itself
+// recomputes the answer at most every ten minutes, so keeping it five
+// minutes spares the platform without hiding much.
+const ClassStatus = "status"
+
+// Source states as the platform names them (web/status_api.ts).
+const (
+	StateOK             = "ok"
+	StateStale          = "stale"
+	StateFailing        = "failing"
+	StateNeverImported  = "never_imported"
+	StateNotImplemented = "not_implemented"
+	StateDiscontinued   = "discontinued"
+)
+
+// StatusArgs are the arguments of obv_status.
+type StatusArgs struct {
+	// Source is a source key (as in obv_list_sources) or a label such as
+	// "Soest"; the label matches without regard to case.
+	Source string `json:"source"`
+	// Supplier keeps only one supplier's sources (notubiz, ibabs, …).
+	Supplier string `json:"supplier"`
+	// State filters the listed sources: a source state, "problems" (stale,
+	// failing or never imported) or "all". The default is "problems",
+	// or "all" when Source is given.
+	State string `json:"state"`
+}
+
+// StatusResult is obv_status's answer: the platform's import freshness per
+// supplier and per source.
+type StatusResult struct {
+	Platform string `json:"platform"`
+	// GeneratedAt is when the platform computed the answer (RFC 3339).
+	GeneratedAt string `json:"generated_at"`
+	// WindowHours is the window the states are judged against: a source
+	// without a successful import within it is no longer "ok".
+	WindowHours float64 `json:"window_hours"`
+	// IndexActivityAvailable is false when the platform could not read its
+	// search index; latest_content_date is then absent everywhere.
+	IndexActivityAvailable bool `json:"index_activity_available"`
+	// Counts are the numbers of sources per state, before filtering.
+	Counts    map[string]int   `json:"counts"`
+	Suppliers []SupplierStatus `json:"suppliers"`
+	// Sources are the sources the filter kept, worst state first.
+	Sources []SourceStatus `json:"sources"`
+	// Notes are sentences an assistant can pass on.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SupplierStatus is one supplier's import health: ok, degraded (most runs
+// fail), down (every run fails) or idle.
+type SupplierStatus struct {
+	Supplier       string `json:"supplier"`
+	Label          string `json:"label"`
+	State          string `json:"state"`
+	SourceCount    int    `json:"source_count"`
+	OKSourceCount  int    `json:"ok_source_count"`
+	RunCount       int    `json:"run_count"`
+	SucceededCount int    `json:"succeeded_count"`
+	FailedCount    int    `json:"failed_count"`
+	LastSuccessAt  string `json:"last_success_at,omitempty"`
+	LastError      string `json:"last_error,omitempty"`
+}
+
+// SourceStatus is one organisation's import freshness.
+type SourceStatus struct {
+	Key              string `json:"key"`
+	Label            string `json:"label"`
+	Supplier         string `json:"supplier"`
+	OrganizationType string `json:"organization_type,omitempty"`
+	State            string `json:"state"`
+	// LastSuccessAt is the last successful import; LastRunAt the last
+	// attempt, whatever its outcome.
+	LastSuccessAt string `json:"last_success_at,omitempty"`
+	LastRunAt     string `json:"last_run_at,omitempty"`
+	LastRunStatus string `json:"last_run_status,omitempty"`
+	LastError     string `json:"last_error,omitempty"`
+	// LatestContentDate is the newest meeting date held (often in the
+	// future: agendas are published ahead).
+	LatestContentDate string `json:"latest_content_date,omitempty"`
+	LastIndexedAt     string `json:"last_indexed_at,omitempty"`
+	IndexedDocuments  *int   `json:"indexed_documents,omitempty"`
+	DiscontinuedAt    string `json:"discontinued_at,omitempty"`
+	SucceededBy       string `json:"succeeded_by,omitempty"`
+}
+
+// StatusURL is the platform's status request.
+func StatusURL(base string) string { return strings.TrimRight(base, "/") + "/api/status" }
+
+type statusResponse struct {
+	GeneratedAt            string   `json:"generatedAt"`
+	WindowHours            *float64 `json:"windowHours"`
+	IndexActivityAvailable bool     `json:"indexActivityAvailable"`
+	Suppliers              []struct {
+		Supplier         string `json:"supplier"`
+		Label            string `json:"label"`
+		State            string `json:"state"`
+		SourceCount      int    `json:"sourceCount"`
+		OKSourceCount    int    `json:"okSourceCount"`
+		RunCount         int    `json:"runCount"`
+		SucceededCount   int    `json:"succeededCount"`
+		FailedCount      int    `json:"failedCount"`
+		LastSuccessAt    string `json:"lastSuccessAt"`
+		LastErrorMessage string `json:"lastErrorMessage"`
+	} `json:"suppliers"`
+	Sources []struct {
+		SourceKey         string `json:"sourceKey"`
+		Label             string `json:"label"`
+		Supplier          string `json:"supplier"`
+		OrganizationType  string `json:"organizationType"`
+		State             string `json:"state"`
+		LastSuccessAt     string `json:"lastSuccessAt"`
+		LastRunAt         string `json:"lastRunAt"`
+		LastRunStatus     string `json:"lastRunStatus"`
+		LastErrorMessage  string `json:"lastErrorMessage"`
+		LatestContentDate string `json:"latestContentDate"`
+		LastIndexedAt     string `json:"lastIndexedAt"`
+		IndexedDocuments  *int   `json:"indexedDocuments"`
+		DiscontinuedAt    string `json:"discontinuedAt"`
+		SucceededBy       *struct {
+			Label     string `json:"label"`
+			SourceKey string `json:"sourceKey"`
+		} `json:"succeededBy"`
+	} `json:"sources"`
+}
+
+// severity orders source states worst first.
+var severity = map[string]int{StateFailing: 0, StateStale: 1, StateNeverImported: 2, StateOK: 3, StateNotImplemented: 4, StateDiscontinued: 5}
+
+func status(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
+	var a StatusArgs
+	if err := sdk.DecodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.State == "" {
+		a.State = "problems"
+		if a.Source != "" {
+			a.State = "all"
+		}
+	}
+	if _, ok := severity[a.State]; !ok && a.State != "problems" && a.State != "all" {
+		return nil, fmt.Errorf("argument \"state\": %q is not a source state, \"problems\" or \"all\"", a.State)
+	}
+	resp, err := sdk.Get(ctx, h, StatusURL(manifest().BaseURL), Service, 1, ClassStatus)
+	if err != nil {
+		return nil, fmt.Errorf("status: %w", err)
+	}
+	var sr statusResponse
+	if err := sdk.DecodeJSON(resp, "status", &sr); err != nil {
+		return nil, err
+	}
+	return buildStatus(sr, a)
+}
+
+func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
+	if sr.Sources == nil || sr.Suppliers == nil || sr.WindowHours == nil {
+		return nil, fmt.Errorf("status: the platform's response lacks sources, suppliers or windowHours")
+	}
+	out := &StatusResult{Platform: ID, GeneratedAt: sr.GeneratedAt, WindowHours: *sr.WindowHours,
+		IndexActivityAvailable: sr.IndexActivityAvailable, Counts: map[string]int{}, Suppliers: []SupplierStatus{}, Sources: []SourceStatus{}}
+	for _, s := range sr.Suppliers {
+		if a.Supplier != "" && s.Supplier != a.Supplier {
+			continue
+		}
+		out.Suppliers = append(out.Suppliers, SupplierStatus{Supplier: s.Supplier, Label: s.Label, State: s.State, SourceCount: s.SourceCount,
+			OKSourceCount: s.OKSourceCount, RunCount: s.RunCount, SucceededCount: s.SucceededCount, FailedCount: s.FailedCount,
+			LastSuccessAt: s.LastSuccessAt, LastError: s.LastErrorMessage})
+	}
+	if a.Supplier != "" && len(out.Suppliers) == 0 {
+		var known []string
+		for _, s := range sr.Suppliers {
+			known = append(known, s.Supplier)
+		}
+		return nil, fmt.Errorf("argument \"supplier\": no supplier %q (the platform has %s)", a.Supplier, strings.Join(known, ", "))
+	}
+	matched := false
+	for _, s := range sr.Sources {
+		if s.SourceKey == "" || s.State == "" {
+			return nil, fmt.Errorf("status: a source without sourceKey or state")
+		}
+		out.Counts[s.State]++
+		if a.Source != "" && s.SourceKey != a.Source && !strings.EqualFold(s.Label, a.Source) {
+			continue
+		}
+		matched = true
+		if a.Supplier != "" && s.Supplier != a.Supplier {
+			continue
+		}
+		switch a.State {
+		case "all":
+		case "problems":
+			if s.State != StateStale && s.State != StateFailing && s.State != StateNeverImported {
+				continue
+			}
+		default:
+			if s.State != a.State {
+				continue
+			}
+		}
+		src := SourceStatus{Key: s.SourceKey, Label: s.Label, Supplier: s.Supplier, OrganizationType: s.OrganizationType, State: s.State,
+			LastSuccessAt: s.LastSuccessAt, LastRunAt: s.LastRunAt, LastRunStatus: s.LastRunStatus, LastError: s.LastErrorMessage,
+			LatestContentDate: s.LatestContentDate, LastIndexedAt: s.LastIndexedAt, IndexedDocuments: s.IndexedDocuments, DiscontinuedAt: s.DiscontinuedAt}
+		if s.SucceededBy != nil {
+			src.SucceededBy = s.SucceededBy.Label
+			if s.SucceededBy.SourceKey != "" {
+				src.SucceededBy += " (" + s.SucceededBy.SourceKey + ")"
+			}
+		}
+		out.Sources = append(out.Sources, src)
+	}
+	if a.Source != "" && !matched {
+		return nil, fmt.Errorf("argument \"source\": no source %q; use a key from obv_list_sources, such as \"soest\"", a.Source)
+	}
+	sort.SliceStable(out.Sources, func(i, j int) bool {
+		si, sj := out.Sources[i], out.Sources[j]
+		if severity[si.State] != severity[sj.State] {
+			return severity[si.State] < severity[sj.State]
+		}
+		return si.Label < sj.Label
+	})
+	if len(out.Sources) <= 5 {
+		for _, s := range out.Sources {
+			out.Notes = append(out.Notes, describeSource(s, sr.GeneratedAt, out.WindowHours))
+		}
+	}
+	return out, nil
+}
+
+// describeSource says in one sentence how current a source is, measuring
+// ages from the platform's own clock (the connector has none).
+func describeSource(s SourceStatus, generated string, window float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, via %s): ", s.Label, s.Key, s.Supplier)
+	switch s.State {
+	case StateOK:
+		b.WriteString("current: imported successfully within the last " + hours(window))
+	case StateStale:
+		b.WriteString("stale: no successful import within the last " + hours(window))
+	case StateFailing:
+		b.WriteString("failing: the last import failed and none succeeded within the last " + hours(window))
+	case StateNeverImported:
+		b.WriteString("never imported yet")
+	case StateNotImplemented:
+		b.WriteString("not imported by OpenBesluitvorming")
+	case StateDiscontinued:
+		b.WriteString("discontinued (the organisation no longer exists)")
+		if s.SucceededBy != "" {
+			b.WriteString("; succeeded by " + s.SucceededBy)
+		}
+	default:
+		b.WriteString(s.State)
+	}
+	if s.LastSuccessAt != "" {
+		b.WriteString("; last successful import " + s.LastSuccessAt)
+		if age := ageOf(s.LastSuccessAt, generated); age != "" {
+			b.WriteString(" (" + age + " before the platform's report)")
+		}
+	}
+	if s.LatestContentDate != "" {
+		b.WriteString("; newest meeting held " + s.LatestContentDate)
+	}
+	if s.LastError != "" {
+		b.WriteString("; last error: " + s.LastError)
+	}
+	return b.String() + "."
+}
+
+func hours(h float64) string { return fmt.Sprintf("%g hours", h) }
+
+func ageOf(ts, ref string) string {
+	t, err1 := time.Parse(time.RFC3339, ts)
+	r, err2 := time.Parse(time.RFC3339, ref)
+	if err1 != nil || err2 != nil || r.Before(t) {
+		return ""
+	}
+	d := r.Sub(t)
+	if d < 48*time.Hour {
+		return fmt.Sprintf("%d hours", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}

@@ -31,6 +31,7 @@ type Config struct {
 	Runtime      Runtime              `koanf:"runtime"`
 	Cache        Cache                `koanf:"cache"`
 	MCPRateLimit RateLimit            `koanf:"mcp_rate_limit"`
+	Status       Status               `koanf:"status"`
 	Connectors   map[string]Connector `koanf:"connectors"`
 	// Dir is the directory relative paths resolve against.
 	Dir string `koanf:"-"`
@@ -49,6 +50,15 @@ type Server struct {
 type Log struct {
 	Level  string `koanf:"level"`
 	Format string `koanf:"format"`
+}
+
+// Status configures the load-status (Laadstatus) job: how often each
+// platform is asked how fresh its data is, through the public session.
+type Status struct {
+	Enabled  bool          `koanf:"enabled"`
+	Interval time.Duration `koanf:"interval"`
+	// SlowAfter marks a platform slow when its probe takes longer.
+	SlowAfter time.Duration `koanf:"slow_after"`
 }
 
 // Runtime configures the WebAssembly runtime.
@@ -112,6 +122,9 @@ func defaults() map[string]any {
 		"cache.dir":                     "var/cache",
 		"cache.save_interval":           "5m",
 		"cache.enabled":                 true,
+		"status.enabled":                true,
+		"status.interval":               "5m",
+		"status.slow_after":             "5s",
 		"mcp_rate_limit.enabled":        true,
 		"mcp_rate_limit.process_rps":    500.0,
 		"mcp_rate_limit.process_burst":  1000,
@@ -268,6 +281,12 @@ func (c *Config) validate() error {
 	case "text", "json":
 	default:
 		bad("log.format %q: want text or json", c.Log.Format)
+	}
+	if c.Status.Interval < time.Minute {
+		bad("status.interval: at least 1m (each check spends platform quota)")
+	}
+	if c.Status.SlowAfter <= 0 {
+		bad("status.slow_after: must be positive")
 	}
 	if c.Cache.SaveInterval <= 0 {
 		bad("cache.save_interval: must be positive")

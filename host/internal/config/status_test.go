@@ -26,7 +26,7 @@ func TestStatusSection(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"[status]\ninterval = \"10s\"", "status.interval"},
 		{"[status]\nslow_after = \"0s\"", "status.slow_after"},
-		{"[status]\nintervall = \"10m\"", "status.intervall"},
+		{"[status]\nintervall = \"10m\"", "intervall"},
 	} {
 		if _, err := config.Load(write(t, c.body), []string{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error naming %s", c.body, err, c.want)

@@ -1,0 +1,352 @@
+package loadstatus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// State is a platform's condition as the last check found it.
+type State string
+
+// States, from good to bad.
+const (
+	Unknown State = "unknown" // not checked yet
+	Up      State = "up"
+	Slow    State = "slow" // answered, slower than Options.SlowAfter
+	Busy    State = "busy" // 429, or the platform's limit left no room in time
+	Down    State = "down" // no answer, or a server error
+)
+
+// Reach is the outcome of one reachability probe.
+type Reach struct {
+	// Status is the platform's HTTP status.
+	Status int
+	// Upstream is the time the platform took to answer; Queued the time
+	// the probe waited at the platform's limit first.
+	Upstream, Queued time.Duration
+}
+
+// Target is one platform to check.
+type Target struct {
+	// ID is the connector id; Title the platform's name.
+	ID, Title string
+	// Reach makes one light, uncached request to the platform. An error
+	// (a *connector.FetchError as the fetch gate returns) means no answer.
+	Reach func(ctx context.Context) (Reach, error)
+	// Freshness, when set, asks the platform how fresh its data is.
+	Freshness func(ctx context.Context) (*Freshness, error)
+}
+
+// Status is one platform's Laadstatus.
+type Status struct {
+	Platform string `json:"platform"`
+	Title    string `json:"title"`
+	State    State  `json:"state"`
+	// Message says in English what the last check found.
+	Message    string    `json:"message"`
+	CheckedAt  time.Time `json:"checked_at,omitzero"`
+	HTTPStatus int       `json:"http_status,omitempty"`
+	LatencyMS  int64     `json:"latency_ms"`
+	QueuedMS   int64     `json:"queued_ms"`
+	// LastUpAt is the last check the platform answered; DownSince the
+	// first of the current run of failed checks.
+	LastUpAt  time.Time `json:"last_up_at,omitzero"`
+	DownSince time.Time `json:"down_since,omitzero"`
+	Failures  int       `json:"consecutive_failures"`
+	// Freshness is the last good freshness answer; FreshnessError why
+	// the last freshness probe failed, if it did.
+	Freshness      *Freshness `json:"freshness,omitempty"`
+	FreshnessError string     `json:"freshness_error,omitempty"`
+}
+
+// Snapshot is every platform's status at one moment.
+type Snapshot struct {
+	GeneratedAt time.Time `json:"generated_at"`
+	// IntervalSeconds is how often the job checks.
+	IntervalSeconds float64  `json:"interval_seconds"`
+	Platforms       []Status `json:"platforms"`
+}
+
+// Platform returns the named platform's status.
+func (s Snapshot) Platform(id string) (Status, bool) {
+	for _, p := range s.Platforms {
+		if p.Platform == id {
+			return p, true
+		}
+	}
+	return Status{}, false
+}
+
+// Options configure a Job. The zero value means defaults.
+type Options struct {
+	// Interval between rounds (default 5 minutes).
+	Interval time.Duration
+	// SlowAfter marks an answer slower than this Slow (default 5 s).
+	SlowAfter time.Duration
+	// Timeout bounds one platform's check, queueing included (default
+	// 60 s).
+	Timeout time.Duration
+	// Clock drives the rounds (nil = the real clock).
+	Clock  sched.Clock
+	Logger *slog.Logger
+}
+
+// Job checks every target each Interval. The zero value is not usable;
+// call [New].
+type Job struct {
+	o       Options
+	targets []Target
+
+	mu     sync.Mutex
+	status map[string]*Status
+	timer  sched.Timer
+	stop   bool
+	rounds sync.WaitGroup
+}
+
+// New returns a job over targets; it checks nothing until [Job.Start] or
+// [Job.CheckAll]. It panics on two targets with one ID (a programmer
+// error).
+func New(targets []Target, o *Options) *Job {
+	j := &Job{status: map[string]*Status{}}
+	if o != nil {
+		j.o = *o
+	}
+	if j.o.Interval <= 0 {
+		j.o.Interval = 5 * time.Minute
+	}
+	if j.o.SlowAfter <= 0 {
+		j.o.SlowAfter = 5 * time.Second
+	}
+	if j.o.Timeout <= 0 {
+		j.o.Timeout = time.Minute
+	}
+	if j.o.Clock == nil {
+		j.o.Clock = realClock{}
+	}
+	if j.o.Logger == nil {
+		j.o.Logger = slog.Default()
+	}
+	for _, t := range targets {
+		if _, dup := j.status[t.ID]; dup {
+			panic("loadstatus: target " + t.ID + " given twice")
+		}
+		if t.Reach == nil {
+			panic("loadstatus: target " + t.ID + " has no Reach probe")
+		}
+		j.targets = append(j.targets, t)
+		j.status[t.ID] = &Status{Platform: t.ID, Title: t.Title, State: Unknown, Message: "not checked yet"}
+	}
+	return j
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                                  { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) sched.Timer { return time.AfterFunc(d, f) }
+
+// Interval is the time between rounds.
+func (j *Job) Interval() time.Duration { return j.o.Interval }
+
+// Start runs a round at once and then one every Interval, until the
+// returned stop is called; stop waits for a running round to end. ctx
+// bounds the rounds' calls (a cancelled ctx stops the checks, not the
+// schedule).
+func (j *Job) Start(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var tick func()
+	tick = func() {
+		j.mu.Lock()
+		if j.stop {
+			j.mu.Unlock()
+			return
+		}
+		j.rounds.Add(1)
+		j.mu.Unlock()
+		defer j.rounds.Done()
+		j.CheckAll(ctx)
+		j.mu.Lock()
+		if !j.stop {
+			j.timer = j.o.Clock.AfterFunc(j.o.Interval, tick)
+		}
+		j.mu.Unlock()
+	}
+	j.mu.Lock()
+	j.stop = false
+	j.timer = j.o.Clock.AfterFunc(0, tick)
+	j.mu.Unlock()
+	return func() {
+		j.mu.Lock()
+		j.stop = true
+		if j.timer != nil {
+			j.timer.Stop()
+		}
+		j.mu.Unlock()
+		cancel()
+		j.rounds.Wait()
+	}
+}
+
+// CheckAll checks every target in parallel and returns when all are done.
+func (j *Job) CheckAll(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, t := range j.targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.check(ctx, t)
+		}()
+	}
+	wg.Wait()
+}
+
+// Check checks one target now. The error names an unknown id.
+func (j *Job) Check(ctx context.Context, id string) error {
+	for _, t := range j.targets {
+		if t.ID == id {
+			j.check(ctx, t)
+			return nil
+		}
+	}
+	return fmt.Errorf("loadstatus: no platform %q", id)
+}
+
+func (j *Job) check(parent context.Context, t Target) {
+	ctx, cancel := context.WithTimeout(parent, j.o.Timeout)
+	defer cancel()
+	r, err := safeReach(ctx, t)
+	if parent.Err() != nil {
+		return // stopping: a cancelled probe says nothing about the platform
+	}
+	now := j.o.Clock.Now()
+	state, msg := j.classify(t, r, err)
+	var fresh *Freshness
+	var freshErr error
+	if t.Freshness != nil && (state == Up || state == Slow) {
+		fresh, freshErr = safeFreshness(ctx, t)
+		if parent.Err() != nil {
+			return
+		}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s := j.status[t.ID]
+	s.State, s.Message, s.CheckedAt = state, msg, now
+	s.HTTPStatus, s.LatencyMS, s.QueuedMS = r.Status, r.Upstream.Milliseconds(), r.Queued.Milliseconds()
+	if state == Down {
+		if s.Failures == 0 {
+			s.DownSince = now
+		}
+		s.Failures++
+	} else {
+		s.Failures, s.DownSince = 0, time.Time{}
+		if state != Busy {
+			s.LastUpAt = now
+		}
+	}
+	switch {
+	case fresh != nil:
+		s.Freshness, s.FreshnessError = fresh, ""
+	case freshErr != nil:
+		s.FreshnessError = freshErr.Error()
+	}
+	if state != Up {
+		j.o.Logger.Warn("load status", "platform", t.ID, "state", string(state), "message", msg)
+	} else {
+		j.o.Logger.Debug("load status", "platform", t.ID, "state", string(state), "latency_ms", s.LatencyMS)
+	}
+}
+
+func safeReach(ctx context.Context, t Target) (r Reach, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("probe panicked: %v", p)
+		}
+	}()
+	return t.Reach(ctx)
+}
+
+func safeFreshness(ctx context.Context, t Target) (f *Freshness, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("freshness probe panicked: %v", p)
+		}
+	}()
+	return t.Freshness(ctx)
+}
+
+// classify turns a probe's outcome into a state and an English sentence.
+func (j *Job) classify(t Target, r Reach, err error) (State, string) {
+	if err != nil {
+		var fe *connector.FetchError
+		if errors.As(err, &fe) {
+			switch fe.Kind {
+			case connector.FetchQueueTimeout:
+				return Busy, fmt.Sprintf("%s is busy: its request limit left no room for a check within %s (%s)", t.Title, j.o.Timeout, fe.Message)
+			case connector.FetchRefused:
+				return Down, fmt.Sprintf("%s cannot be reached under this installation's policy: %s", t.Title, fe.Message)
+			}
+			return Down, fmt.Sprintf("%s does not answer: %s", t.Title, fe.Message)
+		}
+		return Down, fmt.Sprintf("%s does not answer: %v", t.Title, err)
+	}
+	switch {
+	case r.Status == http.StatusTooManyRequests:
+		return Busy, fmt.Sprintf("%s answered 429 Too Many Requests: it is busy", t.Title)
+	case r.Status >= 500:
+		return Down, fmt.Sprintf("%s answered HTTP %d (a server error)", t.Title, r.Status)
+	case r.Upstream > j.o.SlowAfter:
+		return Slow, fmt.Sprintf("%s answered, slowly: %.1f s", t.Title, r.Upstream.Seconds())
+	}
+	return Up, fmt.Sprintf("%s answered in %d ms", t.Title, r.Upstream.Milliseconds())
+}
+
+// Snapshot returns every platform's status, in the targets' order.
+func (j *Job) Snapshot() Snapshot {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := Snapshot{GeneratedAt: j.o.Clock.Now(), IntervalSeconds: j.o.Interval.Seconds()}
+	for _, t := range j.targets {
+		out.Platforms = append(out.Platforms, j.status[t.ID].clone())
+	}
+	return out
+}
+
+// Status returns one platform's status.
+func (j *Job) Status(id string) (Status, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s, ok := j.status[id]
+	if !ok {
+		return Status{}, false
+	}
+	return s.clone(), true
+}
+
+// clone copies s deeply enough that callers cannot reach the job's state.
+func (s *Status) clone() Status {
+	c := *s
+	if s.Freshness != nil {
+		c.Freshness = s.Freshness.clone()
+	}
+	return c
+}
+
+// sortSources orders sources worst state first, then by label.
+func sortSources(ss []Source) {
+	sort.SliceStable(ss, func(a, b int) bool {
+		if ra, rb := sourceRank[ss[a].State], sourceRank[ss[b].State]; ra != rb {
+			return ra < rb
+		}
+		return ss[a].Label < ss[b].Label
+	})
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
+	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
 	"github.com/besluitbron/besluitbron/sched"
@@ -61,6 +62,8 @@ type Host struct {
 	ready     bool
 	registry  *prometheus.Registry
 	metrics   *hostMetrics
+	lstatus   *loadstatus.Job // the Laadstatus job (status_tool.go)
+	caches    caches
 }
 
 // platform is one loaded connector with its policy.
@@ -126,6 +129,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		return nil, err
 	}
 	h.mcp = srv
+	h.startCaches()
 	h.ready = true
 	return h, nil
 }
@@ -262,6 +266,7 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
 	}
 	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
+	defer h.startStatus(ctx)()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -281,6 +286,7 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 // ServeStdio serves the unified tools to one client over stdin/stdout
 // until the client disconnects or ctx is done.
 func (h *Host) ServeStdio(ctx context.Context) error {
+	defer h.startStatus(ctx)()
 	return h.mcp.Unified().Run(ctx, &mcp.StdioTransport{})
 }
 

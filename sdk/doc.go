@@ -21,11 +21,16 @@
 //
 //	func init() { sdk.Export(example.Plugin()) }
 //
-//	func main() {}
+//	func main() { sdk.Main() }
 //
 // built with
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o example.wasm ./plugins/example/cmd
+//
+// The same main package built natively (go build -o example
+// ./plugins/example/cmd) is a hashicorp/go-plugin process, for runtime =
+// "process" in plugins.toml: [Main] serves the connector over gRPC, and
+// its fetches and log lines still go through the host ([NativePlugin]).
 //
 // # The ABI (version 1)
 //

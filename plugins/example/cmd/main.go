@@ -1,6 +1,9 @@
 // Command example is the example connector's WebAssembly module.
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/plugins/example.wasm ./plugins/example/cmd
+//
+// Built natively (`go build -o bin/plugins/example ./plugins/example/cmd`), the same
+// package is a go-plugin process for runtime = "process"; see sdk.Main.
 package main
 
 import (
@@ -8,8 +11,8 @@ import (
 	"github.com/besluitbron/besluitbron/sdk"
 )
 
-// init, not main: a reactor module runs package initialisation once and
-// never calls main.
+// init, not main, exports the connector: a reactor module runs package
+// initialisation once and never calls main. Natively, main serves it.
 func init() { sdk.Export(example.Plugin()) }
 
-func main() {}
+func main() { sdk.Main() }

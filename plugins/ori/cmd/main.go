@@ -2,6 +2,9 @@
 // module.
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/plugins/ori.wasm ./plugins/ori/cmd
+//
+// Built natively (`go build -o bin/plugins/ori ./plugins/ori/cmd`), the same
+// package is a go-plugin process for runtime = "process"; see sdk.Main.
 package main
 
 import (
@@ -11,4 +14,4 @@ import (
 
 func init() { sdk.Export(ori.Plugin()) }
 
-func main() {}
+func main() { sdk.Main() }

@@ -1,0 +1,98 @@
+package nativewire
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Service and method names. The version in the package name changes with
+// connector.ABIVersion.
+const (
+	connectorService = "besluitbron.connector.v1.Connector"
+	hostService      = "besluitbron.connector.v1.Host"
+
+	methodOpen  = "/" + connectorService + "/Open"
+	methodCall  = "/" + connectorService + "/Call"
+	methodFetch = "/" + hostService + "/Fetch"
+	methodLog   = "/" + hostService + "/Log"
+)
+
+// OpenArgs start a session with a fresh process.
+type OpenArgs struct {
+	// ABI is the host's connector.ABIVersion.
+	ABI uint32 `json:"abi"`
+	// HostService is the GRPCBroker id the host serves Fetch and Log on.
+	HostService uint32 `json:"host_service"`
+}
+
+// OpenReply is the process's answer to Open.
+type OpenReply struct {
+	// ABI is the connector's connector.ABIVersion.
+	ABI      uint32             `json:"abi"`
+	Manifest connector.Manifest `json:"manifest"`
+}
+
+// CallArgs is one tool call.
+type CallArgs struct {
+	// CallID names the call in the Fetch and Log callbacks it causes.
+	CallID  uint64                `json:"call_id"`
+	Request connector.CallRequest `json:"request"`
+}
+
+// FetchArgs is one upstream fetch a call asks the host for.
+type FetchArgs struct {
+	CallID  uint64                 `json:"call_id"`
+	Request connector.FetchRequest `json:"request"`
+}
+
+// LogArgs is one log line of a call.
+type LogArgs struct {
+	CallID  uint64 `json:"call_id"`
+	Level   int    `json:"level"`
+	Message string `json:"message"`
+}
+
+// empty is the reply of Log.
+type empty struct{}
+
+// connectorFailed marks an error the connector itself returned, as
+// opposed to a transport failure.
+func connectorFailed(err error) error {
+	return status.Error(codes.Aborted, err.Error())
+}
+
+// fromStatus turns a connector failure back into a plain error and leaves
+// every other status (transport, cancellation) as it is.
+func fromStatus(err error) error {
+	if s, ok := status.FromError(err); ok && s.Code() == codes.Aborted {
+		return errors.New(s.Message())
+	}
+	return err
+}
+
+// unary builds a method handler that decodes an A, runs fn and returns its
+// reply, honouring interceptors like generated code does.
+func unary[S, A, R any](method string, fn func(S, context.Context, *A) (*R, error)) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
+	return func(srv any, ctx context.Context, dec func(any) error, ic grpc.UnaryServerInterceptor) (any, error) {
+		in := new(A)
+		if err := dec(in); err != nil {
+			return nil, err
+		}
+		if ic == nil {
+			return fn(srv.(S), ctx, in)
+		}
+		info := &grpc.UnaryServerInfo{Server: srv, FullMethod: method}
+		return ic(ctx, in, info, func(ctx context.Context, req any) (any, error) {
+			return fn(srv.(S), ctx, req.(*A))
+		})
+	}
+}
+
+// callOpts make a call use the JSON codec.
+var callOpts = []grpc.CallOption{grpc.CallContentSubtype(CodecName)}

@@ -1,6 +1,282 @@
 package host
 
-import "github.com/besluitbron/besluitbron/host/internal/mcpserver"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
 
-// statusTools returns besluitbron_status, the platforms' load status.
-func (h *Host) statusTools() []mcpserver.HostTool { return nil }
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// publicInfo is a call record of the shared public session: the search
+// page and the maintenance jobs, whose usage the scheduler does not count.
+func publicInfo() *callinfo.Info {
+	return &callinfo.Info{Session: sched.PublicSession, Public: true}
+}
+
+// freshnessProbes say how each platform's API tells how fresh its data is:
+// a connector tool and its arguments. OpenBesluitvorming reports import
+// freshness per source; for the Tweede Kamer and Officiële Bekendmakingen
+// the newest record of a newest-first search is the best their APIs offer.
+// Platforms not listed get the reachability probe only.
+var freshnessProbes = map[string]struct{ tool, args, of string }{
+	"obv": {"status", `{"state":"all"}`, ""},
+	"tk":  {"search", `{"limit":1,"sort":"date_desc"}`, "document"},
+	"obk": {"search", `{"limit":1,"sort":"date_desc"}`, "publication"},
+}
+
+// newStatusJob builds the Laadstatus job over every loaded platform.
+func (h *Host) newStatusJob() *loadstatus.Job {
+	var ts []loadstatus.Target
+	for _, p := range h.platforms {
+		t := loadstatus.Target{ID: p.id, Title: p.manifest.Title, Reach: h.reachProbe(p)}
+		if fp, ok := freshnessProbes[p.id]; ok && slices.ContainsFunc(p.manifest.Tools, func(t connector.Tool) bool { return t.Name == fp.tool }) {
+			tool, args, of := p.id+"_"+fp.tool, json.RawMessage(fp.args), fp.of
+			t.Freshness = func(ctx context.Context) (*loadstatus.Freshness, error) {
+				res := h.mcp.Call(ctx, publicInfo(), tool, args)
+				text := resultText(res)
+				if res.IsError {
+					return nil, fmt.Errorf("%s", text)
+				}
+				if of == "" {
+					return loadstatus.ParseSourceStatus(text)
+				}
+				return loadstatus.ParseNewest(text, of)
+			}
+		}
+		ts = append(ts, t)
+	}
+	return loadstatus.New(ts, &loadstatus.Options{
+		Interval:  h.cfg.Status.Interval,
+		SlowAfter: h.cfg.Status.SlowAfter,
+		Clock:     h.o.Clock,
+		Logger:    h.log,
+	})
+}
+
+// reachProbe is the light probe: one uncached HEAD of the platform's base
+// URL through its fetch gate, so it passes the same allowed-hosts policy
+// and waits at the same limit (1 unit of the first declared service) as a
+// tool call, as the public session.
+func (h *Host) reachProbe(p *platform) func(ctx context.Context) (loadstatus.Reach, error) {
+	service := p.manifest.Services[0].Name
+	return func(ctx context.Context) (loadstatus.Reach, error) {
+		info := publicInfo()
+		resp, err := p.gate.Fetch(callinfo.With(ctx, info), connector.FetchRequest{
+			Method: "HEAD", URL: p.manifest.BaseURL, Service: service, Cost: 1, CacheClass: connector.ClassNone,
+		})
+		sum := info.Summary()
+		return loadstatus.Reach{Status: resp.Status, Upstream: sum.Upstream, Queued: sum.Queued}, err
+	}
+}
+
+// startStatus runs the Laadstatus job until the returned stop is called.
+func (h *Host) startStatus(ctx context.Context) (stop func()) {
+	if !h.cfg.Status.Enabled || h.lstatus == nil {
+		return func() {}
+	}
+	return h.lstatus.Start(ctx)
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// statusTools returns besluitbron_status, the platforms' load status. It
+// answers from the job's last round and never calls a platform.
+func (h *Host) statusTools() []mcpserver.HostTool {
+	if h.lstatus == nil {
+		h.lstatus = h.newStatusJob()
+		h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
+	}
+	var ids []any
+	for _, p := range h.platforms {
+		ids = append(ids, p.id)
+	}
+	schema := &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"platform":     {Type: "string", Enum: ids, Description: "Only this platform (connector id)."},
+			"organization": {Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(100), Description: "A municipality, province or water board (name or source key, e.g. \"Soest\"): how current its data is, where the platform reports that per organisation (OpenBesluitvorming)."},
+		},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	tool := &mcp.Tool{
+		Name:  "besluitbron_status",
+		Title: "Load status of the platforms (Laadstatus)",
+		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes). " +
+			"Give organization to learn whether a municipality's data is current or stale on OpenBesluitvorming, so you can tell the user when a missing result may be a missing import. " +
+			"Cost: free; reads the last check and never calls a platform.",
+		InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Load status"},
+	}
+	return []mcpserver.HostTool{{Tool: tool, Handler: h.statusHandler}}
+}
+
+func ptrInt(n int) *int { return &n }
+
+// statusAnswer is besluitbron_status's result.
+type statusAnswer struct {
+	GeneratedAt     time.Time          `json:"generated_at"`
+	IntervalSeconds float64            `json:"interval_seconds"`
+	Summary         []string           `json:"summary"`
+	Platforms       []statusPlatform   `json:"platforms"`
+	Organizations   []statusOrgMatches `json:"organizations,omitempty"`
+}
+
+type statusPlatform struct {
+	loadstatus.Status
+	// Freshness without the full source list (see organizations).
+	Freshness *loadstatus.Freshness `json:"freshness,omitempty"`
+	// ProblemSources are the sources whose imports are behind.
+	ProblemSources []loadstatus.Source `json:"problem_sources,omitempty"`
+}
+
+type statusOrgMatches struct {
+	Platform string              `json:"platform"`
+	Query    string              `json:"query"`
+	Sources  []loadstatus.Source `json:"sources"`
+}
+
+func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var a struct {
+		Platform     string `json:"platform"`
+		Organization string `json:"organization"`
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&a); err != nil {
+			return nil, fmt.Errorf("invalid arguments: %v", err)
+		}
+	}
+	snap := h.lstatus.Snapshot()
+	if a.Platform != "" {
+		if _, ok := snap.Platform(a.Platform); !ok {
+			return nil, fmt.Errorf("argument \"platform\": no platform %q (loaded: %s)", a.Platform, strings.Join(h.Connectors(), ", "))
+		}
+	}
+	out := statusAnswer{GeneratedAt: snap.GeneratedAt, IntervalSeconds: snap.IntervalSeconds, Platforms: []statusPlatform{}}
+	org := strings.TrimSpace(a.Organization)
+	for _, s := range snap.Platforms {
+		if a.Platform != "" && s.Platform != a.Platform {
+			continue
+		}
+		sp := statusPlatform{Status: s}
+		out.Summary = append(out.Summary, describeStatus(s, snap.GeneratedAt))
+		if f := s.Freshness; f != nil {
+			slim := *f
+			slim.Sources = nil
+			sp.Freshness = &slim
+			sp.ProblemSources = f.Problems()
+			if org != "" && f.Sources != nil {
+				m := statusOrgMatches{Platform: s.Platform, Query: org, Sources: f.Find(org)}
+				if len(m.Sources) > 10 {
+					m.Sources = m.Sources[:10]
+				}
+				out.Organizations = append(out.Organizations, m)
+				if len(m.Sources) == 0 {
+					out.Summary = append(out.Summary, fmt.Sprintf("%s reports no source matching %q.", s.Title, org))
+				}
+				for _, src := range m.Sources {
+					out.Summary = append(out.Summary, describeSource(s.Title, src, f))
+				}
+			}
+		}
+		out.Platforms = append(out.Platforms, sp)
+	}
+	if org != "" && len(out.Organizations) == 0 {
+		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only OpenBesluitvorming does, once its first check has run).")
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b),
+		Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: 0, mcpserver.MetaUpstreamMS: 0}}, nil
+}
+
+// describeStatus says in one sentence how a platform was at its last check.
+func describeStatus(s loadstatus.Status, now time.Time) string {
+	if s.State == loadstatus.Unknown {
+		return s.Title + ": not checked yet."
+	}
+	line := fmt.Sprintf("%s: %s, checked %s ago. %s.", s.Title, s.State, ago(now.Sub(s.CheckedAt)), s.Message)
+	if s.State == loadstatus.Down && !s.DownSince.IsZero() {
+		line += fmt.Sprintf(" Down for %s (%d checks).", ago(now.Sub(s.DownSince)), s.Failures)
+	}
+	if f := s.Freshness; f != nil {
+		if f.Newest != "" {
+			line += fmt.Sprintf(" Newest %s: %s.", f.NewestOf, f.Newest)
+		}
+		if f.Counts != nil {
+			line += fmt.Sprintf(" Sources: %d ok, %d stale, %d failing.", f.Counts["ok"], f.Counts["stale"], f.Counts["failing"])
+		}
+	}
+	if s.FreshnessError != "" {
+		line += " The last freshness check failed: " + s.FreshnessError
+	}
+	return line
+}
+
+func describeSource(title string, s loadstatus.Source, f *loadstatus.Freshness) string {
+	var what string
+	switch s.State {
+	case "ok":
+		what = fmt.Sprintf("current (imported within the last %g hours)", f.WindowHours)
+	case "stale":
+		what = fmt.Sprintf("STALE: no successful import within the last %g hours; recent documents may be missing", f.WindowHours)
+	case "failing":
+		what = fmt.Sprintf("FAILING: its imports fail and none succeeded within the last %g hours; recent documents may be missing", f.WindowHours)
+	case "never_imported":
+		what = "never imported yet: no documents"
+	case "not_implemented":
+		what = "not imported by this platform"
+	case "discontinued":
+		what = "discontinued (the organisation no longer exists)"
+		if s.SucceededBy != "" {
+			what += "; succeeded by " + s.SucceededBy
+		}
+	default:
+		what = s.State
+	}
+	line := fmt.Sprintf("%s, %s (%s): %s", title, s.Label, s.Key, what)
+	if s.LastSuccessAt != "" {
+		line += "; last successful import " + s.LastSuccessAt
+	}
+	if s.LatestContentDate != "" {
+		line += "; newest meeting " + s.LatestContentDate
+	}
+	if s.LastError != "" {
+		line += "; last error: " + s.LastError
+	}
+	return line + "."
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}

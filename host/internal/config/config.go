@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
+	"github.com/besluitbron/besluitbron/host/internal/ratelimit"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -266,6 +268,11 @@ func (c *Config) validate() error {
 			bad("server.trusted_proxies[%d] %q: %v", i, p, err)
 		}
 	}
+	for i, o := range c.Server.AllowedOrigins {
+		if _, err := ratelimit.ParseOrigin(o); err != nil {
+			bad("server.allowed_origins[%d] %v", i, err)
+		}
+	}
 	if c.Server.ShutdownTimeout <= 0 {
 		bad("server.shutdown_timeout: must be positive")
 	}
@@ -293,8 +300,8 @@ func (c *Config) validate() error {
 	}
 	r := c.MCPRateLimit
 	for name, v := range map[string]float64{"process_rps": r.ProcessRPS, "address_rps": r.AddressRPS, "session_rps": r.SessionRPS, "ip_rps": r.IPRPS} {
-		if v <= 0 {
-			bad("mcp_rate_limit.%s: must be positive", name)
+		if !(v > 0) || math.IsInf(v, 0) {
+			bad("mcp_rate_limit.%s: must be a positive number of requests per second", name)
 		}
 	}
 	for name, v := range map[string]int{"process_burst": r.ProcessBurst, "address_burst": r.AddressBurst, "session_burst": r.SessionBurst, "ip_burst": r.IPBurst} {

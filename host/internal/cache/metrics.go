@@ -59,6 +59,9 @@ func (m *Metrics) add(s *Store) {
 }
 
 func (m *Metrics) remove(s *Store) {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, x := range m.stores {

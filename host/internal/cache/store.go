@@ -35,8 +35,9 @@ type Options struct {
 	// (default Platform).
 	Title string
 	// MaxBytes is the cache's budget, at least [MinBytes]. A value larger
-	// than MaxBytes/8 is refused and counted: fastcache cannot reliably
-	// return a larger one.
+	// than MaxBytes/8, or one whose 64 KiB pieces would overwrite each
+	// other in fastcache's buckets, is refused and counted as oversize:
+	// fastcache could not return it.
 	MaxBytes int
 	// TTL maps each cache class the connector declares to its time to
 	// live (the manifest's, overridden by plugins.toml). A class that is
@@ -314,6 +315,11 @@ func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.
 	}
 	v := appendEntry(make([]byte, 0, n), &entry{stamp: s.stamp, written: now, expires: now.Add(cl.ttl), resp: resp})
 	if 4+len(k)+len(v) >= bigValue {
+		if !fitsBig(k, v, s.o.MaxBytes) {
+			cl.oversize.add(1)
+			s.o.Logger.Debug("response does not fit the cache's geometry", "connector", s.o.Platform, "class", cl.name, "bytes", n)
+			return
+		}
 		s.c.SetBig(k, v)
 	} else {
 		s.c.Set(k, v)

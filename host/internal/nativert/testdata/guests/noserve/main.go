@@ -1,0 +1,12 @@
+// Command noserve is a connector main package that forgot sdk.Main: it
+// builds natively but exits at once.
+package main
+
+import (
+	"github.com/besluitbron/besluitbron/plugins/example"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+func init() { sdk.Export(example.Plugin()) }
+
+func main() {}

@@ -92,6 +92,9 @@ type RateLimit struct {
 
 // Connector is one [connectors.<id>] table.
 type Connector struct {
+	// Runtime is "wasm" (Module is a .wasm file) or "process" (Module is
+	// a native binary run under go-plugin).
+	Runtime         string                   `koanf:"runtime"`
 	Module          string                   `koanf:"module"`
 	Enabled         bool                     `koanf:"enabled"`
 	SHA256          string                   `koanf:"sha256"`
@@ -142,6 +145,7 @@ func defaults() map[string]any {
 // connectorDefaults apply to every [connectors.<id>] table.
 var connectorDefaults = map[string]any{
 	"enabled":         true,
+	"runtime":         "wasm",
 	"pool_size":       8,
 	"memory_limit_mb": 256,
 	"call_timeout":    "90s",
@@ -320,8 +324,13 @@ func (c *Config) validate() error {
 		if !idPattern.MatchString(id) {
 			bad("%s: id must be lower-case letters and digits", pfx)
 		}
+		switch cc.Runtime {
+		case "wasm", "process":
+		default:
+			bad("%s.runtime %q: want \"wasm\" or \"process\"", pfx, cc.Runtime)
+		}
 		if cc.Enabled && cc.Module == "" {
-			bad("%s.module: empty (path to the connector's .wasm)", pfx)
+			bad("%s.module: empty (path to the connector's .wasm, or its native binary for runtime = \"process\")", pfx)
 		}
 		if cc.SHA256 != "" && !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(cc.SHA256) {
 			bad("%s.sha256: want 64 lower-case hex digits", pfx)

@@ -24,6 +24,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -63,6 +64,7 @@ type Host struct {
 	registry  *prometheus.Registry
 	metrics   *hostMetrics
 	lstatus   *loadstatus.Job // the Laadstatus job (status_tool.go)
+	web       *web.Server     // the pages (web.go)
 	caches    caches
 }
 

@@ -99,11 +99,15 @@ func resultText(res *mcp.CallToolResult) string {
 }
 
 // statusTools returns besluitbron_status, the platforms' load status. It
-// answers from the job's last round and never calls a platform.
+// answers from the job's last round and never calls a platform. Called
+// once from New, it also builds the Laadstatus job and the pages.
 func (h *Host) statusTools() []mcpserver.HostTool {
 	if h.lstatus == nil {
 		h.lstatus = h.newStatusJob()
 		h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
+	}
+	if h.web == nil {
+		h.web = h.newWeb()
 	}
 	var ids []any
 	for _, p := range h.platforms {

@@ -1,13 +1,106 @@
 package host
 
-import "net/http"
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
 
-// webRoutes adds the search page and the status pages (issue: search page
-// and Laadstatus). Until they exist, the root says where the MCP addresses
-// are.
-func (h *Host) webRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("BesluitBron: MCP at /mcp/unified/v1 and /mcp/<connector>/v1\n"))
-	})
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/web"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// webFilters name each platform's organisation choice on the search page:
+// the search argument, its label, and the list tool that offers the
+// choices. A platform not listed (or whose search lacks the argument) has
+// no filter.
+var webFilters = map[string]web.Filter{
+	"obv":            {Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "obv_list_sources"},
+	"ori":            {Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "ori_list_organizations"},
+	"obk":            {Arg: "organization", LabelNL: "Organisatie (bijvoorbeeld Utrecht)", LabelEN: "Organisation (for example Utrecht)"},
+	"openarchivaris": {Arg: "government", LabelNL: "Overheid", LabelEN: "Government", ListTool: "openarchivaris_list_governments"},
+	"rechtspraak":    {Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "rechtspraak_list_courts"},
+}
+
+// webRoutes adds the search page, the document view and the Laadstatus
+// pages.
+func (h *Host) webRoutes(mux *http.ServeMux) { h.web.Routes(mux) }
+
+// newWeb builds the pages' server (once, from statusTools during New: every
+// Handler shares it, and with it the pages' running calls). Its calls go
+// through the MCP server, created after it.
+func (h *Host) newWeb() *web.Server {
+	call := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult {
+		return h.mcp.Call(ctx, info, tool, args)
+	}
+	o := web.Options{Call: call, Version: h.o.Version, Logger: h.log, Registerer: h.registry}
+	if h.lstatus != nil {
+		o.Status = h.lstatus.Snapshot
+	}
+	for _, p := range h.platforms {
+		if wp, ok := webPlatform(p); ok {
+			o.Platforms = append(o.Platforms, wp)
+		}
+	}
+	return web.New(o)
+}
+
+// webPlatform describes a platform to the pages from its manifest: which
+// search arguments exist, and how its document tool takes an id.
+func webPlatform(p *platform) (web.Platform, bool) {
+	tool := func(name string) (connector.Tool, bool) {
+		i := slices.IndexFunc(p.manifest.Tools, func(t connector.Tool) bool { return t.Name == name })
+		if i < 0 {
+			return connector.Tool{}, false
+		}
+		return p.manifest.Tools[i], true
+	}
+	search, ok := tool("search")
+	if !ok {
+		return web.Platform{}, false
+	}
+	var ss schemaInfo
+	_ = json.Unmarshal(search.InputSchema, &ss)
+	wp := web.Platform{ID: p.id, Title: p.manifest.Title, Description: p.manifest.Description, SearchTool: p.id + "_search",
+		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
+	if f, ok := webFilters[p.id]; ok && ss.has(f.Arg) {
+		if f.ListTool != "" {
+			if _, ok := tool(f.ListTool[len(p.id)+1:]); !ok {
+				f.ListTool = ""
+			}
+		}
+		wp.Filter = &f
+	}
+	if doc, ok := tool("get_document"); ok {
+		var ds schemaInfo
+		_ = json.Unmarshal(doc.InputSchema, &ds)
+		if len(ds.Required) > 0 {
+			wp.DocumentTool, wp.DocumentArg = p.id+"_get_document", ds.Required[0]
+			if c, ok := ds.Properties["category"]; ok {
+				wp.DocumentCategories = c.Enum
+			}
+		}
+	}
+	return wp, true
+}
+
+// schemaInfo is the part of a tool's JSON schema the pages read.
+type schemaInfo struct {
+	Properties map[string]struct {
+		Enum    []string `json:"enum"`
+		Maximum *int     `json:"maximum"`
+	} `json:"properties"`
+	Required []string `json:"required"`
+}
+
+func (s schemaInfo) has(name string) bool { _, ok := s.Properties[name]; return ok }
+
+func (s schemaInfo) max(name string) int {
+	if p, ok := s.Properties[name]; ok && p.Maximum != nil {
+		return *p.Maximum
+	}
+	return 0
 }

@@ -140,7 +140,7 @@ pool_size = 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), &Options{Config: cfg, Version: "9.9.9-test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h, err := New(context.Background(), &Options{Config: cfg, Version: "9.9.9-test", Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,4 +149,12 @@ pool_size = 2
 	t.Cleanup(srv.Close)
 	th.h, th.url = h, srv.URL
 	return th
+}
+
+// testLogger discards logs unless BESLUITBRON_TEST_LOG is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("BESLUITBRON_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

@@ -1,0 +1,32 @@
+// Package web owns BesluitBron's pages for people: the search page at /,
+// the document view, and the Laadstatus pages /status and /status.json.
+//
+// The pages call the platforms the way an assistant does: through the
+// same connector tools, cache and fair scheduler, as the one shared public
+// session (sched.PublicSession), whose usage the scheduler does not count
+// because it stands for many visitors at once. [Options.Call] is the
+// host's tool runner (mcpserver.Server.Call); this package never talks to
+// a platform itself.
+//
+// Pages are html/template with templates, CSS and a little JavaScript
+// embedded in the binary: no build step. Everything works without
+// JavaScript; with it, a platform that is still answering fills in
+// without a reload. The interface is Dutch, with an English toggle
+// (?lang=en, remembered in a cookie).
+//
+// # Slow, queued and down platforms
+//
+// A page waits at most [Options.Wait] for the platforms. A call that is
+// not done by then keeps running in the background (bounded by
+// [Options.CallTimeout]) so its answer lands in the cache, and the page
+// says whether the platform is slow or waiting in the queue of its request
+// limit (position and expected wait); asking again joins the running call
+// instead of starting another. A platform that does not answer is marked
+// down, with the platform's own message.
+//
+// # Concurrency
+//
+// A *Server is safe for concurrent use. At most [Options.MaxInFlight]
+// platform calls run for the pages at once; past that the page says
+// BesluitBron is busy.
+package web

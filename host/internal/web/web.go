@@ -1,0 +1,332 @@
+package web
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Caller runs one connector tool by full name (mcpserver.Server.Call).
+type Caller func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult
+
+// Platform is one searchable platform as the pages see it.
+type Platform struct {
+	// ID is the connector id; Title the platform's name; Description a
+	// sentence about what it holds.
+	ID, Title, Description string
+	// SearchTool and DocumentTool are full tool names; DocumentArg is the
+	// get_document argument that takes a result's id.
+	SearchTool, DocumentTool, DocumentArg string
+	// DocumentCategories are result types the document tool wants as its
+	// "category" argument (OpenTK's Verslag).
+	DocumentCategories []string
+	// Query, Dates and Offset say whether the search tool takes query,
+	// date_from/date_to and offset; MaxLimit caps its limit.
+	Query, Dates, Offset bool
+	MaxLimit             int
+	// Filter is the platform's municipality, source or court choice.
+	Filter *Filter
+}
+
+// Filter is a search argument that narrows a platform to one organisation.
+type Filter struct {
+	// Arg is the search tool's argument.
+	Arg string
+	// LabelNL and LabelEN name the choice.
+	LabelNL, LabelEN string
+	// ListTool, when set, lists the choices (an sdk.ListResult).
+	ListTool string
+}
+
+// Options configure a Server. Zero values mean defaults.
+type Options struct {
+	// Platforms in display order; Call is required.
+	Platforms []Platform
+	Call      Caller
+	// Status, when set, serves the Laadstatus pages and the warnings.
+	Status func() loadstatus.Snapshot
+	// Version is shown in the footer.
+	Version string
+	Logger  *slog.Logger
+	// Registerer receives the page metrics (nil: none).
+	Registerer prometheus.Registerer
+	// Wait is how long a page waits for the platforms (default 8 s).
+	Wait time.Duration
+	// CallTimeout bounds a page's platform call, which goes on in the
+	// background after the page is sent (default 90 s).
+	CallTimeout time.Duration
+	// MaxInFlight bounds the page's platform calls at once (default 32).
+	MaxInFlight int
+	// PageSize is the number of results per platform (default 10).
+	PageSize int
+	// ListTTL is how long filter choices are kept (default 1 h).
+	ListTTL time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Server serves the pages. Build it with [New].
+type Server struct {
+	o     Options
+	byID  map[string]*Platform
+	pages map[string]*template.Template
+	calls *calls
+	lists *lists
+	reqs  *prometheus.CounterVec
+}
+
+// New returns a Server. It panics without Call (a programmer error).
+func New(o Options) *Server {
+	if o.Call == nil {
+		panic("web.New: nil Call")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Wait <= 0 {
+		o.Wait = 8 * time.Second
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 90 * time.Second
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 32
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 10
+	}
+	if o.ListTTL <= 0 {
+		o.ListTTL = time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{o: o, byID: map[string]*Platform{}, pages: map[string]*template.Template{}}
+	for i := range o.Platforms {
+		s.byID[o.Platforms[i].ID] = &s.o.Platforms[i]
+	}
+	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Call)
+	s.lists = &lists{s: s, m: map[string]*list{}}
+	for _, page := range []string{"search", "fragment", "document", "status"} {
+		t := template.New("").Funcs(funcs)
+		template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/results.html", "templates/"+page+".html"))
+		s.pages[page] = t
+	}
+	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "besluitbron_web_requests_total", Help: "Page requests by page and HTTP status.",
+	}, []string{"page", "code"})
+	if o.Registerer != nil {
+		o.Registerer.MustRegister(s.reqs)
+	}
+	return s
+}
+
+// Routes adds the pages to mux.
+func (s *Server) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", s.handleSearch)
+	mux.HandleFunc("GET /resultaten", s.handleFragment)
+	mux.HandleFunc("GET /document", s.handleDocument)
+	if s.o.Status != nil {
+		mux.HandleFunc("GET /status", s.handleStatus)
+		mux.HandleFunc("GET /status.json", s.handleStatusJSON)
+	}
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	}))
+}
+
+// page is what every template gets.
+type page struct {
+	Lang      string
+	Title     string
+	Path      string
+	Query     url.Values
+	Version   string
+	HasStatus bool
+	Now       time.Time
+	Data      any
+}
+
+// T returns a text in the page's language.
+func (p *page) T(key string, args ...any) string { return tr(p.Lang, key, args...) }
+
+func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title string) *page {
+	lang := language(w, r)
+	q := r.URL.Query()
+	q.Del("lang")
+	p := &page{Lang: lang, Path: r.URL.Path, Query: q, Version: s.o.Version, HasStatus: s.o.Status != nil, Now: s.o.Now()}
+	p.Title = p.T(title)
+	return p
+}
+
+// render writes a page; a template error is a 500 and logged (it is a
+// bug, never the visitor's fault).
+func (s *Server) render(w http.ResponseWriter, name, tmpl string, status int, p *page) {
+	var b strings.Builder
+	if err := s.pages[name].ExecuteTemplate(&b, tmpl, p); err != nil {
+		s.o.Logger.Error("web: template", "page", name, "error", err)
+		s.reqs.WithLabelValues(name, "500").Inc()
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write([]byte(b.String()))
+	s.reqs.WithLabelValues(name, fmt.Sprint(status)).Inc()
+}
+
+// language picks nl or en: ?lang= (remembered in a cookie), else the
+// cookie, else Dutch.
+func language(w http.ResponseWriter, r *http.Request) string {
+	if l := r.URL.Query().Get("lang"); l == "nl" || l == "en" {
+		http.SetCookie(w, &http.Cookie{Name: "lang", Value: l, Path: "/", MaxAge: 365 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		return l
+	}
+	if c, err := r.Cookie("lang"); err == nil && (c.Value == "nl" || c.Value == "en") {
+		return c.Value
+	}
+	return "nl"
+}
+
+var funcs = template.FuncMap{
+	"link": func(path string, q url.Values, kv ...string) string {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = append([]string(nil), vs...)
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				v.Del(kv[i])
+			} else {
+				v.Set(kv[i], kv[i+1])
+			}
+		}
+		if len(v) == 0 {
+			return path
+		}
+		return path + "?" + v.Encode()
+	},
+	"date":    func(lang, iso string) string { return formatDate(lang, iso) },
+	"when":    func(lang string, t, now time.Time) string { return formatWhen(lang, t, now) },
+	"ms":      func(ms int64) string { return fmt.Sprintf("%d ms", ms) },
+	"add":     func(a, b int) int { return a + b },
+	"sub":     func(a, b int) int { return a - b },
+	"deref":   func(n *int) int { return *n },
+	"secs":    func(ms int64) float64 { return float64(ms) / 1000 },
+	"mins":    func(secs float64) int { return int(secs / 60) },
+	"pair":    func(p *page, s *section) sectionView { return sectionView{P: p, S: s} },
+	"sources": func(p *page, ss []loadstatus.Source) sourcesView { return sourcesView{P: p, Sources: ss} },
+	"doclink": func(p *page, pl *Platform, it sdk.Item) string {
+		v := url.Values{"p": {pl.ID}, "id": {it.ID}}
+		if it.Type != "" && contains(pl.DocumentCategories, it.Type) {
+			v.Set("soort", it.Type)
+		}
+		back := p.Path
+		if len(p.Query) > 0 {
+			back += "?" + p.Query.Encode()
+		}
+		v.Set("terug", back)
+		return "/document?" + v.Encode()
+	},
+	"has": func(list []string, v string) bool {
+		for _, x := range list {
+			if x == v {
+				return true
+			}
+		}
+		return false
+	},
+}
+
+// sectionView pairs a results section with its page (texts, language).
+type sectionView struct {
+	P *page
+	S *section
+}
+
+// sourcesView pairs a list of sources with its page.
+type sourcesView struct {
+	P       *page
+	Sources []loadstatus.Source
+}
+
+var dutchMonths = []string{"januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober", "november", "december"}
+
+func formatDate(lang, iso string) string {
+	t, err := time.Parse("2006-01-02", iso)
+	if err != nil {
+		return iso
+	}
+	if lang == "en" {
+		return t.Format("2 January 2006")
+	}
+	return fmt.Sprintf("%d %s %d", t.Day(), dutchMonths[t.Month()-1], t.Year())
+}
+
+func formatWhen(lang string, t, now time.Time) string {
+	if t.IsZero() {
+		return tr(lang, "never")
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return tr(lang, "ago.s", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return tr(lang, "ago.m", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return tr(lang, "ago.h", int(d.Hours()))
+	}
+	return tr(lang, "ago.d", int(d.Hours()/24))
+}
+
+// statusOf returns a platform's Laadstatus, if the job has one.
+func (s *Server) statusOf(id string) (loadstatus.Status, bool) {
+	if s.o.Status == nil {
+		return loadstatus.Status{}, false
+	}
+	return s.o.Status().Platform(id)
+}
+
+// lists keeps filter choices (municipalities, courts) for ListTTL.
+type lists struct {
+	s  *Server
+	mu sync.Mutex
+	m  map[string]*list
+}
+
+type list struct {
+	at    time.Time
+	items []choice
+}
+
+type choice struct{ Value, Label string }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -23,7 +22,6 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
-	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -172,33 +170,16 @@ func (h *Host) loadConnectors(ctx context.Context) error {
 }
 
 func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*platform, error) {
-	path := h.cfg.Path(cc.Module)
-	wasm, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("connectors.%s.module: %w (run `make build` first?)", id, err)
-	}
-	conn, err := wasmrt.Load(ctx, wasmrt.Options{
-		ID:               id,
-		Wasm:             wasm,
-		PoolSize:         cc.PoolSize,
-		MemoryLimitMB:    cc.MemoryLimitMB,
-		CallTimeout:      cc.CallTimeout,
-		CompilationCache: h.ccache,
-		Logger:           h.log,
-	})
+	conn, sum, err := h.loadRuntime(ctx, id, cc, h.cfg.Path(cc.Module))
 	if err != nil {
 		return nil, err
-	}
-	if cc.SHA256 != "" && cc.SHA256 != conn.SHA256() {
-		conn.Close(ctx)
-		return nil, fmt.Errorf("connectors.%s.sha256: module %s has sha256 %s, config pins %s", id, path, conn.SHA256(), cc.SHA256)
 	}
 	m, _ := conn.Describe(ctx)
 	if err := cc.Check(id, m); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
-	p := &platform{id: id, cfg: cc, conn: conn, sha256: conn.SHA256(), manifest: m}
+	p := &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m}
 	lims := map[string]fetch.Limiter{}
 	for _, s := range m.Services {
 		units, per := cc.Limit(s)
@@ -235,7 +216,7 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		return nil, err
 	}
 	p.gate = gate
-	h.log.Info("connector loaded", "connector", id, "version", m.Version, "sha256", conn.SHA256()[:12], "tools", len(m.Tools))
+	h.log.Info("connector loaded", "connector", id, "version", m.Version, "sha256", sum[:12], "tools", len(m.Tools))
 	return p, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"regexp"
@@ -137,6 +138,8 @@ func (c *Connector) startErr(err error) error {
 			first = "its first line was " + strings.TrimPrefix(first, "Unrecognized remote plugin message: ")
 		}
 		return fmt.Errorf("%s is not a BesluitBron native connector: it did not answer go-plugin's handshake (%s); build it from a main package whose main calls sdk.Main()", c.o.Path, first)
+	case errors.Is(err, fs.ErrPermission), strings.Contains(msg, "exec format error"):
+		return fmt.Errorf("starting %s: %w (a connector for runtime = \"process\" is a native executable built with go build; a .wasm module needs runtime = \"wasm\")", c.o.Path, err)
 	}
 	return fmt.Errorf("starting %s: %w", c.o.Path, err)
 }

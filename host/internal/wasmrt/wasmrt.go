@@ -152,6 +152,36 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	return c, nil
 }
 
+// PoolStats describes the instance pool.
+type PoolStats struct {
+	Instances   int   // live instances (idle or busy)
+	Idle        int   // instances waiting for a call
+	MemoryBytes int64 // linear memory of the idle instances
+	Size        int   // the pool's maximum
+}
+
+// PoolStats reports the pool's current state. Busy instances' memory is not
+// read (it belongs to a running call).
+func (c *Connector) PoolStats() PoolStats {
+	st := PoolStats{Instances: len(c.slots), Size: cap(c.slots)}
+	var held []*instance
+	for {
+		select {
+		case in := <-c.idle:
+			held = append(held, in)
+			st.MemoryBytes += int64(in.mod.Memory().Size())
+			continue
+		default:
+		}
+		break
+	}
+	st.Idle = len(held)
+	for _, in := range held {
+		c.idle <- in
+	}
+	return st
+}
+
 // SHA256 is the hex sha256 of the module bytes.
 func (c *Connector) SHA256() string { return c.sha256 }
 
@@ -163,6 +193,7 @@ func (c *Connector) Describe(context.Context) (connector.Manifest, error) {
 // instance is one module instance and the stderr it writes.
 type instance struct {
 	mod    api.Module
+	call   api.Function // besluitbron_call, looked up once: each lookup builds a call engine
 	stderr *logWriter
 }
 
@@ -181,7 +212,7 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 		mod.Close(ctx)
 		return nil, fmt.Errorf("initialising: %w (%s)", err, firstLine(stderr.take()))
 	}
-	return &instance{mod: mod, stderr: stderr}, nil
+	return &instance{mod: mod, call: mod.ExportedFunction("besluitbron_call"), stderr: stderr}, nil
 }
 
 // acquire returns an idle instance or makes a new one, waiting while all
@@ -242,8 +273,7 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 	if err != nil {
 		return connector.CallResult{}, fmt.Errorf("connector %q: %w", c.id, err)
 	}
-	mod := inst.mod
-	out, err := c.invoke(ctx, mod, "besluitbron_call", in, h)
+	out, err := c.invokeFn(ctx, inst.call, "besluitbron_call", in, h)
 	if err != nil {
 		headline := firstLine(inst.stderr.buf2())
 		c.release(ctx, inst, false)
@@ -281,8 +311,12 @@ func (c *Connector) describeErr(ctx context.Context, err error, headline string)
 
 // invoke runs one export with input in and returns the output it wrote.
 func (c *Connector) invoke(ctx context.Context, mod api.Module, fn string, in []byte, h connector.Host) ([]byte, error) {
+	return c.invokeFn(ctx, mod.ExportedFunction(fn), fn, in, h)
+}
+
+func (c *Connector) invokeFn(ctx context.Context, f api.Function, fn string, in []byte, h connector.Host) ([]byte, error) {
 	st := &callState{input: in, host: h, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id}
-	res, err := mod.ExportedFunction(fn).Call(withState(ctx, st))
+	res, err := f.Call(withState(ctx, st))
 	if err != nil {
 		return nil, err
 	}

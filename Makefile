@@ -5,7 +5,7 @@ ADDR    ?=
 PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
 
-.PHONY: all build host plugins run test vet race bench clean
+.PHONY: all build host plugins run test vet race bench clean browser-deps
 
 all: build
 
@@ -27,7 +27,11 @@ FORCE:
 run: build
 	bin/besluitbron serve --config plugins.toml $(if $(ADDR),--addr $(ADDR))
 
-test: vet
+# The browser tests need Debian's chromium: as root, install it when missing.
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ]; then scripts/install-chromium.sh; fi
+
+test: vet browser-deps
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sched/... ./host/...
 

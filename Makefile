@@ -4,12 +4,13 @@ GO      ?= go
 ADDR    ?=
 PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
+NATIVE  := $(foreach p,$(PLUGINS),bin/plugins/$(p))
 
-.PHONY: all build host plugins run test vet race bench clean browser-deps
+.PHONY: all build host plugins native run test vet race bench clean browser-deps
 
 all: build
 
-build: host plugins
+build: host plugins native
 
 host:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/besluitbron ./cmd/besluitbron
@@ -21,6 +22,14 @@ plugins: $(WASM)
 bin/plugins/%.wasm: FORCE
 	@mkdir -p bin/plugins
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./plugins/$*/cmd
+
+# The same connectors as native go-plugin processes, for runtime =
+# "process" in plugins.toml.
+native: $(NATIVE)
+
+$(NATIVE): bin/plugins/%: FORCE
+	@mkdir -p bin/plugins
+	$(GO) build -o $@ ./plugins/$*/cmd
 
 FORCE:
 

@@ -20,7 +20,7 @@ var (
 // Root returns the repository root (the directory holding go.mod).
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
 // Path builds pkg (a path relative to the repository root, such as

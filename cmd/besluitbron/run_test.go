@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	if code, out, _ := runCmd("version"); code != 0 || strings.TrimSpace(out) != version {
+		t.Errorf("version: %d %q", code, out)
+	}
+	if code, _, errs := runCmd(); code != 2 || !strings.Contains(errs, "usage") {
+		t.Errorf("no args: %d %q", code, errs)
+	}
+	if code, _, errs := runCmd("serv"); code != 2 || !strings.Contains(errs, `unknown command "serv"`) {
+		t.Errorf("typo: %d %q", code, errs)
+	}
+	if code, _, errs := runCmd("serve", "--port", "1"); code != 2 || !strings.Contains(errs, "port") {
+		t.Errorf("bad flag: %d %q", code, errs)
+	}
+}
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plugins.toml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckConfig(t *testing.T) {
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	good := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\n")
+	if code, out, errs := runCmd("check-config", "--config", good); code != 0 || !strings.Contains(out, "config ok: 1 connector(s): obv") {
+		t.Errorf("good config: %d %q %q", code, out, errs)
+	}
+	bad := writeConfig(t, "[connectors.obv]\nmodule='"+wasm+"'\npool_size='many'\n")
+	if code, _, errs := runCmd("check-config", "--config", bad); code != 1 || !strings.Contains(errs, "pool_size") {
+		t.Errorf("bad config: %d %q", code, errs)
+	}
+	if code, _, errs := runCmd("check-config", "--config", "/nonexistent.toml"); code != 1 || !strings.Contains(errs, "nonexistent.toml") {
+		t.Errorf("missing file: %d %q", code, errs)
+	}
+}
+
+// TestStdio runs the built binary as a desktop client would: over stdin
+// and stdout, one session.
+func TestStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "besluitbron")
+	build := exec.Command("go", "build", "-ldflags", "-X main.version=7.7.7", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[log]\nlevel='warn'\n[connectors.obv]\nmodule='"+wasm+"'\n")
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bin, "stdio", "--config", cfg)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ServerInfo.Version; v != "7.7.7" {
+		t.Errorf("serverInfo.version = %q, want the build's version", v)
+	}
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(lt.Tools) < 3 {
+		t.Fatalf("tools: %v %v", err, lt)
+	}
+	// A bad argument is a tool error, not a crash; the session goes on.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"limit": "ten"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("bad argument: %v %+v", err, res)
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("after a tool error: %v", err)
+	}
+}

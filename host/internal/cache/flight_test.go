@@ -239,3 +239,55 @@ func TestHammer(t *testing.T) {
 		t.Errorf("%d fills for %d calls: nothing was cached", fills.Load(), calls.Load())
 	}
 }
+
+// Hammer: identical requests reach the platform exactly once per key,
+// whatever the interleaving of lookups, flights and stores.
+func TestHammerOneFillPerKey(t *testing.T) {
+	const P, N, keys = 8, 300, 20
+	e := newEnv(t, nil)
+	var fills [keys]atomic.Int64
+	var wg sync.WaitGroup
+	for p := range P {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(p), 9))
+			for range N {
+				i := rng.IntN(keys)
+				_, _, err := e.s.Do(t.Context(), "list", fmt.Sprint("k", i), func(context.Context) (connector.FetchResponse, bool, error) {
+					fills[i].Add(1)
+					return connector.FetchResponse{Status: 200, Body: []byte("v")}, true, nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range keys {
+		if n := fills[i].Load(); n != 1 {
+			t.Errorf("key %d: %d upstream requests, want 1", i, n)
+		}
+	}
+}
+
+// A miss whose entry is filled by another caller between its lookup and
+// its flight still makes no second upstream request.
+func TestMissFilledMeanwhileIsAHit(t *testing.T) {
+	e := newEnv(t, nil)
+	var fills atomic.Int64
+	fill := func(context.Context) (connector.FetchResponse, bool, error) {
+		fills.Add(1)
+		return connector.FetchResponse{Status: 200, Body: []byte("v")}, true, nil
+	}
+	once := true
+	e.s.SetAfterLookup(func() {
+		if once {
+			once = false
+			e.s.Do(t.Context(), "list", "k", fill) // the other caller, start to end
+		}
+	})
+	_, outcome, err := e.s.Do(t.Context(), "list", "k", fill)
+	if err != nil || outcome != callinfo.Hit || fills.Load() != 1 {
+		t.Errorf("outcome %q, %d upstream requests (err %v); want a hit after one request", outcome, fills.Load(), err)
+	}
+}

@@ -137,6 +137,9 @@ type Store struct {
 	closed  bool
 	// off is set by Close: every fetch then bypasses the cache.
 	off atomic.Bool
+	// afterLookup, when set (tests), runs between a miss's lookup and its
+	// flight.
+	afterLookup func()
 }
 
 // Open builds the platform's cache and loads what was saved under o.Dir.
@@ -255,9 +258,20 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 		s.changes.Add(1)
 		cl.discards.add(1)
 	}
+	if s.afterLookup != nil {
+		s.afterLookup()
+	}
 	led := false
 	val, shared, err := s.flights.do(ctx, string(k), func(fctx context.Context) any {
 		led = true
+		// Between this caller's lookup and its flight another flight may
+		// have filled the entry: look again, so that identical requests
+		// reach the platform once whatever the interleaving.
+		if v, st := s.lookup(cl, k, s.o.Now()); st == fresh {
+			if e, err := decodeEntry(v); err == nil {
+				return fillResult{resp: e.resp, hit: true}
+			}
+		}
 		return s.fill(fctx, cl, k, fill)
 	})
 	if err != nil {
@@ -275,6 +289,10 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 			cl.coalesced.add(1)
 		}
 	}
+	if r.hit {
+		cl.hits.add(1)
+		return r.resp, callinfo.Hit, nil
+	}
 	if state == expired && platformFailed(r) {
 		if e, derr := decodeEntry(v); derr == nil {
 			cl.stale.add(1)
@@ -290,6 +308,7 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 type fillResult struct {
 	resp connector.FetchResponse
 	err  error
+	hit  bool // found in the cache after all
 }
 
 // fill runs the caller's fill once for everyone waiting on k and stores

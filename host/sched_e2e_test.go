@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/besluitbron/besluitbron/host"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 )
@@ -119,12 +121,34 @@ per = "500ms"
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	newcomer := connect(t, srv.URL+"/mcp/unified/v1")
-	before, _, _ := plat.seen()
-	res := callTool(t, newcomer, "obv_search", map[string]any{"query": "newcomer"})
-	if res.IsError {
-		t.Fatalf("newcomer: %s", text(res))
+	// The newcomer asks for progress: while it waits at the limit it is
+	// told its position and expected wait.
+	var progress []string
+	var pmu sync.Mutex
+	c := mcp.NewClient(&mcp.Implementation{Name: "newcomer", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			pmu.Lock()
+			progress = append(progress, req.Params.Message)
+			pmu.Unlock()
+		},
+	})
+	newcomer, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { newcomer.Close() })
+	before, _, _ := plat.seen()
+	params := &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": "newcomer"}}
+	params.SetProgressToken("newcomer-1")
+	res, err := newcomer.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("newcomer: %v %s", err, text(res))
+	}
+	pmu.Lock()
+	if len(progress) == 0 || !strings.Contains(progress[0], "position") {
+		t.Errorf("progress notifications %q: want the queue position while waiting", progress)
+	}
+	pmu.Unlock()
 	wg.Wait()
 	close(errs)
 	for e := range errs {

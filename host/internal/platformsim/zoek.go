@@ -1,0 +1,54 @@
+package platformsim
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// zoekSim serves the publication files of zoek.officielebekendmakingen.nl
+// ({id}.xml) recorded in testdata/obk and testdata/tk as obk-{id}.xml.
+type zoekSim struct {
+	files map[string][]byte
+}
+
+func newZoek(d dataDir) (backend, error) {
+	s := &zoekSim{files: map[string][]byte{}}
+	for _, platform := range []string{"obk", "tk"} {
+		for _, f := range d.glob(platform, "obk-*.xml") {
+			b, err := readFile(f)
+			if err != nil {
+				return nil, err
+			}
+			id := strings.TrimSuffix(strings.TrimPrefix(baseName(f), "obk-"), ".xml")
+			if _, dup := s.files[id]; !dup {
+				s.files[id] = b
+			}
+		}
+	}
+	return s, nil
+}
+
+var zoekPath = regexp.MustCompile(`^/([a-z]{1,6}(?:-[a-z]{2})?-[0-9A-Za-z][0-9A-Za-z.-]*)\.xml$`)
+
+func (s *zoekSim) cost(*http.Request) float64 { return 1 }
+
+func (s *zoekSim) serve(w http.ResponseWriter, r *http.Request) {
+	m := zoekPath.FindStringSubmatch(r.URL.Path)
+	if m == nil {
+		writeBody(w, http.StatusNotFound, "text/html", nginx(404))
+		return
+	}
+	b, ok := s.files[m[1]]
+	if !ok {
+		writeBody(w, http.StatusNotFound, "text/html", nginx(404))
+		return
+	}
+	writeBody(w, http.StatusOK, "text/xml", b)
+}
+
+func (s *zoekSim) serverError(string) (int, string, []byte) {
+	return http.StatusServiceUnavailable, "text/html", nginx(503)
+}
+
+func (s *zoekSim) tooMany(int) (string, []byte) { return "text/html", nginx(429) }

@@ -34,8 +34,8 @@ type Fault struct {
 // faultJSON is Fault on the wire, with the latency as a Go duration
 // string ("250ms").
 type faultJSON struct {
-	Latency string `json:"latency,omitempty"`
-	Hang    bool   `json:"hang,omitempty"`
+	Latency       string  `json:"latency,omitempty"`
+	Hang          bool    `json:"hang,omitempty"`
 	ErrorRate     float64 `json:"error_rate,omitempty"`
 	ResetRate     float64 `json:"reset_rate,omitempty"`
 	MalformedRate float64 `json:"malformed_rate,omitempty"`

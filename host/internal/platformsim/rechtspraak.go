@@ -24,9 +24,9 @@ type rechtspraakSim struct {
 // decision is what the index knows of one ECLI, read from its document.
 type decision struct {
 	ecli, court, courtID, date, typ, modified, caseNr, summary string
-	subjects                                                     []string
-	hasText                                                      bool
-	raw                                                          []byte
+	subjects                                                   []string
+	hasText                                                    bool
+	raw                                                        []byte
 }
 
 func newRechtspraak(d dataDir) (backend, error) {

@@ -27,7 +27,8 @@
 // # Limits
 //
 // OpenTK publishes no limit and the server has none in code; its operator
-// warns about costly searches. The manifest declares politeness defaults of
-// our own: 60 searches and 60 page fetches per minute (one per second
-// each), queued by the host.
+// warns about costly searches. As the seed's limits table says ("no strict
+// limit"), BesluitBron tracks no limit here; the cache (searches 10
+// minutes, pages weeks) and the cost notes keep the load down, and an admin
+// can impose one per service in plugins.toml.
 package opentk

@@ -42,12 +42,16 @@ func manifest() connector.Manifest {
 		AllowedHosts: []string{"berthub.eu"},
 		Services: []connector.Service{
 			{
-				Name: ServiceSearch, Units: 60, Per: connector.Duration(time.Minute),
-				Description: "politeness default of this connector, not a published limit: one search per second; OpenTK has no rate limiter but shortens searches under load",
+				// The seed's table: "no strict limit; the administrator will
+				// warn users about costly searches". BesluitBron tracks no
+				// limit here; the cache and the tool descriptions keep the
+				// load down. An admin can set one in plugins.toml.
+				Name:        ServiceSearch,
+				Description: "no strict limit (OpenTK has no rate limiter but shortens searches under load, and its administrator warns about costly searches); set connectors.opentk.limits.search to impose one",
 			},
 			{
-				Name: ServicePages, Units: 60, Per: connector.Duration(time.Minute),
-				Description: "politeness default of this connector, not a published limit: one document or list page per second",
+				Name:        ServicePages,
+				Description: "no strict limit; documents and list pages are cached for weeks; set connectors.opentk.limits.pages to impose one",
 			},
 		},
 		CacheClasses: []connector.CacheClass{
@@ -65,7 +69,7 @@ func manifest() connector.Manifest {
 					"There is no total count. Under load OpenTK cuts searches short, so results may be partial; the notes say when that may have happened. " +
 					"Use opentk_get_document with a result's id for the text of a Document or Verslag.",
 				InputSchema: json.RawMessage(searchSchema),
-				CostNote:    "One search per call, limited to 60 per minute as a courtesy (queued when exceeded); the same query with another offset, sort or filter is served from the cache for 10 minutes, so paging is free.",
+				CostNote:    "One full-text search on OpenTK's server per call: a costly operation for the platform, so search only when titles from a cheaper tool do not answer; the same query with another offset, sort or filter is served from the cache for 10 minutes, so paging is free.",
 			},
 			{
 				Name:  "get_document",
@@ -74,7 +78,7 @@ func manifest() connector.Manifest {
 					"or, with category Verslag and the meeting id from opentk_search, the report of that plenary sitting. Activities, commitments, gifts and Woo documents have no full text here: cite their url. " +
 					"Tables and layout are lost in conversion. Long texts come in pages: pass page (1-based); the result states page and pages.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "One page fetch (60 per minute as a courtesy); a document OpenTK has not converted before can take seconds. Cached for weeks after the first read.",
+				CostNote:    "One page fetch; a document OpenTK has not converted before can take seconds. Cached for weeks after the first read.",
 			},
 			{
 				Name:        "list_committees",

@@ -7,7 +7,6 @@ import (
 	"mime/multipart"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -27,8 +26,8 @@ func TestManifestValid(t *testing.T) {
 	m := sdktest.CheckManifest(t, opentk.Plugin())
 	for _, name := range []string{opentk.ServiceSearch, opentk.ServicePages} {
 		s, ok := m.Service(name)
-		if !ok || s.Units != 60 || time.Duration(s.Per) != time.Minute || !strings.Contains(s.Description, "politeness default") {
-			t.Errorf("service %s = %+v, want 60 per minute, described as a politeness default", name, s)
+		if !ok || s.Limited() || !strings.Contains(s.Description, "no strict limit") {
+			t.Errorf("service %s = %+v, want no declared limit (the seed: no strict limit), said so", name, s)
 		}
 	}
 	for _, tool := range m.Tools {

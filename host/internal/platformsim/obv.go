@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ type obvSim struct {
 	byID     map[string]*obvEntity
 	sources  []obvSource
 	stats    []byte
+	status   []byte // nil when not recorded
 }
 
 type obvEntity struct {
@@ -80,6 +82,9 @@ func newOBV(d dataDir) (backend, error) {
 	s.sources = src.Sources
 	var err error
 	if s.stats, err = d.read("obv", "obv-stats.json"); err != nil {
+		return nil, err
+	}
+	if s.status, err = d.read("obv", "obv-status.json"); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
 	return s, nil
@@ -185,6 +190,8 @@ func (s *obvSim) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"sources": out})
 	case p == "/api/stats":
 		writeBody(w, http.StatusOK, "application/json", s.stats)
+	case p == "/api/status" && s.status != nil:
+		writeBody(w, http.StatusOK, "application/json", s.status)
 	default:
 		obvError(w, http.StatusNotFound, "Not found")
 	}

@@ -86,7 +86,9 @@ func parseDecision(b []byte) (*decision, error) {
 				ID string `xml:"resourceIdentifier,attr"`
 			} `xml:"subject"`
 		} `xml:"RDF>Description"`
-		Inhoud    string    `xml:"inhoudsindicatie"`
+		Inhoud struct {
+			Inner string `xml:",innerxml"`
+		} `xml:"inhoudsindicatie"`
 		Uitspraak *struct{} `xml:"uitspraak"`
 		Conclusie *struct{} `xml:"conclusie"`
 	}
@@ -99,7 +101,7 @@ func parseDecision(b []byte) (*decision, error) {
 	ds := doc.Descriptions[0]
 	dc := &decision{ecli: ds.Identifier, court: strings.TrimSpace(ds.Creator.Name), courtID: ds.Creator.ID, date: ds.Date,
 		typ: ds.Type, modified: ds.Modified, caseNr: ds.Zaaknr, raw: b, hasText: doc.Uitspraak != nil || doc.Conclusie != nil}
-	dc.summary = strings.Join(strings.Fields(doc.Inhoud), " ")
+	dc.summary = htmlToText(doc.Inhoud.Inner)
 	for _, sub := range ds.Subjects {
 		dc.subjects = append(dc.subjects, sub.ID)
 	}

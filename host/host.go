@@ -200,9 +200,15 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		return nil, err
 	}
 	p.cache = cache
+	var rewrites []fetch.Rewrite
+	for _, rw := range cc.URLRewrites {
+		from, to, _ := config.SplitRewrite(rw)
+		rewrites = append(rewrites, fetch.Rewrite{From: from, To: to})
+	}
 	gate, err := fetch.New(fetch.Options{
 		Manifest:         m,
 		BaseURL:          cc.BaseURL,
+		Rewrites:         rewrites,
 		PrivateNetworks:  config.Prefixes(cc.PrivateNetworks),
 		MaxResponseBytes: int64(cc.MaxResponseMB) << 20,
 		RequestTimeout:   cc.RequestTimeout,

@@ -99,6 +99,7 @@ type Connector struct {
 	Enabled         bool                     `koanf:"enabled"`
 	SHA256          string                   `koanf:"sha256"`
 	BaseURL         string                   `koanf:"base_url"`
+	URLRewrites     []string                 `koanf:"url_rewrites"`
 	PrivateNetworks []string                 `koanf:"private_networks"`
 	PoolSize        int                      `koanf:"pool_size"`
 	MemoryLimitMB   int                      `koanf:"memory_limit_mb"`
@@ -154,7 +155,7 @@ var connectorDefaults = map[string]any{
 	"cache_mb":        64,
 }
 
-var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true}
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true, "url_rewrites": true}
 
 // Load reads path (may be "" for defaults and environment only) and the
 // environment given as KEY=VALUE lines (nil = os.Environ()).
@@ -335,6 +336,11 @@ func (c *Config) validate() error {
 		if cc.SHA256 != "" && !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(cc.SHA256) {
 			bad("%s.sha256: want 64 lower-case hex digits", pfx)
 		}
+		for i, rw := range cc.URLRewrites {
+			if _, _, ok := SplitRewrite(rw); !ok {
+				bad("%s.url_rewrites[%d] %q: want \"https://from.example => http://to.example/prefix\"", pfx, i, rw)
+			}
+		}
 		for i, p := range cc.PrivateNetworks {
 			if _, err := parsePrefix(p); err != nil {
 				bad("%s.private_networks[%d] %q: %v", pfx, i, p, err)
@@ -374,6 +380,13 @@ func parsePrefix(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, fmt.Errorf("want a CIDR such as 10.0.0.0/8 or an address")
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// SplitRewrite parses "from => to".
+func SplitRewrite(s string) (from, to string, ok bool) {
+	from, to, ok = strings.Cut(s, "=>")
+	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+	return from, to, ok && from != "" && to != ""
 }
 
 // Prefixes parses CIDRs or addresses already checked by Load.

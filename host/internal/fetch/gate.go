@@ -45,6 +45,9 @@ type Options struct {
 	Manifest connector.Manifest
 	// BaseURL is the admin's override of the manifest's base_url.
 	BaseURL string
+	// Rewrites send other URL prefixes elsewhere (a mirror, the offline
+	// simulator), for connectors that reach more than one host.
+	Rewrites []Rewrite
 	// PrivateNetworks are the private or loopback networks the admin
 	// allows this connector to reach (for a local mirror or a test fake).
 	PrivateNetworks []netip.Prefix
@@ -71,15 +74,17 @@ type Options struct {
 	Transport http.RoundTripper
 }
 
+// Rewrite replaces the URL prefix From with To.
+type Rewrite struct{ From, To string }
+
 // Gate is one connector's fetch path.
 type Gate struct {
-	o       Options
-	id      string
-	title   string
-	hosts   map[string]bool
-	fromPfx string // manifest base URL prefix to rewrite
-	toPfx   string
-	client  *http.Client
+	o        Options
+	id       string
+	title    string
+	hosts    map[string]bool
+	rewrites []Rewrite // base_url override first, then the admin's rewrites
+	client   *http.Client
 }
 
 // New builds a gate. Errors name the offending option.
@@ -116,8 +121,19 @@ func New(o Options) (*Gate, error) {
 			return nil, fmt.Errorf("connectors.%s.base_url %q: want an absolute http(s) URL", m.ID, o.BaseURL)
 		}
 		g.hosts[strings.ToLower(u.Hostname())] = true
-		g.fromPfx = strings.TrimRight(m.BaseURL, "/")
-		g.toPfx = strings.TrimRight(o.BaseURL, "/")
+		g.rewrites = append(g.rewrites, Rewrite{From: strings.TrimRight(m.BaseURL, "/"), To: strings.TrimRight(o.BaseURL, "/")})
+	}
+	for i, rw := range o.Rewrites {
+		from, err1 := url.Parse(rw.From)
+		to, err2 := url.Parse(rw.To)
+		if err1 != nil || err2 != nil || from.Host == "" || to.Host == "" || (to.Scheme != "http" && to.Scheme != "https") {
+			return nil, fmt.Errorf("connectors.%s.url_rewrites[%d]: want \"https://from.example => http://to.example/prefix\"", m.ID, i)
+		}
+		if !g.hosts[strings.ToLower(from.Hostname())] {
+			return nil, fmt.Errorf("connectors.%s.url_rewrites[%d]: %s is not a host connector %q may reach", m.ID, i, from.Hostname(), m.ID)
+		}
+		g.hosts[strings.ToLower(to.Hostname())] = true
+		g.rewrites = append(g.rewrites, Rewrite{From: strings.TrimRight(rw.From, "/"), To: strings.TrimRight(rw.To, "/")})
 	}
 	for s := range o.Limiters {
 		if _, ok := m.Service(s); !ok {
@@ -214,8 +230,11 @@ func (g *Gate) prepare(req connector.FetchRequest) (connector.FetchRequest, *url
 	if req.Cost < 0 || req.Cost > 1e6 || req.Cost != req.Cost {
 		return req, nil, refused("cost %v out of range", req.Cost)
 	}
-	if g.fromPfx != "" && strings.HasPrefix(req.URL, g.fromPfx) {
-		req.URL = g.toPfx + strings.TrimPrefix(req.URL, g.fromPfx)
+	for _, rw := range g.rewrites {
+		if strings.HasPrefix(req.URL, rw.From) {
+			req.URL = rw.To + strings.TrimPrefix(req.URL, rw.From)
+			break
+		}
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil {

@@ -169,3 +169,23 @@ func TestKeyIgnoresQueryOrderButNotBody(t *testing.T) {
 		t.Error("body did not change the key")
 	}
 }
+
+func TestURLRewrites(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(r.URL.Path))
+	}))
+	defer srv.Close()
+	m := manifest()
+	m.AllowedHosts = append(m.AllowedHosts, "other.example")
+	g := newGate(t, fetch.Options{Manifest: m, BaseURL: srv.URL + "/demo", PrivateNetworks: loopback,
+		Rewrites: []fetch.Rewrite{{From: "https://other.example", To: srv.URL + "/other"}}})
+	for url, want := range map[string]string{"https://demo.example/a": "/demo/a", "https://other.example/b": "/other/b"} {
+		resp, err := get(g, url)
+		if err != nil || string(resp.Body) != want {
+			t.Errorf("%s: %q %v, want path %s", url, resp.Body, err, want)
+		}
+	}
+	if _, err := fetch.New(fetch.Options{Manifest: manifest(), Rewrites: []fetch.Rewrite{{From: "https://evil.example", To: srv.URL}}}); err == nil || !strings.Contains(err.Error(), "url_rewrites[0]") {
+		t.Errorf("rewrite of a host the connector may not reach: %v", err)
+	}
+}

@@ -68,10 +68,10 @@ func PlatformDir(root, id string) string { return filepath.Join(root, id) }
 
 // Checkpoint saves the store if anything changed since the last save: the
 // whole cache when entries changed, only meta.json when only counters
-// did. A pending `cache clear` request is applied first. Without a Dir it
-// does nothing.
+// did. A pending `cache clear` request is applied first. Without a Dir,
+// or when another process owns the folder, it does nothing.
 func (s *Store) Checkpoint() error {
-	if s.o.Dir == "" {
+	if !s.owner {
 		return nil
 	}
 	s.PollClear()
@@ -88,9 +88,10 @@ func (s *Store) Checkpoint() error {
 	return s.saveMetaLocked()
 }
 
-// Save writes the whole cache now. Without a Dir it does nothing.
+// Save writes the whole cache now. Without a Dir, or when another
+// process owns the folder, it does nothing.
 func (s *Store) Save() error {
-	if s.o.Dir == "" {
+	if !s.owner {
 		return nil
 	}
 	s.saveMu.Lock()
@@ -107,6 +108,9 @@ func (s *Store) Close() error {
 	if !s.closed {
 		s.closed = true
 		s.off.Store(true)
+		if s.unlock != nil {
+			s.unlock()
+		}
 		s.o.Metrics.remove(s)
 		s.c.Reset()
 	}
@@ -227,7 +231,7 @@ func (s *Store) load() *fastcache.Cache {
 	if s.o.Dir == "" {
 		return fastcache.New(s.o.MaxBytes)
 	}
-	if s.takeClearRequest() {
+	if s.owner && s.takeClearRequest() {
 		s.o.Logger.Info("cache cleared on request (besluitbron cache clear)", "connector", s.o.Platform)
 		s.removeAllBut("")
 		return fastcache.New(s.o.MaxBytes)
@@ -249,10 +253,14 @@ func (s *Store) load() *fastcache.Cache {
 		}
 		seq, _ := strconv.ParseInt(strings.TrimPrefix(name, snapPrefix), 10, 64)
 		s.seq, s.current, s.countersSaved = seq, name, s.counterSum()
-		s.removeAllBut(name)
+		if s.owner {
+			s.removeAllBut(name)
+		}
 		return c
 	}
-	s.removeAllBut("")
+	if s.owner {
+		s.removeAllBut("")
+	}
 	return fastcache.New(s.o.MaxBytes)
 }
 
@@ -451,7 +459,7 @@ func (s *Store) takeClearRequest() bool {
 // The counters are kept: they are the platform's history, not its
 // content.
 func (s *Store) PollClear() bool {
-	if s.o.Dir == "" || !s.takeClearRequest() {
+	if !s.owner || !s.takeClearRequest() {
 		return false
 	}
 	s.c.Reset()

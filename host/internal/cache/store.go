@@ -137,6 +137,10 @@ type Store struct {
 	closed  bool
 	// off is set by Close: every fetch then bypasses the cache.
 	off atomic.Bool
+	// owner is set when this process holds the folder's lock; only the
+	// owner saves. unlock releases it.
+	owner  bool
+	unlock func()
 	// afterLookup, when set (tests), runs between a miss's lookup and its
 	// flight.
 	afterLookup func()
@@ -171,6 +175,17 @@ func Open(o Options) (*Store, error) {
 		cl := &class{name: name, ttl: ttl}
 		o.Metrics.bind(o.Platform, cl)
 		s.classes[name] = cl
+	}
+	if o.Dir != "" {
+		unlock, owner, err := lockDir(o.Dir)
+		switch {
+		case err != nil:
+			o.Logger.Warn("cache folder unusable; this platform's cache lives in memory only", "connector", o.Platform, "dir", o.Dir, "error", err)
+		case !owner:
+			o.Logger.Info("another BesluitBron process owns this cache folder: this one reads it at start and never saves", "connector", o.Platform, "dir", o.Dir)
+		default:
+			s.owner, s.unlock = true, unlock
+		}
 	}
 	s.c = s.load()
 	if o.Metrics != nil {

@@ -10,6 +10,10 @@ import (
 	"github.com/besluitbron/besluitbron/sdk"
 )
 
+// listRetry is how long a list that could not be had is not asked again,
+// so that a failing platform is not asked on every page.
+const listRetry = time.Minute
+
 // listWait bounds how long a page waits for a list of choices; a list
 // that is not there in time leaves a text field (the call goes on and
 // fills the cache for the next page).
@@ -38,13 +42,24 @@ func (l *lists) get(ctx context.Context, tool string) []choice {
 	l.mu.Lock()
 	cur := l.m[tool]
 	l.mu.Unlock()
-	if cur != nil && now.Sub(cur.at) < l.s.o.ListTTL {
+	if cur != nil && (now.Sub(cur.at) < l.s.o.ListTTL || now.Before(cur.retry)) {
 		return cur.items
 	}
 	pc, err := l.s.calls.start(tool, json.RawMessage(`{}`))
 	if err != nil || !pc.wait(ctx, listWait) || pc.res.IsError {
+		if err == nil && pc.res != nil {
+			// The platform answered with an error: keep what we had
+			// (an old list beats none) and ask again after listRetry.
+			l.mu.Lock()
+			next := &list{retry: now.Add(listRetry)}
+			if old := l.m[tool]; old != nil {
+				next.at, next.items = old.at, old.items // entries are never changed in place
+			}
+			l.m[tool] = next
+			l.mu.Unlock()
+		}
 		if cur != nil {
-			return cur.items // an old list beats none
+			return cur.items
 		}
 		return nil
 	}

@@ -325,7 +325,8 @@ type lists struct {
 }
 
 type list struct {
-	at    time.Time
+	at    time.Time // when items were fetched (zero: never)
+	retry time.Time // after a failure: not asked again before
 	items []choice
 }
 

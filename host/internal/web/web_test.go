@@ -363,7 +363,10 @@ func TestStatusPages(t *testing.T) {
 		{Platform: "rechtspraak", Title: "Rechtspraak", State: loadstatus.Up, Message: "Rechtspraak answered in 12 ms", CheckedAt: now.Add(-time.Minute), LatencyMS: 12},
 	}}
 	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
-	srv := serve(t, f, func(o *web.Options) { o.Status = func() loadstatus.Snapshot { return snap }; o.Now = func() time.Time { return now } })
+	srv := serve(t, f, func(o *web.Options) {
+		o.Status = func() loadstatus.Snapshot { return snap }
+		o.Now = func() time.Time { return now }
+	})
 	_, body, _ := get(t, srv.URL+"/status?org=houten")
 	mustContain(t, body, "om de 5 minuten", `<tr id="st-obv" class="state-down">`, "storing sinds 10 minuten geleden", "12 ms",
 		"1 bronnen actueel, 0 verouderd, 1 met fouten", "Leveranciers van OpenBesluitvorming", "verstoord", "import mislukt", "HTTP 503")

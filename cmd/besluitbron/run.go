@@ -36,6 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "cache":
+		return runCache(args, stdout, stderr)
 	case "serve", "stdio", "check-config":
 	default:
 		fmt.Fprintf(stderr, "besluitbron: unknown command %q\n\n%s", cmd, usage)

@@ -382,7 +382,7 @@ func TestSaveDuringTraffic(t *testing.T) {
 			}
 		})
 	}
-	for range 5 {
+	for range 3 {
 		e.clock.Advance(time.Second)
 		if err := e.s.Save(); err != nil {
 			t.Error(err)

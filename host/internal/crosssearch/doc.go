@@ -1,0 +1,25 @@
+// Package crosssearch owns besluitbron_search, the one query fanned out to
+// several platforms at once. It translates the common arguments (query,
+// organization, dates, limit) into each connector's own <id>_search
+// arguments ([translators]: the schemas differ, and some platforms cannot
+// do what others can), runs the calls in parallel through the host's
+// regular tool path (validation, limits, cache, _meta), each under its own
+// deadline and all under an overall one, and returns one JSON object with
+// a section per platform. A slow or failing platform is named in its
+// section with the reason; it never holds up the others.
+//
+//	s, err := crosssearch.New(crosssearch.Options{Platforms: ps, Call: srv.Call})
+//	res := s.Handle(ctx, info, rawArgs) // an *mcp.CallToolResult
+//
+// What the platforms cannot do is said, not papered over: Rechtspraak's
+// index has no free-text search, so it is searched only when named and
+// then by its filters alone; the Tweede Kamer API matches words in titles
+// and subjects only; platforms without an organisation filter are left
+// out when an organisation is given, unless named. Organisation names are
+// resolved through each platform's own list tool (obv_list_sources,
+// ori_list_organizations, openarchivaris_list_governments), cached by the
+// host like any list.
+//
+// A Searcher is safe for concurrent use. Time enters only through
+// Options.Now and context deadlines, so tests run under testing/synctest.
+package crosssearch

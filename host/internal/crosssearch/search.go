@@ -1,0 +1,500 @@
+package crosssearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+// ToolName is the tool's name on the unified address.
+const ToolName = "besluitbron_search"
+
+// Caller runs one connector tool by its full name with the host's usual
+// validation, limits, cache and _meta ([mcpserver.Server.Call]).
+type Caller func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult
+
+// Platform is a loaded connector.
+type Platform struct {
+	// ID is the connector id, Title its platform's name.
+	ID, Title string
+	// Tools are the connector's tool names without the id prefix.
+	Tools []string
+}
+
+// Options configure a Searcher.
+type Options struct {
+	// Platforms are the loaded connectors, in the order sections appear.
+	Platforms []Platform
+	// Call runs a connector tool (required).
+	Call Caller
+	// PlatformTimeout bounds each platform's part (default 10s); the
+	// timeout_seconds argument overrides it per call.
+	PlatformTimeout time.Duration
+	// Timeout bounds the whole call (default 20s); it is raised to the
+	// per-platform deadline plus a second when a call asks for more.
+	Timeout time.Duration
+	// Grace is how long a call waits, after its deadline, for the
+	// cancelled platforms to let go (default 1s). Their sections are
+	// final either way.
+	Grace time.Duration
+	// Now is the clock for "today" (default time.Now).
+	Now func() time.Time
+}
+
+// Searcher runs besluitbron_search.
+type Searcher struct {
+	o     Options
+	ids   []string // searchable platforms (those with a translator and a search tool)
+	known map[string]bool
+	title map[string]string
+}
+
+// New checks the options. A nil Call is a programmer error.
+func New(o Options) *Searcher {
+	if o.Call == nil {
+		panic("crosssearch.New: nil Call")
+	}
+	if o.PlatformTimeout <= 0 {
+		o.PlatformTimeout = 10 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 20 * time.Second
+	}
+	if o.Grace <= 0 {
+		o.Grace = time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Searcher{o: o, known: map[string]bool{}, title: map[string]string{}}
+	for _, p := range o.Platforms {
+		s.title[p.ID] = p.Title
+		if _, ok := translators[p.ID]; ok && has(p.Tools, "search") {
+			s.ids = append(s.ids, p.ID)
+			s.known[p.ID] = true
+		}
+	}
+	return s
+}
+
+func has(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Tool is the MCP tool: its description names the platforms searched by
+// default and what each cannot do.
+func (s *Searcher) Tool() *mcp.Tool {
+	var def, named, caveats []string
+	for _, id := range s.ids {
+		t := translators[id]
+		if t.freeText {
+			def = append(def, id)
+		} else {
+			named = append(named, id)
+		}
+		if t.caveat != "" {
+			caveats = append(caveats, id+": "+t.caveat)
+		}
+	}
+	var noOrg []string
+	for _, id := range def {
+		if !translators[id].orgFilter {
+			noOrg = append(noOrg, id)
+		}
+	}
+	d := "Search Dutch public decision-making on several platforms at once with one query: each platform is searched in parallel with its own deadline, and the answer has one section per platform (its results, or why it has none: error, timeout, skipped). A slow or failing platform never holds up the others. " +
+		"By default searched: " + strings.Join(def, ", ") + "."
+	if len(named) > 0 {
+		d += " Only when named in platforms: " + strings.Join(named, ", ") + " (no free-text search)."
+	}
+	if len(noOrg) > 0 {
+		d += " With organization, platforms that cannot filter by organisation (" + strings.Join(noOrg, ", ") + ") are left out unless named."
+	}
+	if len(caveats) > 0 {
+		d += " Limits: " + strings.Join(caveats, "; ") + "."
+	}
+	d += " Results carry id, title, date, organisation, snippet and url; read a text with <platform>_get_document and the id, and page further with <platform>_search and the arguments given in each section."
+	d += "\n\nCost: " + CostNote
+	return &mcp.Tool{
+		Name:        ToolName,
+		Title:       "Search all platforms",
+		Description: d,
+		InputSchema: inputSchema(s.ids, s.o.PlatformTimeout),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true), Title: "Search all platforms"},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// CostNote is appended to the description by the host.
+const CostNote = "One search per platform (each counts against that platform's own limit and may queue there; the search costs what that platform's search costs, plus a cached list lookup when organization is given). Repeating a search within 10 minutes is served from the cache."
+
+// Result is the tool's answer.
+type Result struct {
+	Query        string    `json:"query"`
+	Organization string    `json:"organization,omitempty"`
+	DateFrom     string    `json:"date_from,omitempty"`
+	DateTo       string    `json:"date_to,omitempty"`
+	Sections     []Section `json:"platforms"`
+	// Answered, Failed and Skipped list platform ids by outcome.
+	Answered []string `json:"answered"`
+	Failed   []string `json:"failed,omitempty"`
+	Skipped  []string `json:"skipped,omitempty"`
+}
+
+// Section statuses.
+const (
+	StatusOK      = "ok"
+	StatusError   = "error"
+	StatusTimeout = "timeout"
+	StatusSkipped = "skipped"
+)
+
+// Section is one platform's part of the answer.
+type Section struct {
+	Platform string `json:"platform"`
+	Title    string `json:"title"`
+	Status   string `json:"status"`
+	// Error says why a platform failed, timed out or was skipped.
+	Error string `json:"error,omitempty"`
+	// Tool and Arguments are the call made, for paging on with it.
+	Tool      string         `json:"tool,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Total     *int           `json:"total,omitempty"`
+	Approx    bool           `json:"total_is_approximate,omitempty"`
+	HasMore   bool           `json:"has_more,omitempty"`
+	Results   []Item         `json:"results,omitempty"`
+	Notes     []string       `json:"notes,omitempty"`
+	// Cache, QueuedMS and UpstreamMS are the platform call's _meta;
+	// ElapsedMS is how long the platform's part took.
+	Cache      string `json:"cache,omitempty"`
+	QueuedMS   int64  `json:"queued_ms"`
+	UpstreamMS int64  `json:"upstream_ms"`
+	ElapsedMS  int64  `json:"elapsed_ms"`
+}
+
+// Item is one result, without the platform-specific extras (the
+// platform's own search returns those).
+type Item struct {
+	ID           string `json:"id"`
+	Type         string `json:"type,omitempty"`
+	Title        string `json:"title"`
+	Date         string `json:"date,omitempty"`
+	Organization string `json:"organization,omitempty"`
+	Snippet      string `json:"snippet,omitempty"`
+	URL          string `json:"url,omitempty"`
+}
+
+// Handle runs the tool: arguments in, result out. Bad arguments are a tool
+// error naming the argument.
+func (s *Searcher) Handle(ctx context.Context, info *callinfo.Info, raw json.RawMessage) *mcp.CallToolResult {
+	a, err := parseArgs(raw, s.known, s.ids)
+	if err != nil {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ToolName + ": " + err.Error()}},
+			Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: int64(0), mcpserver.MetaUpstreamMS: int64(0)}}
+	}
+	res, sum := s.Run(ctx, info, a)
+	b, err := json.Marshal(res)
+	if err != nil {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ToolName + ": encoding the result: " + err.Error()}}}
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+		Meta:              mcp.Meta{mcpserver.MetaCache: sum.Cache, mcpserver.MetaQueuedMS: sum.Queued.Milliseconds(), mcpserver.MetaUpstreamMS: sum.Upstream.Milliseconds()},
+	}
+}
+
+// Run searches the chosen platforms and returns the sections and the
+// combined accounting: the most significant cache outcome of any
+// platform, and the longest queueing and upstream time (the platforms run
+// side by side, so the slowest one is what the caller waited for). The
+// combined figures are also added to info.
+func (s *Searcher) Run(ctx context.Context, info *callinfo.Info, a Args) (Result, callinfo.Summary) {
+	a.today = s.o.Now().Format("2006-01-02")
+	res := Result{Query: a.Query, Organization: a.Organization, DateFrom: a.DateFrom, DateTo: a.DateTo, Answered: []string{}}
+	perPlatform := s.o.PlatformTimeout
+	if a.TimeoutSeconds > 0 {
+		perPlatform = time.Duration(a.TimeoutSeconds * float64(time.Second))
+	}
+	overall := max(s.o.Timeout, perPlatform+time.Second)
+	ctx, cancel := context.WithTimeout(ctx, overall)
+	defer cancel()
+
+	chosen, named := s.choose(a)
+	sections := make([]Section, len(chosen))
+	f := &forwarder{parent: info}
+	defer f.stop()
+	var wg sync.WaitGroup
+	done := make(chan int, len(chosen))
+	for i, id := range chosen {
+		sections[i] = Section{Platform: id, Title: s.title[id]}
+		if reason := s.leaveOut(id, a, named[id]); reason != "" {
+			sections[i].Status, sections[i].Error = StatusSkipped, reason
+			done <- i
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sec := s.one(ctx, f, id, &a, perPlatform)
+			sec.Platform, sec.Title = id, s.title[id]
+			sections[i] = sec // each goroutine writes its own slot
+			done <- i
+		}()
+	}
+	finished := map[int]bool{}
+wait:
+	for len(finished) < len(chosen) {
+		select {
+		case i := <-done:
+			finished[i] = true
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	cancel()
+	if len(finished) < len(chosen) {
+		// Give the cancelled calls a moment to let go, so that their
+		// goroutines do not outlive the call; their sections are decided.
+		waited := make(chan struct{})
+		go func() { wg.Wait(); close(waited) }()
+		t := time.NewTimer(s.o.Grace)
+		select {
+		case <-waited:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	// Drain what finished meanwhile, then settle the rest as timed out.
+	for {
+		select {
+		case i := <-done:
+			finished[i] = true
+			continue
+		default:
+		}
+		break
+	}
+	out := make([]Section, len(chosen))
+	for i := range chosen {
+		if finished[i] {
+			out[i] = sections[i]
+			continue
+		}
+		out[i] = Section{Platform: chosen[i], Title: s.title[chosen[i]], Status: StatusTimeout,
+			Error: fmt.Sprintf("no answer within the overall deadline of %s", overall)}
+	}
+	res.Sections = out
+	var sum callinfo.Summary
+	fetched := false
+	for _, sec := range out {
+		switch sec.Status {
+		case StatusOK:
+			res.Answered = append(res.Answered, sec.Platform)
+		case StatusSkipped:
+			res.Skipped = append(res.Skipped, sec.Platform)
+		default:
+			res.Failed = append(res.Failed, sec.Platform)
+		}
+		if sec.Cache != "" && sec.Cache != callinfo.Bypass || sec.UpstreamMS > 0 || sec.QueuedMS > 0 {
+			fetched = true
+		}
+		if rank[sec.Cache] > rank[sum.Cache] {
+			sum.Cache = sec.Cache
+		}
+		sum.Queued = max(sum.Queued, time.Duration(sec.QueuedMS)*time.Millisecond)
+		sum.Upstream = max(sum.Upstream, time.Duration(sec.UpstreamMS)*time.Millisecond)
+	}
+	if sum.Cache == "" {
+		sum.Cache = callinfo.Bypass
+	}
+	if fetched && info != nil {
+		info.AddFetch(sum.Cache, sum.Queued, sum.Upstream)
+	}
+	return res, sum
+}
+
+// rank orders cache outcomes as callinfo does: a stale answer matters
+// more than a platform call, which matters more than a hit.
+var rank = map[string]int{callinfo.Hit: 1, callinfo.Bypass: 2, callinfo.Miss: 3, callinfo.Stale: 4}
+
+// choose returns the platforms to report on, in the connectors' order,
+// and which of them were named.
+func (s *Searcher) choose(a Args) ([]string, map[string]bool) {
+	named := map[string]bool{}
+	for _, p := range a.Platforms {
+		named[p] = true
+	}
+	var out []string
+	for _, id := range s.ids {
+		if len(named) > 0 && !named[id] {
+			continue
+		}
+		if len(named) == 0 && !translators[id].freeText {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out, named
+}
+
+// leaveOut says why a chosen platform is not searched, or "".
+func (s *Searcher) leaveOut(id string, a Args, named bool) string {
+	t := translators[id]
+	if a.Organization != "" && !t.orgFilter && !named {
+		return "this platform cannot filter by organisation; name it in platforms to search it without the organisation"
+	}
+	return ""
+}
+
+// one searches one platform under its own deadline.
+func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d time.Duration) Section {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	sub := f.child()
+	sec := Section{}
+	t := translators[id]
+	limit := min(a.Limit, t.maxLimit)
+	var notes []string
+	list := func(ctx context.Context, tool string, args map[string]any) ([]sdk.Item, error) {
+		b, _ := json.Marshal(args)
+		r := s.o.Call(ctx, sub, tool, b)
+		if r.IsError {
+			return nil, errors.New(resultText(r))
+		}
+		return listItems(resultText(r), r.StructuredContent)
+	}
+	args, extra, err := t.build(ctx, list, a, limit)
+	notes = append(notes, extra...)
+	if a.Organization != "" && !t.orgFilter {
+		notes = append(notes, "organization was not applied: this platform cannot filter by organisation.")
+	}
+	finish := func(status, msg string) Section {
+		sec.Status, sec.Error, sec.Notes = status, msg, notes
+		sum := sub.Summary()
+		sec.Cache, sec.QueuedMS, sec.UpstreamMS = sum.Cache, sum.Queued.Milliseconds(), sum.Upstream.Milliseconds()
+		if sum.Fetches == 0 {
+			sec.Cache = ""
+		}
+		sec.ElapsedMS = time.Since(start).Milliseconds()
+		return sec
+	}
+	var sk *skip
+	switch {
+	case errors.As(err, &sk):
+		return finish(StatusSkipped, sk.reason)
+	case err != nil && ctx.Err() != nil:
+		return finish(StatusTimeout, fmt.Sprintf("no answer within %s (%v)", d, err))
+	case err != nil:
+		return finish(StatusError, err.Error())
+	}
+	tool := id + "_search"
+	sec.Tool, sec.Arguments = tool, args
+	b, _ := json.Marshal(args)
+	r := s.o.Call(ctx, sub, tool, b)
+	if r.IsError && ctx.Err() != nil {
+		return finish(StatusTimeout, fmt.Sprintf("no answer within %s", d))
+	}
+	if r.IsError {
+		return finish(StatusError, resultText(r))
+	}
+	var sr sdk.SearchResult
+	raw, ok := r.StructuredContent.(json.RawMessage)
+	if !ok {
+		raw = json.RawMessage(jsonPart(resultText(r)))
+	}
+	if err := json.Unmarshal(raw, &sr); err != nil {
+		return finish(StatusError, "the connector's answer is not a search result: "+err.Error())
+	}
+	sec.Total, sec.Approx, sec.HasMore = sr.Total, sr.TotalIsApproximate, sr.HasMore
+	sec.Results = []Item{}
+	for _, it := range sr.Results {
+		sec.Results = append(sec.Results, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
+	}
+	notes = append(notes, sr.Notes...)
+	notes = append(notes, hostNotes(resultText(r))...)
+	return finish(StatusOK, "")
+}
+
+// resultText joins a result's text content.
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// hostNoteSep is how the host appends its own notes (a stale answer's
+// age) to a result's text.
+const hostNoteSep = "\n\nNote: "
+
+func jsonPart(text string) string {
+	if i := strings.Index(text, hostNoteSep); i >= 0 {
+		return text[:i]
+	}
+	return text
+}
+
+func hostNotes(text string) []string {
+	i := strings.Index(text, hostNoteSep)
+	if i < 0 {
+		return nil
+	}
+	return strings.Split(text[i+len(hostNoteSep):], "\nNote: ")
+}
+
+// forwarder gives each platform call its own Info (so that each section
+// has its own _meta) in the caller's session, and passes queue positions
+// on to the caller's progress notifications, one at a time and never
+// after the call has returned.
+type forwarder struct {
+	parent  *callinfo.Info
+	mu      sync.Mutex
+	stopped bool
+}
+
+func (f *forwarder) child() *callinfo.Info {
+	c := &callinfo.Info{}
+	if f.parent != nil {
+		c.Session, c.Public = f.parent.Session, f.parent.Public
+		if f.parent.OnQueued != nil {
+			c.OnQueued = func(position int, eta time.Duration) {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				if !f.stopped {
+					f.parent.OnQueued(position, eta)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func (f *forwarder) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+}
+
+// IDs lists the platforms the search can use, in order.
+func (s *Searcher) IDs() []string { return append([]string(nil), s.ids...) }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -23,7 +24,9 @@ import (
 )
 
 // limitedHost is a Host behind real HTTP whose client limits read a
-// frozen fake clock: buckets refill only when the test says so.
+// frozen fake clock: buckets refill only when the test says so. The hosts
+// share a wazero compilation cache beside the built module (the test
+// binary's own temporary folder), so only the first compiles it.
 type limitedHost struct {
 	h     *host.Host
 	base  string
@@ -36,7 +39,7 @@ func startLimited(t *testing.T, extra string) *limitedHost {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
 [runtime]
-compilation_cache_dir = ""
+compilation_cache_dir = "`+filepath.Join(filepath.Dir(wasm), "wazero-cache")+`"
 [connectors.obv]
 module = "`+wasm+`"
 base_url = "`+up.URL+`"

@@ -53,7 +53,7 @@ func (s *Sim) adminRoutes(mux *http.ServeMux) {
 		}
 		var f Fault
 		if err := json.Unmarshal(b, &f); err != nil {
-			adminError(w, http.StatusBadRequest, err.Error())
+			adminError(w, http.StatusBadRequest, fmt.Sprintf("fault for %s: %v", id, strings.TrimPrefix(err.Error(), "fault: ")))
 			return
 		}
 		if err := s.SetFault(id, f); err != nil {

@@ -27,7 +27,8 @@ func NewBucket(capacity, rate float64) *Bucket {
 // platform's headers.
 type Decision struct {
 	Allowed bool
-	// Remaining is RateLimit-Remaining: the tokens left, floored.
+	// Remaining is RateLimit-Remaining: the tokens left, floored; 0 on a
+	// refusal, as the platform's 429 reports it.
 	Remaining int
 	// Reset is RateLimit-Reset: seconds until the bucket is full again
 	// (not until the next request fits).
@@ -53,7 +54,9 @@ func (b *Bucket) Take(now time.Time, cost float64) Decision {
 	} else {
 		d.RetryAfter = max(1, int(math.Ceil((cost-b.tokens)/b.Rate)))
 	}
-	d.Remaining = int(math.Floor(b.tokens))
+	if d.Allowed {
+		d.Remaining = int(math.Floor(b.tokens))
+	}
 	d.Reset = int(math.Ceil((b.Capacity - b.tokens) / b.Rate))
 	return d
 }

@@ -15,6 +15,7 @@ import (
 // official publications, from testdata/obk.
 type obkSim struct {
 	records []*obkRecord
+	busy    []byte // the recorded overload page
 }
 
 // obkRecord is one SRU record's metadata, as the gzd record carries it.
@@ -68,6 +69,10 @@ func newOBK(d dataDir) (backend, error) {
 			r := resp.Records[i].GZD
 			recs = append(recs, &r)
 		}
+	}
+	var err error
+	if s.busy, err = d.read("obk", "obk-sru-503.html"); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for _, r := range recs {
@@ -397,7 +402,7 @@ func (r *obkRecord) family() string {
 }
 
 func (s *obkSim) serverError(string) (int, string, []byte) {
-	return http.StatusServiceUnavailable, "text/html", nginx(503)
+	return http.StatusServiceUnavailable, "text/html", s.busy
 }
 
 func (s *obkSim) tooMany(int) (string, []byte) { return "text/html", nginx(429) }

@@ -21,9 +21,17 @@ import (
 
 var (
 	mu    sync.Mutex
-	built = map[string]string{}
+	built = map[string]*result{}
 	dir   string
 )
+
+// result is one package's build, shared by every test that asks for it;
+// different packages build concurrently.
+type result struct {
+	once sync.Once
+	path string
+	err  error
+}
 
 // Build builds pkg (relative to the repository root, such as
 // "./plugins/obv/cmd") as a native binary and returns its path. A binary
@@ -51,23 +59,29 @@ func SHA256(tb testing.TB, path string) string {
 
 func build(pkg string) (string, error) {
 	mu.Lock()
-	defer mu.Unlock()
-	if p, ok := built[pkg]; ok {
-		return p, nil
-	}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "besluitbron-native-")
 		if err != nil {
+			mu.Unlock()
 			return "", err
 		}
 		dir = d
 	}
-	out := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	cmd.Dir = wasmbuild.Root()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+	r, ok := built[pkg]
+	if !ok {
+		r = &result{}
+		built[pkg] = r
 	}
-	built[pkg] = out
-	return out, nil
+	out := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
+	mu.Unlock()
+	r.once.Do(func() {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Dir = wasmbuild.Root()
+		if b, err := cmd.CombinedOutput(); err != nil {
+			r.err = fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+			return
+		}
+		r.path = out
+	})
+	return r.path, r.err
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package connectortest_test
+
+const raceEnabled = true

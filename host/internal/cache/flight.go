@@ -91,3 +91,14 @@ func (fg *flightGroup) leave(key string, f *flight) {
 		fg.g.Forget(key)
 	}
 }
+
+// waiting returns how many callers wait for a fill now.
+func (fg *flightGroup) waiting() int {
+	fg.mu.Lock()
+	defer fg.mu.Unlock()
+	n := 0
+	for _, f := range fg.m {
+		n += f.waiters
+	}
+	return n
+}

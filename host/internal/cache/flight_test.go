@@ -55,6 +55,9 @@ func TestCoalescing50Calls(t *testing.T) {
 			})
 		}
 		synctest.Wait() // all 50 wait for the one fill
+		if n := e.s.Stats().Waiting; n != 50 {
+			t.Errorf("Stats().Waiting = %d, want 50", n)
+		}
 		close(g.release)
 		wg.Wait()
 		if n := g.calls.Load(); n != 1 {
@@ -64,6 +67,9 @@ func TestCoalescing50Calls(t *testing.T) {
 			if bodies[i] != "shared" || outcomes[i] != callinfo.Miss {
 				t.Fatalf("caller %d: %q %q", i, bodies[i], outcomes[i])
 			}
+		}
+		if n := e.s.Stats().Waiting; n != 0 {
+			t.Errorf("Stats().Waiting = %d after, want 0", n)
 		}
 		if c := e.counters("search"); c.Coalesced != 49 || c.Misses != 50 || c.Stored != 1 {
 			t.Errorf("counters %+v", c)

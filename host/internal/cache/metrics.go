@@ -17,7 +17,7 @@ type Metrics struct {
 	saves                                                                   *prometheus.CounterVec
 	saveSeconds                                                             *prometheus.GaugeVec
 
-	entries, memory, capacity *prometheus.Desc
+	entries, memory, capacity, waiting *prometheus.Desc
 
 	mu     sync.Mutex
 	stores []*Store
@@ -47,6 +47,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		entries:  prometheus.NewDesc("besluitbron_cache_entries", "Entries held (a value over 64 KB counts once per 64 KB piece).", []string{"platform"}, nil),
 		memory:   prometheus.NewDesc("besluitbron_cache_memory_bytes", "Memory the platform's cache occupies.", []string{"platform"}, nil),
 		capacity: prometheus.NewDesc("besluitbron_cache_capacity_bytes", "The platform's cache budget (connectors.<id>.cache_mb).", []string{"platform"}, nil),
+		waiting:  prometheus.NewDesc("besluitbron_cache_waiting", "Fetches waiting now for a platform answer that a cache miss asked for (shared by identical requests).", []string{"platform"}, nil),
 	}
 	reg.MustRegister(m.hits, m.misses, m.stale, m.coalesced, m.discards, m.oversize, m.stored, m.storedBytes, m.saves, m.saveSeconds, m)
 	return m
@@ -77,6 +78,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.entries
 	ch <- m.memory
 	ch <- m.capacity
+	ch <- m.waiting
 }
 
 // Collect implements prometheus.Collector: the gauges per platform.
@@ -90,6 +92,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.entries, prometheus.GaugeValue, float64(st.EntriesCount), s.o.Platform)
 		ch <- prometheus.MustNewConstMetric(m.memory, prometheus.GaugeValue, float64(st.BytesSize), s.o.Platform)
 		ch <- prometheus.MustNewConstMetric(m.capacity, prometheus.GaugeValue, float64(s.o.MaxBytes), s.o.Platform)
+		ch <- prometheus.MustNewConstMetric(m.waiting, prometheus.GaugeValue, float64(s.flights.waiting()), s.o.Platform)
 	}
 }
 

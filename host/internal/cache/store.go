@@ -410,6 +410,8 @@ type Stats struct {
 	// Entries, MemoryBytes and CapacityBytes come from fastcache; a value
 	// over 64 KB counts once per 64 KB piece.
 	Entries, MemoryBytes, CapacityBytes uint64
+	// Waiting is how many fetches wait now for a fill.
+	Waiting int
 	// Classes are the cumulative counters per class.
 	Classes map[string]Counters
 }
@@ -418,7 +420,7 @@ type Stats struct {
 func (s *Store) Stats() Stats {
 	var fs fastcache.Stats
 	s.c.UpdateStats(&fs)
-	st := Stats{Platform: s.o.Platform, Entries: fs.EntriesCount, MemoryBytes: fs.BytesSize, CapacityBytes: uint64(s.o.MaxBytes), Classes: map[string]Counters{}}
+	st := Stats{Platform: s.o.Platform, Entries: fs.EntriesCount, MemoryBytes: fs.BytesSize, CapacityBytes: uint64(s.o.MaxBytes), Waiting: s.flights.waiting(), Classes: map[string]Counters{}}
 	for name, c := range s.classes {
 		st.Classes[name] = c.counters()
 	}

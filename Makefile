@@ -6,7 +6,7 @@ PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
 NATIVE  := $(foreach p,$(PLUGINS),bin/plugins/$(p))
 
-.PHONY: all build host plugins native run test vet race bench clean browser-deps
+.PHONY: all build host plugins native run test vet race bench clean browser-deps ts-client
 
 all: build
 
@@ -43,6 +43,12 @@ browser-deps:
 test: vet browser-deps
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sched/... ./host/...
+	GO=$(GO) scripts/ts-client-429.sh
+
+# The official TypeScript MCP client meets the client rate limits (npm ci
+# into var/ts-client, then one Go test drives it).
+ts-client:
+	GO=$(GO) scripts/ts-client-429.sh
 
 vet:
 	$(GO) vet ./...

@@ -20,6 +20,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sched/schedtest"
 )
 
@@ -35,6 +36,16 @@ type limitedHost struct {
 
 func startLimited(t *testing.T, extra string) *limitedHost {
 	t.Helper()
+	clk := schedtest.NewClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
+	lh := startHostClock(t, extra, clk)
+	lh.clock = clk
+	return lh
+}
+
+// startHostClock starts a Host whose schedulers and limits read clk (nil:
+// the real clock).
+func startHostClock(t *testing.T, extra string, clk sched.Clock) *limitedHost {
+	t.Helper()
 	up := fakeOBV(t, nil)
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
@@ -49,7 +60,6 @@ pool_size = 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := schedtest.NewClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	h, err := host.New(context.Background(), &host.Options{Config: cfg, Version: "9.9.9-test", Clock: clk})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +67,7 @@ pool_size = 2
 	t.Cleanup(func() { h.Close(context.Background()) })
 	srv := httptest.NewServer(h.Handler())
 	t.Cleanup(srv.Close)
-	return &limitedHost{h: h, base: srv.URL, clock: clk}
+	return &limitedHost{h: h, base: srv.URL}
 }
 
 // clientFrom is an HTTP client whose connections come from src, one of

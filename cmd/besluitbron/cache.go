@@ -102,15 +102,14 @@ func runCache(args []string, stdout, stderr io.Writer) int {
 }
 
 func printReports(w io.Writer, reports []host.CacheReport, every time.Duration) {
-	fmt.Fprintf(w, "Saved caches (as of each platform's last save; a running server saves every %s and at shutdown).\n", every)
-	fmt.Fprintf(w, "Entries and bytes are what each class holds; hits, misses, stale serves and version discards are counted since the cache was created.\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "platform\tclass\tttl\tentries\tbytes\texpired\told version\thits\tmisses\tstale\tcoalesced\tversion discards\toversize\t")
+	fmt.Fprintf(w, "Saved caches, as of each platform's last save (a running server saves every %s and at shutdown).\n", every)
+	fmt.Fprintf(w, "Entries and bytes are what a class holds now; hits, misses, stale serves and version discards count since the cache was created.\n")
 	for _, r := range reports {
 		var status []string
 		switch {
 		case r.Saved:
-			status = append(status, fmt.Sprintf("saved %s by version %s, %s of %s in use", r.SavedAt.Format("2006-01-02 15:04 MST"), r.Version, mib(r.MemoryBytes), mib(uint64(r.CapacityBytes))))
+			status = append(status, fmt.Sprintf("saved %s by version %s, %s of %s in use",
+				r.SavedAt.Format("2006-01-02 15:04 MST"), r.Version, mib(r.MemoryBytes), mib(uint64(r.CapacityBytes))))
 		case r.Problem == "":
 			status = append(status, "nothing saved")
 		}
@@ -120,25 +119,25 @@ func printReports(w io.Writer, reports []host.CacheReport, every time.Duration) 
 		if r.Problem != "" {
 			status = append(status, r.Problem)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\t\t\n", r.Connector, strings.Join(status, "; "))
-		var tot host.CacheClassReport
+		fmt.Fprintf(w, "\n%s: %s\n", r.Connector, strings.Join(status, "; "))
+		if len(r.Classes) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  class\tttl\tentries\tbytes\texpired\told version\thits\tmisses\tstale\tcoalesced\tversion discards\toversize")
 		for _, c := range r.Classes {
-			fmt.Fprintf(tw, "\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Class, ttl(c.TTL), c.Entries, mib(c.Bytes), c.Expired, c.OtherVersion,
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Class, ttl(c.TTL), c.Entries, mib(c.Bytes), c.Expired, c.OtherVersion,
 				c.Hits, c.Misses, c.Stale, c.Coalesced, c.VersionDiscards, c.Oversize)
-			tot.Entries += c.Entries
-			tot.Bytes += c.Bytes
-			tot.Hits += c.Hits
-			tot.Misses += c.Misses
 		}
-		if len(r.Classes) > 1 {
-			fmt.Fprintf(tw, "\t(all)\t\t%d\t%s\t\t\t%d\t%d\t\t\t\t\t\n", tot.Entries, mib(tot.Bytes), tot.Hits, tot.Misses)
-		}
+		tw.Flush()
 	}
-	tw.Flush()
 }
 
 func mib(b uint64) string {
-	if b < 1<<20 {
+	switch {
+	case b < 1<<10:
+		return fmt.Sprintf("%d B", b)
+	case b < 1<<20:
 		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))

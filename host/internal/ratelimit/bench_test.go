@@ -18,7 +18,7 @@ func benchLimiter(b *testing.B) *Limiter {
 // The limit check of one request on a known session (the common case).
 func BenchmarkAllowAtSession(b *testing.B) {
 	l := benchLimiter(b)
-	l.SessionStarted(t0, "session-1")
+	l.SessionStarted(t0, "/mcp/unified/v1", "session-1")
 	r := Request{Address: "/mcp/unified/v1", Session: "session-1", IP: ip("192.0.2.1")}
 	now := t0
 	b.ReportAllocs()
@@ -73,7 +73,7 @@ func BenchmarkAllowAtNewIPs(b *testing.B) {
 func BenchmarkAllowAtParallel(b *testing.B) {
 	l := benchLimiter(b)
 	for i := range 64 {
-		l.SessionStarted(t0, "s"+string(rune('A'+i)))
+		l.SessionStarted(t0, "/mcp/unified/v1", "s"+string(rune('A'+i)))
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -94,7 +94,7 @@ func BenchmarkGuard(b *testing.B) {
 		if on {
 			name = "on"
 			o.Limiter = benchLimiter(b)
-			o.Limiter.SessionStarted(t0, "session-1")
+			o.Limiter.SessionStarted(t0, "/mcp/unified/v1", "session-1")
 		}
 		g := NewGuard(inner, o)
 		b.Run(name, func(b *testing.B) {

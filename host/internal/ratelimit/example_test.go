@@ -22,7 +22,7 @@ func Example() {
 		panic(err)
 	}
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	l.SessionStarted(t0, "abc") // the server issued Mcp-Session-Id: abc
+	l.SessionStarted(t0, "/mcp/unified/v1", "abc") // the server issued Mcp-Session-Id: abc
 	req := ratelimit.Request{Address: "/mcp/unified/v1", Session: "abc", IP: netip.MustParseAddr("192.0.2.7")}
 	for i := range 3 {
 		d := l.AllowAt(t0, req)

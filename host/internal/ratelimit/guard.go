@@ -95,12 +95,12 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, d)
 		return
 	}
-	sw := &sessionWatch{ResponseWriter: w, g: g, sid: sid}
+	sw := &sessionWatch{ResponseWriter: w, g: g, address: r.URL.Path, sid: sid}
 	g.next.ServeHTTP(sw, r)
 	if sid != "" && (sw.status == http.StatusNotFound || r.Method == http.MethodDelete && sw.status < 300 && sw.status != 0) {
 		// The server no longer knows the session (it timed out or the
 		// client ended it): its id is now as good as invented.
-		l.SessionEnded(sid)
+		l.SessionEnded(r.URL.Path, sid)
 	}
 }
 
@@ -141,9 +141,10 @@ func writeError(w http.ResponseWriter, status, code int, msg string, data any) {
 // creates a session).
 type sessionWatch struct {
 	http.ResponseWriter
-	g      *Guard
-	sid    string
-	status int
+	g       *Guard
+	address string
+	sid     string
+	status  int
 }
 
 func (s *sessionWatch) WriteHeader(code int) {
@@ -151,7 +152,7 @@ func (s *sessionWatch) WriteHeader(code int) {
 		s.status = code
 		if code < 300 {
 			if id := s.Header().Get(SessionHeader); id != "" && id != s.sid {
-				s.g.o.Limiter.SessionStarted(s.g.o.Now(), id)
+				s.g.o.Limiter.SessionStarted(s.g.o.Now(), s.address, id)
 			}
 		}
 	}

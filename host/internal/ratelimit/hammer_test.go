@@ -31,9 +31,9 @@ func TestHammer(t *testing.T) {
 			for i := range N {
 				switch i % 100 {
 				case 0:
-					l.SessionStarted(t0, sid)
+					l.SessionStarted(t0, "/a", sid)
 				case 50:
-					l.SessionEnded(sid)
+					l.SessionEnded("/a", sid)
 				case 75:
 					l.Stats()
 				}

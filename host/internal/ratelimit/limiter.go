@@ -109,7 +109,8 @@ type Request struct {
 	// Address is the request path.
 	Address string
 	// Session is the Mcp-Session-Id header ("" when absent). An id the
-	// server did not issue (see [Limiter.SessionStarted]) counts as none.
+	// server at Address did not issue (see [Limiter.SessionStarted])
+	// counts as none.
 	Session string
 	// IP is the client's address (after the trusted-proxy rules); IPv6
 	// addresses share a bucket per /64, the block one subscriber gets.
@@ -154,7 +155,7 @@ type Limiter struct {
 	mu       sync.Mutex
 	process  *rate.Limiter
 	address  map[string]*rate.Limiter // read-only after New
-	sessions table[string]
+	sessions table[sessionKey]
 	ips      table[netip.Addr]
 	refused  [numLayers]atomic.Uint64
 }
@@ -230,10 +231,10 @@ func (l *Limiter) AllowAt(now time.Time, r Request) Decision {
 	}
 	var (
 		ipEntry *entry[netip.Addr]
-		sess    *entry[string]
+		sess    *entry[sessionKey]
 	)
 	if r.Session != "" {
-		sess = l.sessions.get(r.Session, now)
+		sess = l.sessions.get(sessionKey{r.Address, r.Session}, now)
 	}
 	if sess != nil {
 		add(sess.bucket, Session)
@@ -312,28 +313,33 @@ func (l *Limiter) limitOf(layer Layer) Limit {
 	return l.o.IP
 }
 
-// SessionStarted records that the server issued session id at time now:
-// from then on requests carrying it count against its own bucket, not
-// against their client address. Starting a known session again changes
-// nothing.
-func (l *Limiter) SessionStarted(now time.Time, id string) {
+// sessionKey names a session: each MCP address issues its own, so an id
+// is known only on the address that issued it.
+type sessionKey struct{ address, id string }
+
+// SessionStarted records that the server at address issued session id at
+// time now: from then on requests to that address carrying it count
+// against its own bucket, not against their client address. Starting a
+// known session again changes nothing.
+func (l *Limiter) SessionStarted(now time.Time, address, id string) {
 	if id == "" {
 		return
 	}
+	k := sessionKey{address, id}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.sessions.get(id, now) != nil {
+	if l.sessions.get(k, now) != nil {
 		return
 	}
-	l.sessions.put(id, now, newBucket(l.o.Session))
+	l.sessions.put(k, now, newBucket(l.o.Session))
 }
 
-// SessionEnded forgets session id (the client deleted it or the server no
-// longer knows it).
-func (l *Limiter) SessionEnded(id string) {
+// SessionEnded forgets session id of address (the client deleted it or
+// the server no longer knows it).
+func (l *Limiter) SessionEnded(address, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.sessions.remove(id)
+	l.sessions.remove(sessionKey{address, id})
 }
 
 // Stats are a Limiter's counters.

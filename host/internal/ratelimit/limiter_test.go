@@ -63,7 +63,7 @@ func TestStepTable(t *testing.T) {
 		IP:        Limit{RPS: 2, Burst: 1},
 		Addresses: []string{"/a", "/b"},
 	})
-	l.SessionStarted(at(0), "s1")
+	l.SessionStarted(at(0), "/a", "s1")
 	a1 := Request{Address: "/a", Session: "s1", IP: ip("10.0.0.1")}
 	noSess := Request{Address: "/a", IP: ip("10.0.0.2")}
 	invented := Request{Address: "/a", Session: "made-up", IP: ip("10.0.0.2")}
@@ -121,7 +121,7 @@ func TestRefusalCostsNothing(t *testing.T) {
 		Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 10},
 		Addresses: []string{"/a"},
 	})
-	l.SessionStarted(t0, "s")
+	l.SessionStarted(t0, "/a", "s")
 	if !l.AllowAt(t0, Request{Address: "/a", Session: "s"}).OK {
 		t.Fatal("first request refused")
 	}
@@ -161,7 +161,7 @@ func TestRetryAfterSuffices(t *testing.T) {
 				Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
 				Session: Limit{RPS: rps, Burst: burst}, IP: Limit{RPS: 1e6, Burst: 1e6},
 			})
-			l.SessionStarted(t0, "s")
+			l.SessionStarted(t0, "", "s")
 			req := Request{Session: "s"}
 			now := t0.Add(123456789)
 			for range burst {
@@ -197,6 +197,24 @@ func TestRetryAfterSeconds(t *testing.T) {
 	}
 }
 
+// A session id is known only on the address that issued it: each MCP
+// address has its own sessions.
+func TestSessionBelongsToItsAddress(t *testing.T) {
+	l := mustNew(t, Options{
+		Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
+		Session: Limit{RPS: 1, Burst: 5}, IP: Limit{RPS: 1, Burst: 1},
+		Addresses: []string{"/a", "/b"},
+	})
+	l.SessionStarted(t0, "/a", "s")
+	runSteps(t, l, []step{
+		{ms: 0, req: Request{Address: "/b", Session: "s", IP: ip("10.0.0.1")}, ok: true},
+		{ms: 0, req: Request{Address: "/b", Session: "s", IP: ip("10.0.0.1")}, layer: IP, retryMS: 1000},
+		{ms: 0, req: Request{Address: "/a", Session: "s", IP: ip("10.0.0.1")}, ok: true},
+	})
+	l.SessionEnded("/b", "s") // a 404 on /b must not end /a's session
+	runSteps(t, l, []step{{ms: 0, req: Request{Address: "/a", Session: "s", IP: ip("10.0.0.1")}, ok: true}})
+}
+
 func TestSessionLifecycle(t *testing.T) {
 	l := mustNew(t, Options{
 		Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
@@ -214,11 +232,11 @@ func TestSessionLifecycle(t *testing.T) {
 	if n := drain(t0); n != 1 {
 		t.Fatalf("unknown session: %d admitted, want the IP's burst 1", n)
 	}
-	l.SessionStarted(t0, "s")
+	l.SessionStarted(t0, "", "s")
 	if n := drain(t0); n != 5 {
 		t.Fatalf("known session: %d admitted, want its burst 5", n)
 	}
-	l.SessionStarted(t0, "s") // again: no fresh bucket
+	l.SessionStarted(t0, "", "s") // again: no fresh bucket
 	if n := drain(t0); n != 0 {
 		t.Fatalf("restarted session: %d admitted, want 0", n)
 	}
@@ -235,8 +253,8 @@ func TestSessionLifecycle(t *testing.T) {
 	if d := l.AllowAt(later, req); d.OK || d.Layer != IP {
 		t.Fatalf("forgotten session: %+v, want an IP refusal", d)
 	}
-	l.SessionStarted(later, "s")
-	l.SessionEnded("s")
+	l.SessionStarted(later, "", "s")
+	l.SessionEnded("", "s")
 	if d := l.AllowAt(later, req); d.OK || d.Layer != IP {
 		t.Fatalf("ended session: %+v, want an IP refusal", d)
 	}
@@ -331,7 +349,7 @@ func (m *oracle) allow(now time.Time, r Request) bool {
 	if r.Address == "/a" || r.Address == "/b" {
 		bs = append(bs, m.get(m.addr, r.Address, m.o.Address))
 	}
-	if b := m.sess[r.Session]; b != nil {
+	if b := m.sess[r.Address+"|"+r.Session]; b != nil {
 		bs = append(bs, b)
 	} else {
 		k := IPKey(r.IP)
@@ -379,11 +397,11 @@ func TestAgreesWithUnboundedOracle(t *testing.T) {
 		case 1:
 			r.Session = "invented"
 		}
-		if rng.IntN(200) == 0 {
-			id := fmt.Sprintf("s%d", rng.IntN(6))
-			l.SessionStarted(now, id)
-			if m.sess[id] == nil {
-				m.sess[id] = rate.NewLimiter(rate.Limit(o.Session.RPS), o.Session.Burst)
+		if rng.IntN(100) == 0 {
+			addr, id := []string{"/a", "/b", "/other"}[rng.IntN(3)], fmt.Sprintf("s%d", rng.IntN(6))
+			l.SessionStarted(now, addr, id)
+			if k := addr + "|" + id; m.sess[k] == nil {
+				m.sess[k] = rate.NewLimiter(rate.Limit(o.Session.RPS), o.Session.Burst)
 			}
 		}
 		got, want := l.AllowAt(now, r).OK, m.allow(now, r)

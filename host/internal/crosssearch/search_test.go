@@ -91,7 +91,7 @@ var allPlatforms = []Platform{
 	{ID: "openarchivaris", Title: "Open Archivaris", Tools: []string{"search", "list_governments"}},
 	{ID: "opentk", Title: "OpenTK", Tools: []string{"search"}},
 	{ID: "ori", Title: "ORI", Tools: []string{"search", "list_organizations"}},
-	{ID: "rechtspraak", Title: "Rechtspraak", Tools: []string{"search"}},
+	{ID: "rechtspraak", Title: "Rechtspraak", Tools: []string{"search", "list_courts"}},
 	{ID: "tk", Title: "Tweede Kamer", Tools: []string{"search"}},
 	{ID: "example", Title: "Not searchable", Tools: []string{"search"}},
 }
@@ -184,6 +184,8 @@ func TestDefaultsSkipsAndTranslation(t *testing.T) {
 	f.tools["obv_list_sources"] = list(sdk.Item{ID: "den-helder", Title: "Den Helder"}, sdk.Item{ID: "soest", Title: "Soest"})
 	f.tools["ori_list_organizations"] = list(sdk.Item{ID: "den_helder", Title: "Den Helder"})
 	f.tools["openarchivaris_list_governments"] = list(sdk.Item{ID: "dh", Title: "Gemeente Den Helder"})
+	f.tools["rechtspraak_list_courts"] = list(sdk.Item{ID: "http://standaarden.overheid.nl/owms/terms/Hoge_Raad_der_Nederlanden", Title: "Hoge Raad",
+		Extra: map[string]map[string]any{"rechtspraak": {"abbreviation": "HR"}}})
 	s := New(Options{Platforms: allPlatforms, Call: f.call, Now: func() time.Time { return time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC) }})
 
 	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"jeugdzorg","organization":"Gemeente Den Helder","date_from":"2025-01-01","limit":50}`)))
@@ -227,7 +229,7 @@ func TestDefaultsSkipsAndTranslation(t *testing.T) {
 				t.Errorf("tk notes %q", notes)
 			}
 		case "rechtspraak":
-			if diff := cmp.Diff(map[string]any{"court": "HR", "date_from": "2020-01-01", "date_to": "2026-03-04", "limit": 10.0}, sec.Arguments); diff != "" {
+			if diff := cmp.Diff(map[string]any{"court": "http://standaarden.overheid.nl/owms/terms/Hoge_Raad_der_Nederlanden", "date_from": "2020-01-01", "date_to": "2026-03-04", "limit": 10.0}, sec.Arguments); diff != "" {
 				t.Errorf("rechtspraak arguments: %s", diff)
 			}
 			if !strings.Contains(notes, "query was NOT applied") {

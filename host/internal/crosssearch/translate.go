@@ -114,13 +114,17 @@ var translators = map[string]translator{
 	"rechtspraak": {
 		freeText: false, orgFilter: true, maxLimit: 100,
 		caveat: "Rechtspraak's index has no free-text search: when named, it is searched by its filters only (organization as the court, the dates as the decision date), never by the query",
-		build: func(_ context.Context, _ lister, a *Args, limit int) (map[string]any, []string, error) {
+		build: func(ctx context.Context, l lister, a *Args, limit int) (map[string]any, []string, error) {
 			if a.Organization == "" && a.DateFrom == "" && a.DateTo == "" {
 				return nil, nil, &skip{"Rechtspraak's index has no free-text search, and without organization (a court) or dates there is nothing to filter on; use rechtspraak_search with a court, subject or dates"}
 			}
 			args := map[string]any{"limit": limit}
 			if a.Organization != "" {
-				args["court"] = a.Organization
+				court, err := resolveOrg(ctx, l, "rechtspraak_list_courts", map[string]any{}, a.Organization)
+				if err != nil {
+					return nil, nil, err
+				}
+				args["court"] = court.ID
 			}
 			if a.DateFrom != "" || a.DateTo != "" {
 				// The index takes a date range only whole.
@@ -189,8 +193,8 @@ func foldName(s string) string {
 }
 
 // resolveOrg finds an organisation in a platform's list by key or name,
-// with or without its kind ("Soest", "soest", "Gemeente Soest"), and
-// returns it. Not found is a *skip naming the list tool.
+// with or without its kind ("Soest", "soest", "Gemeente Soest"), or by
+// abbreviation, and returns it. Not found is a *skip naming the list tool.
 func resolveOrg(ctx context.Context, l lister, tool string, args map[string]any, want string) (sdk.Item, error) {
 	items, err := l(ctx, tool, args)
 	if err != nil {
@@ -202,6 +206,15 @@ func resolveOrg(ctx context.Context, l lister, tool string, args map[string]any,
 		func(it sdk.Item) bool { return foldName(it.ID) == w || foldName(it.Title) == w },
 		func(it sdk.Item) bool {
 			return foldName(stripKind(it.Title)) == wk || foldName(it.ID) == wk
+		},
+		// An abbreviation the platform gives (a court's "HR", "RBAMS").
+		func(it sdk.Item) bool {
+			for _, x := range it.Extra {
+				if ab, ok := x["abbreviation"].(string); ok && foldName(ab) == w {
+					return true
+				}
+			}
+			return false
 		},
 	} {
 		for _, it := range items {

@@ -266,7 +266,7 @@ func (s *Sim) platformHandler(id string) http.Handler {
 		s.mu.Unlock()
 
 		if f.Hang {
-			injected = "hang"
+			injected = s.inject(id, "hang")
 			select {
 			case <-r.Context().Done():
 			case <-s.done:
@@ -274,7 +274,7 @@ func (s *Sim) platformHandler(id string) http.Handler {
 			return
 		}
 		if f.Latency > 0 {
-			injected = "latency"
+			injected = s.inject(id, "latency")
 			t := time.NewTimer(f.Latency)
 			select {
 			case <-t.C:
@@ -286,12 +286,12 @@ func (s *Sim) platformHandler(id string) http.Handler {
 			}
 		}
 		if s.roll(f.ResetRate) {
-			injected = "reset"
+			injected = s.inject(id, "reset")
 			resetConn(w)
 			return
 		}
 		if f.Storm429 {
-			injected = "storm429"
+			injected = s.inject(id, "storm429")
 			after := f.RetryAfter
 			if after == 0 {
 				after = 5
@@ -322,7 +322,7 @@ func (s *Sim) platformHandler(id string) http.Handler {
 		}
 		s.admit(id, now, cost)
 		if s.roll(f.ErrorRate) {
-			injected = "error"
+			injected = s.inject(id, "error")
 			status, ctype, body := b.serverError(reqID)
 			rec.header.Set("Content-Type", ctype)
 			rec.WriteHeader(status)
@@ -341,7 +341,7 @@ func (s *Sim) platformHandler(id string) http.Handler {
 			rec.status = http.StatusOK
 		}
 		if s.roll(f.MalformedRate) {
-			injected = "malformed"
+			injected = s.inject(id, "malformed")
 			rec.status = http.StatusOK
 			bad := malform(rec.body.Bytes())
 			rec.body.Reset()
@@ -349,6 +349,17 @@ func (s *Sim) platformHandler(id string) http.Handler {
 		}
 		rec.flush(w)
 	})
+}
+
+// inject counts a fault as it is applied (a hanging request is counted
+// while it hangs) and returns its name for the log.
+func (s *Sim) inject(id, kind string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.counters[id]; c != nil {
+		c.Injected[kind]++
+	}
+	return kind
 }
 
 // take asks OpenBesluitvorming's bucket of one client.
@@ -381,9 +392,6 @@ func (s *Sim) finish(id string, r *http.Request, cost float64, status int, injec
 		}
 		if status == http.StatusTooManyRequests {
 			c.TooMany++
-		}
-		if injected != "" {
-			c.Injected[injected]++
 		}
 	}
 	s.mu.Unlock()

@@ -1,8 +1,9 @@
 // Package ratelimit protects BesluitBron itself from its clients: the
 // limits on how often a client may call the MCP addresses, and the
 // transport checks the MCP specification asks of a streamable HTTP server
-// (Origin validation). The limits on the source platforms are another
-// matter (package sched and host/internal/limits).
+// (Origin validation against an allow list, with CORS for the allowed
+// browser origins). The limits on the source platforms are another matter
+// (package sched and host/internal/limits).
 //
 //	l, err := ratelimit.New(&ratelimit.Options{
 //		Process: ratelimit.Limit{RPS: 500, Burst: 1000},
@@ -39,9 +40,10 @@
 //
 // The process and address buckets are fixed at construction; paths that
 // are not MCP addresses get no address bucket. Session buckets exist only
-// for ids the server itself issued (the [Guard] learns them from the
-// Mcp-Session-Id response header, and forgets one on DELETE or when the
-// server answers 404 for it); they are forgotten after SessionIdle
+// for ids the server itself issued, on the address that issued them (the
+// [Guard] learns them from the Mcp-Session-Id response header, and forgets
+// one on DELETE or when the server answers 404 for it); they are
+// forgotten after SessionIdle
 // without a request, the MCP handler's own session timeout. Client-address
 // buckets are dropped once unused for their refill time (burst/rate), when
 // they are full again and dropping them changes no answer. Both tables are

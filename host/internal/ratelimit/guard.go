@@ -39,10 +39,11 @@ type GuardOptions struct {
 }
 
 // Guard is the HTTP middleware in front of the MCP addresses: it refuses
-// foreign origins (403), applies the [Limiter] (429 with Retry-After and
-// a JSON-RPC error naming the limit), learns which session ids the server
-// issued from the responses, and puts the client address in the request's
-// context ([ClientIPFromContext]).
+// foreign origins (403) and answers allowed ones with CORS headers (and
+// their preflight requests itself), applies the [Limiter] (429 with
+// Retry-After and a JSON-RPC error naming the limit) to every request,
+// learns which session ids the server issued from the responses, and puts
+// the client address in the request's context ([ClientIPFromContext]).
 //
 // A Guard is safe for concurrent use.
 type Guard struct {
@@ -82,17 +83,35 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("BesluitBron: Origin %q is not allowed on the MCP addresses; an administrator can add it to server.allowed_origins", r.Header.Get("Origin")), nil)
 		return
 	}
+	origin := r.Header.Get("Origin")
+	if origin != "" {
+		// An allowed browser page must be able to read the answers, the
+		// session id and a 429's Retry-After (CORS); refusals included.
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, Retry-After")
+	}
 	ip := g.o.ClientIP(r)
 	r = r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip))
 	l := g.o.Limiter
-	if l == nil {
-		g.next.ServeHTTP(w, r)
+	sid := r.Header.Get(SessionHeader)
+	if l != nil {
+		if d := l.AllowAt(g.o.Now(), Request{Address: r.URL.Path, Session: sid, IP: ip}); !d.OK {
+			refuse(w, d)
+			return
+		}
+	}
+	if origin != "" && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	sid := r.Header.Get(SessionHeader)
-	d := l.AllowAt(g.o.Now(), Request{Address: r.URL.Path, Session: sid, IP: ip})
-	if !d.OK {
-		refuse(w, d)
+	if l == nil {
+		g.next.ServeHTTP(w, r)
 		return
 	}
 	sw := &sessionWatch{ResponseWriter: w, g: g, address: r.URL.Path, sid: sid}

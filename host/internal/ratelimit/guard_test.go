@@ -287,3 +287,39 @@ func TestCollector(t *testing.T) {
 		t.Errorf("metrics (-want +got):\n%s", diff)
 	}
 }
+
+// An allowed browser origin gets CORS: its preflight is answered, and
+// every answer, a 429 included, lets the page read the session id and
+// Retry-After.
+func TestGuardCORS(t *testing.T) {
+	srv, _, inner, _ := startGuard(t, Options{Process: generous, Address: generous, Session: generous, IP: Limit{RPS: 1, Burst: 3}}, []string{"https://chat.example.org"})
+	do := func(method, origin string) *http.Response {
+		req, _ := http.NewRequest(method, srv.URL, strings.NewReader("{}"))
+		req.Header.Set("Origin", origin)
+		if method == http.MethodOptions {
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			req.Header.Set("Access-Control-Request-Headers", "content-type, mcp-session-id")
+		}
+		return send(t, req)
+	}
+	res := do(http.MethodOptions, "https://chat.example.org")
+	if res.StatusCode != http.StatusNoContent || res.Header.Get("Access-Control-Allow-Origin") != "https://chat.example.org" ||
+		!strings.Contains(res.Header.Get("Access-Control-Allow-Headers"), "Mcp-Session-Id") || !strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight: %s %v", res.Status, res.Header)
+	}
+	if inner.served.Load() != 0 {
+		t.Error("the preflight reached the MCP handler")
+	}
+	if res := do(http.MethodOptions, "https://evil.example"); res.StatusCode != http.StatusForbidden || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign preflight: %s %v", res.Status, res.Header)
+	}
+	res = do(http.MethodPost, "https://chat.example.org")
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "https://chat.example.org" || !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("POST: %s %v", res.Status, res.Header)
+	}
+	do(http.MethodPost, "https://chat.example.org") // the IP's third and last token
+	res = do(http.MethodPost, "https://chat.example.org")
+	if res.StatusCode != 429 || res.Header.Get("Access-Control-Allow-Origin") != "https://chat.example.org" || !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "Retry-After") {
+		t.Errorf("429: %s %v", res.Status, res.Header)
+	}
+}

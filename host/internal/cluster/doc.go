@@ -1,0 +1,56 @@
+// Package cluster lets several BesluitBron replicas behind a load balancer
+// share each platform's limit exactly and stay fair between sessions, on
+// Redis (or Valkey). It owns the Redis client wiring, the scheduler's Lua
+// script, the replicas' leases, the fallback to a conservative local share
+// when Redis is unreachable, and the second cache tier for full texts.
+//
+// Without [cluster] redis_url nothing here runs: each process schedules on
+// its own (package sched) and needs no server.
+//
+// # The shared scheduler
+//
+// Every limited service's state lives in Redis under one hash tag: the
+// token bucket (as the instant it is empty), the virtual time, each
+// waiting session's queue of calls, its fair-queuing tags, its usage and
+// last call, the waiting sessions in order of waiting (a sorted set) and
+// by start tag (a sorted set), and the grants made for other replicas.
+// One Lua script (sched.lua) applies the policy of package sched to it
+// atomically: start-time fair queueing weighted by C/(C+used), the
+// longest-waiting-first guard against starvation, oversized calls, usage
+// forgotten 30 minutes after a session's last call, one uncounted public
+// session for the whole cluster. So the guarantees of one process hold
+// across replicas; the differential test runs the script and
+// sched.Scheduler on the same calls and requires the same grants.
+//
+// A call costs one script run when there is room (the grant comes back in
+// the reply). A call that waits is granted by whichever replica runs the
+// script when the bucket allows: the replica that computed that instant
+// arms a timer for it. A grant for another replica's call is handed over on
+// that replica's channel (PUBLISH) and kept in its pending-grants hash
+// until it collects it, so a lost message costs a heartbeat of delay, not
+// the call. Time comes from Redis's clock (TIME inside the script), the one
+// clock all replicas share; tests pass virtual time instead.
+//
+// # Leases
+//
+// Each replica renews a lease (a sorted set of replica → expiry) every
+// Lease/3. The script drops the waiting calls of a replica whose lease has
+// lapsed, so a dead replica holds nobody up and reserves no refill. Grants
+// already made for it are spent: the platform may have received them.
+//
+// # Redis unreachable
+//
+// A replica that cannot reach Redis falls back to its service's local
+// limiter on the limit divided by the live replicas it last saw, starting
+// empty, and says so in its log, in /metrics
+// (besluitbron_cluster_mode) and at /status/cluster.json. When Redis
+// answers again it hands in what is left of its share; shared grants wait
+// behind a fence until every replica has done so (or a lease has passed).
+// fallback.go explains why no moment exceeds the limit.
+//
+// # The full-text tier
+//
+// [Tier] puts a second cache level in Redis behind a platform's fastcache
+// for the classes it is given (full texts, the most expensive call), with
+// the same version stamps, so that a new or restarted replica starts warm.
+package cluster

@@ -1,0 +1,219 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/besluitbron/besluitbron/sched"
+)
+
+// replicaScript is one replica driving the script in explicit time.
+func replicaScript(t testing.TB, rdb *redis.Client, id string, l sched.Limit, lease time.Duration) *luaSched {
+	s := newLuaSched(t, rdb, l, sched.DefaultForget)
+	s.a.replica, s.a.lease = id, lease
+	return s
+}
+
+func (s *luaSched) tokens(at time.Time) float64 {
+	s.t.Helper()
+	r := s.op(at, "stats")
+	f, err := strconv.ParseFloat(r.rest[0], 64)
+	if err != nil {
+		s.t.Fatalf("stats %q: %v", r.rest, err)
+	}
+	return f
+}
+
+func grantIDs(r reply) []string {
+	var ids []string
+	for _, g := range r.grants {
+		ids = append(ids, g.id)
+	}
+	return ids
+}
+
+func TestScriptHandsGrantsToTheirReplica(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	l := sched.Limit{Units: 10, Per: 10 * time.Second}
+	t0 := time.Unix(1_700_000_000, 0)
+	r1 := replicaScript(t, rdb, "r1", l, time.Minute)
+	r2 := replicaScript(t, rdb, "r2", l, time.Minute)
+	r1.op(t0, "hb", "0", "0", "0", "1")
+	r2.op(t0, "hb", "0", "0", "0", "1")
+	sub := rdb.Subscribe(ctx, keyChannels+"r2")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The bucket starts empty; r2's call waits one second.
+	if r := r2.enqueue(t0, "s2", "call-b", 1, false); len(r.grants) != 0 || r.next != usOf(t0.Add(time.Second)) {
+		t.Fatalf("first call: grants %v next %v, want none and t0+1s", grantIDs(r), timeOf(r.next).Sub(t0))
+	}
+	// r1 runs the script at that instant: the grant is r2's.
+	r := r1.op(t0.Add(time.Second), "adv")
+	if len(r.grants) != 0 {
+		t.Fatalf("r1 received r2's grant: %v", grantIDs(r))
+	}
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, rec, _ := cutLine(msg.Payload)
+	g, err := parseGrant(rec)
+	if prefix != r1.prefix || err != nil || g.id != "call-b" || g.at != usOf(t0.Add(time.Second)) || g.queued != time.Second.Microseconds() {
+		t.Fatalf("message %q: %+v %v", msg.Payload, g, err)
+	}
+	// The grant also waits in r2's pending hash until r2 runs the script.
+	if r := r2.op(t0.Add(time.Second), "adv"); len(r.grants) != 1 || r.grants[0].id != "call-b" {
+		t.Fatalf("r2 collected %v, want call-b", grantIDs(r))
+	}
+	if r := r2.op(t0.Add(time.Second), "adv"); len(r.grants) != 0 {
+		t.Fatalf("r2 collected %v twice", grantIDs(r))
+	}
+}
+
+func cutLine(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func TestScriptDropsCallsOfADeadReplica(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	l := sched.Limit{Units: 10, Per: 10 * time.Second}
+	lease := 5 * time.Second
+	t0 := time.Unix(1_700_000_000, 0)
+	r1 := replicaScript(t, rdb, "r1", l, lease)
+	r2 := replicaScript(t, rdb, "r2", l, lease)
+	r1.op(t0, "hb", "0", "0", "0", "1")
+	r2.op(t0, "hb", "0", "0", "0", "1")
+	// r2 queues a deep queue (the bucket starts empty), then dies.
+	for i := range 8 {
+		r2.enqueue(t0, "s2", "dead"+strconv.Itoa(i), 1, false)
+	}
+	// r1 keeps its lease; r2's lapses at t0+5s.
+	r1.op(t0.Add(4*time.Second), "hb", "0", "0", "0", "1")
+	r := r1.op(t0.Add(4*time.Second), "adv")
+	if len(r.grants) != 0 {
+		t.Fatalf("r1 got %v", grantIDs(r))
+	}
+	// Before the lapse, r2's calls were being granted (they were first).
+	granted := len(hgetall(t, rdb, r1.prefix+"g:r2"))
+	if granted == 0 {
+		t.Fatal("r2's calls were never granted while it lived")
+	}
+	at := t0.Add(6 * time.Second) // r2's lease has lapsed
+	r = r1.enqueue(at, "s1", "alive", 1, false)
+	if len(r.grants) != 1 || r.grants[0].id != "alive" {
+		t.Fatalf("after r2's lease lapsed, r1's call got %v (next %v): r2's calls still hold the bucket", grantIDs(r), timeOf(r.next).Sub(t0))
+	}
+	if n, _ := rdb.LLen(context.Background(), r1.prefix+"q:s2").Result(); n != 0 {
+		t.Fatalf("%d calls of the dead replica are still queued", n)
+	}
+	if got := len(hgetall(t, rdb, r1.prefix+"g:r2")); got != granted {
+		t.Fatalf("grants for the dead replica went from %d to %d after its lease lapsed", granted, got)
+	}
+}
+
+func hgetall(t testing.TB, rdb *redis.Client, key string) map[string]string {
+	t.Helper()
+	m, err := rdb.HGetAll(context.Background(), key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestScriptFenceHoldsUntilEveryShareIsHandedIn(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	l := sched.Limit{Units: 30, Per: 30 * time.Second} // 1 unit a second
+	lease := 10 * time.Second
+	t0 := time.Unix(1_700_000_000, 0)
+	r1 := replicaScript(t, rdb, "r1", l, lease)
+	r2 := replicaScript(t, rdb, "r2", l, lease)
+	r3 := replicaScript(t, rdb, "r3", l, lease)
+	for _, r := range []*luaSched{r1, r2, r3} {
+		r.op(t0, "hb", "0", "0", "0", "1")
+	}
+	// A full shared bucket: 30 units.
+	if got := r1.tokens(t0.Add(time.Minute)); got != 30 {
+		t.Fatalf("bucket %v, want full", got)
+	}
+	// Redis lost everything (a restart without persistence) while the
+	// replicas ran on their shares of 10 units each.
+	mr.FlushAll()
+	at := t0.Add(2 * time.Minute)
+	// r1 comes back with 4 units left of its share and r2 in its list of
+	// live replicas; r3 is still away.
+	r := r1.op(at, "hb", "1", "4", "10", toUS(l).per, "r1", "r2", "r3")
+	if r.lapsed || r.live != 1 {
+		t.Fatalf("rejoin reply %+v", r)
+	}
+	if r := r1.enqueue(at, "s1", "fenced", 1, false); len(r.grants) != 0 {
+		t.Fatal("a call was granted while two replicas had not handed in their shares")
+	}
+	// r2 never fell back (it reached Redis all along): its first script
+	// takes it off the fence; r3 hands in 2 units one second later.
+	r2.op(at, "adv")
+	r = r3.op(at.Add(time.Second), "hb", "1", "2", "10", toUS(l).per, "r1", "r2", "r3")
+	// The fence opened: the bucket holds the shares, refilled since their
+	// hand-in (r1: 4 + 1/3, r3: 2), minus the call granted at once.
+	if len(r.grants) != 0 {
+		t.Fatalf("r3 received %v", grantIDs(r))
+	}
+	r = r1.op(at.Add(time.Second), "stats")
+	if len(r.grants) != 1 || r.grants[0].id != "fenced" {
+		t.Fatalf("the fenced call: %v", grantIDs(r))
+	}
+	want := 4 + 1.0/3 + 2 - 1
+	if got, _ := strconv.ParseFloat(r.rest[0], 64); got > want+1e-6 || got < want-0.001 {
+		t.Fatalf("after the fence: %v units, want %v", got, want)
+	}
+}
+
+func TestScriptFenceOpensAfterALease(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	l := sched.Limit{Units: 30, Per: 30 * time.Second}
+	lease := 10 * time.Second
+	t0 := time.Unix(1_700_000_000, 0)
+	r1 := replicaScript(t, rdb, "r1", l, lease)
+	r1.op(t0, "hb", "1", "30", "30", toUS(l).per, "r1", "gone")
+	if r := r1.enqueue(t0, "s", "c", 1, false); len(r.grants) != 0 || r.next != usOf(t0.Add(lease)) {
+		t.Fatalf("grants %v next %v, want none before t0+lease", grantIDs(r), timeOf(r.next).Sub(t0))
+	}
+	if r := r1.op(t0.Add(lease), "adv"); len(r.grants) != 1 {
+		t.Fatal("the fence did not open one lease after it went up")
+	}
+}
+
+func TestScriptNewBucketStartsEmpty(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	t0 := time.Unix(1_700_000_000, 0)
+	r1 := replicaScript(t, rdb, "r1", sched.Limit{Units: 60, Per: time.Minute}, time.Minute)
+	r1.op(t0, "hb", "0", "0", "0", "1")
+	if got := r1.tokens(t0); got != 0 {
+		t.Fatalf("a bucket Redis did not know holds %v units; want 0", got)
+	}
+	if got := r1.tokens(t0.Add(90 * time.Second)); got != 60 {
+		t.Fatalf("after a window: %v, want 60", got)
+	}
+}

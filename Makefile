@@ -6,7 +6,7 @@ PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
 NATIVE  := $(foreach p,$(PLUGINS),bin/plugins/$(p))
 
-.PHONY: all build host plugins native run test vet race bench clean browser-deps ts-client
+.PHONY: all build host plugins native run demo test vet race bench clean browser-deps ts-client
 
 all: build
 
@@ -35,6 +35,25 @@ FORCE:
 
 run: build
 	bin/besluitbron serve --config plugins.toml $(if $(ADDR),--addr $(ADDR))
+
+# BesluitBron fully offline: the platform simulator (cmd/platformsim, its
+# request log in var/platformsim.log) on 127.0.0.1:9100 and BesluitBron on
+# 127.0.0.1:8080 with demo.toml. Ask it from another terminal (Inspector
+# 2.x; older ones post to /mcp whatever the URL says):
+#   npx -y @modelcontextprotocol/inspector@latest --cli http://127.0.0.1:8080/mcp/unified/v1 \
+#     --transport http --method tools/call --tool-name besluitbron_search --tool-arg query=klimaat
+# (add --tool-arg organization=Soest, or --tool-arg 'platforms=["tk","rechtspraak"]').
+# Ctrl-C stops both. Faults while it runs: curl -X PUT -d '{"hang":true}'
+# http://127.0.0.1:9100/_sim/faults/ori (counters at /_sim/stats).
+demo: build
+	$(GO) build -o bin/platformsim ./cmd/platformsim
+	@mkdir -p var; rm -f var/platformsim.out; \
+	bin/platformsim -addr 127.0.0.1:9100 -data testdata >var/platformsim.out 2>var/platformsim.log & sim=$$!; \
+	trap 'kill $$sim 2>/dev/null' EXIT INT TERM; \
+	n=0; until grep -q 'serving on' var/platformsim.out 2>/dev/null; do \
+		n=$$((n+1)); if [ $$n -gt 100 ] || ! kill -0 $$sim 2>/dev/null; then cat var/platformsim.log; echo "platformsim did not start"; exit 1; fi; sleep 0.1; done; \
+	cat var/platformsim.out; \
+	bin/besluitbron serve --config demo.toml
 
 # The browser tests need Debian's chromium: as root, install it when missing.
 browser-deps:

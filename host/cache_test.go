@@ -31,7 +31,7 @@ type cachePlatform struct {
 	hold  chan struct{} // when set, requests wait for it to close
 }
 
-func newCachePlatform(t *testing.T) *cachePlatform {
+func newCachePlatform(t testing.TB) *cachePlatform {
 	t.Helper()
 	root := filepath.Join(wasmbuild.Root(), "testdata", "obv")
 	p := &cachePlatform{paths: map[string]int{}}
@@ -71,13 +71,13 @@ func (p *cachePlatform) count(path string) int {
 
 // cacheConfig writes a config whose cache lives in dir; extra is appended
 // to the [connectors.obv] table.
-func cacheConfig(t *testing.T, upstream, dir, extra string) string {
+func cacheConfig(t testing.TB, upstream, dir, extra string) string {
 	t.Helper()
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	if !strings.Contains(extra, "pool_size") {
 		extra = "pool_size = 2\n" + extra
 	}
-	return writeConfig(t, `
+	return writeConfigTB(t, `
 [runtime]
 compilation_cache_dir = "`+sharedCompilationCache(t)+`"
 [log]
@@ -91,6 +91,15 @@ private_networks = ["127.0.0.0/8"]
 `+extra)
 }
 
+func writeConfigTB(t testing.TB, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plugins.toml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 var (
 	compileOnce sync.Once
 	compileDir  string
@@ -98,7 +107,7 @@ var (
 
 // sharedCompilationCache is one wazero compilation cache for this test
 // process, so that each test does not compile the module again.
-func sharedCompilationCache(t *testing.T) string {
+func sharedCompilationCache(t testing.TB) string {
 	compileOnce.Do(func() {
 		d, err := os.MkdirTemp("", "besluitbron-cache-test-wazero-")
 		if err != nil {
@@ -111,7 +120,7 @@ func sharedCompilationCache(t *testing.T) string {
 
 // cacheHost starts a host on the config and returns it with its base URL;
 // the unified MCP address is base+mcpPath.
-func cacheHost(t *testing.T, cfgPath, version string) (*host.Host, string) {
+func cacheHost(t testing.TB, cfgPath, version string) (*host.Host, string) {
 	t.Helper()
 	cfg, err := host.LoadConfig(cfgPath, []string{})
 	if err != nil {

@@ -53,10 +53,15 @@
 // What is stored. Only 2xx responses that the gate calls cacheable and
 // whose body has the length its Content-Length announced. Errors, 429s,
 // 5xx and truncated bodies never are. fastcache's Set silently drops an
-// entry of 64 KiB or more, so such values go through SetBig; SetBig values
-// are reliably readable only up to about an eighth of the cache, so a
-// larger value is refused and counted (raise cache_mb for such a
-// platform).
+// entry of 64 KiB or more, so such values go through SetBig. SetBig cuts a
+// value into 64 KiB pieces spread over 512 buckets, each a ring of
+// cache_mb/32 chunks; a bucket that receives more pieces than it has
+// chunks loses the first ones, silently. The store computes fastcache's
+// placement before writing and refuses (and counts as oversize) a value
+// that would not come back, and any value over an eighth of the cache. At
+// 32 MiB (one chunk per bucket) even a 200 KB text is refused now and
+// then; at 256 MiB values up to about 32 MB fit. Raise cache_mb for a
+// platform with large documents.
 //
 // Stale if error. When the platform fails (a 5xx, a connection failure or
 // a timeout) and an expired entry of this version exists, that entry is
@@ -71,6 +76,10 @@
 // one atomic rename. [Open] loads the newest complete snapshot. A
 // missing, damaged, resized or unreadable snapshot means an empty cache
 // and a warning, never a failed start.
+//
+// One owner per folder. A process takes an advisory lock (flock) on the
+// platform's folder; a second process on the same folder (two stdio
+// clients, say) reads the saved cache at start and never writes it.
 //
 // Clearing. `besluitbron cache clear <id>` works on the files
 // ([RequestClear]): it removes the snapshot and leaves a request that a

@@ -48,6 +48,18 @@ func (h *Host) newWeb() *web.Server {
 	return web.New(o)
 }
 
+// webDescriptionsNL say in Dutch what each platform holds (the manifests'
+// descriptions are English, for assistants).
+var webDescriptionsNL = map[string]string{
+	"obv":            "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van ruim 330 gemeenten, provincies en waterschappen.",
+	"ori":            "Open Raadsinformatie: het oudere archief van raadsdocumenten, de voorganger van OpenBesluitvorming.",
+	"tk":             "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
+	"opentk":         "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
+	"obk":            "Officiële Bekendmakingen: Staatscourant, Staatsblad, gemeente-, provincie- en waterschapsbladen en Kamerstukken.",
+	"rechtspraak":    "Rechtspraak: uitspraken en conclusies van Nederlandse rechters (zoeken op instantie en metadata, niet op tekst).",
+	"openarchivaris": "Open Archivaris: Woo-documenten van overheden.",
+}
+
 // webPlatform describes a platform to the pages from its manifest: which
 // search arguments exist, and how its document tool takes an id.
 func webPlatform(p *platform) (web.Platform, bool) {
@@ -64,7 +76,7 @@ func webPlatform(p *platform) (web.Platform, bool) {
 	}
 	var ss schemaInfo
 	_ = json.Unmarshal(search.InputSchema, &ss)
-	wp := web.Platform{ID: p.id, Title: p.manifest.Title, Description: p.manifest.Description, SearchTool: p.id + "_search",
+	wp := web.Platform{ID: p.id, Title: p.manifest.Title, Description: p.manifest.Description, DescriptionNL: webDescriptionsNL[p.id], SearchTool: p.id + "_search",
 		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
 	if f, ok := webFilters[p.id]; ok && ss.has(f.Arg) {
 		if f.ListTool != "" {

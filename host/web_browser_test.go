@@ -37,6 +37,9 @@ func findChromium(t *testing.T) string {
 // context runs actions in one tab.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	if raceEnabled {
+		t.Skip("browser tests run without -race (make test runs them so); the pages' concurrency is raced in host/internal/web")
+	}
 	path := findChromium(t)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),

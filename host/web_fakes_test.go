@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -117,7 +118,7 @@ func startTestHost(t *testing.T, extra string) *testHost {
 	cfgPath := filepath.Join(tmp, "plugins.toml")
 	body := `
 [runtime]
-compilation_cache_dir = ""
+compilation_cache_dir = "` + testCompilationCache(t) + `"
 [cache]
 dir = "` + filepath.Join(tmp, "cache") + `"
 [mcp_rate_limit]
@@ -157,4 +158,16 @@ func testLogger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// testCompilationCache is a wazero compilation cache shared by this
+// package's test hosts: compiling the same module again for every host
+// costs a minute under -race.
+func testCompilationCache(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("besluitbron-test-wazero-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

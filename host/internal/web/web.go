@@ -34,8 +34,9 @@ type Caller func(ctx context.Context, info *callinfo.Info, tool string, args jso
 // Platform is one searchable platform as the pages see it.
 type Platform struct {
 	// ID is the connector id; Title the platform's name; Description a
-	// sentence about what it holds.
-	ID, Title, Description string
+	// sentence about what it holds (English, from the manifest), and
+	// DescriptionNL the same in Dutch when known.
+	ID, Title, Description, DescriptionNL string
 	// SearchTool and DocumentTool are full tool names; DocumentArg is the
 	// get_document argument that takes a result's id.
 	SearchTool, DocumentTool, DocumentArg string

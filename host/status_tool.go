@@ -177,6 +177,9 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 		}
 	}
 	out := statusAnswer{GeneratedAt: snap.GeneratedAt, IntervalSeconds: snap.IntervalSeconds, Platforms: []statusPlatform{}}
+	if !h.cfg.Status.Enabled {
+		out.Summary = append(out.Summary, "The load-status job is switched off in this installation ([status] enabled = false): platforms are not checked.")
+	}
 	org := strings.TrimSpace(a.Organization)
 	for _, s := range snap.Platforms {
 		if a.Platform != "" && s.Platform != a.Platform {

@@ -132,8 +132,8 @@ func classify(text string) string {
 		return kindBusy
 	case strings.Contains(text, "invalid arguments"), strings.Contains(text, "argument \""):
 		return kindInvalid
-	case strings.Contains(text, "upstream answered HTTP 5"), strings.Contains(text, "HTTP 502"), strings.Contains(text, "HTTP 503"), strings.Contains(text, "HTTP 504"):
-		return kindDown
+	case strings.Contains(text, "HTTP 502"), strings.Contains(text, "HTTP 503"), strings.Contains(text, "HTTP 504"):
+		return kindDown // a gateway or the platform itself says it is not there
 	}
 	return kindError
 }

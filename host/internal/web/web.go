@@ -299,15 +299,19 @@ func formatWhen(lang string, t, now time.Time) string {
 		return tr(lang, "never")
 	}
 	d := now.Sub(t)
+	unit, n := "ago.d", int(d.Hours()/24)
 	switch {
 	case d < time.Minute:
-		return tr(lang, "ago.s", int(d.Seconds()))
+		unit, n = "ago.s", int(d.Seconds())
 	case d < 2*time.Hour:
-		return tr(lang, "ago.m", int(d.Minutes()))
+		unit, n = "ago.m", int(d.Minutes())
 	case d < 48*time.Hour:
-		return tr(lang, "ago.h", int(d.Hours()))
+		unit, n = "ago.h", int(d.Hours())
 	}
-	return tr(lang, "ago.d", int(d.Hours()/24))
+	if n == 1 {
+		return tr(lang, unit+"1")
+	}
+	return tr(lang, unit, n)
 }
 
 // statusOf returns a platform's Laadstatus, if the job has one.

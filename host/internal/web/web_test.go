@@ -200,7 +200,8 @@ func TestPlatformProblemsAreNamed(t *testing.T) {
 	}{
 		{"down", "OpenBesluitvorming: search: unavailable: 127.0.0.1:1: connection refused", "OpenBesluitvorming is niet bereikbaar"},
 		{"timeout", "OpenBesluitvorming: search: unavailable: openbesluitvorming.nl did not answer within 30s", "OpenBesluitvorming is niet bereikbaar"},
-		{"5xx", "OpenBesluitvorming: search: upstream answered HTTP 503: onderhoud", "OpenBesluitvorming is niet bereikbaar"},
+		{"503", "OpenBesluitvorming: search: upstream answered HTTP 503: onderhoud", "OpenBesluitvorming is niet bereikbaar"},
+		{"500", "OpenBesluitvorming: search: upstream answered HTTP 500: Zoeken mislukt", "OpenBesluitvorming gaf een fout"},
 		{"limit", "OpenBesluitvorming: search: queue_timeout: OpenBesluitvorming's limit (60 units per 1m0s) leaves no room", "OpenBesluitvorming is op dit moment te druk"},
 		{"invalid", `OpenBesluitvorming: invalid arguments for obv_search: argument "query": maxLength`, "Deze zoekopdracht past niet bij OpenBesluitvorming"},
 		{"other", "OpenBesluitvorming: search: the platform's response lacks results or hasMore", "OpenBesluitvorming gaf een fout"},
@@ -371,7 +372,7 @@ func TestStatusPages(t *testing.T) {
 	mustContain(t, body, "om de 5 minuten", `<tr id="st-obv" class="state-down">`, "storing sinds 10 minuten geleden", "12 ms",
 		"1 bronnen actueel, 0 verouderd, 1 met fouten", "Leveranciers van OpenBesluitvorming", "verstoord", "import mislukt", "HTTP 503")
 	_, body, _ = get(t, srv.URL+"/?q=x&p=obv")
-	mustContain(t, body, `<span class="badge state-down">storing</span>`, "Laadstatus: storing (gecontroleerd 1 minuten geleden).")
+	mustContain(t, body, `<span class="badge state-down">storing</span>`, "Laadstatus: storing (gecontroleerd 1 minuut geleden).")
 	code, body, resp := get(t, srv.URL+"/status.json")
 	var back loadstatus.Snapshot
 	if code != 200 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || json.Unmarshal([]byte(body), &back) != nil || back.Platforms[0].State != loadstatus.Down {

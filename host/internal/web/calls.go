@@ -28,8 +28,10 @@ type calls struct {
 // pending is one running call. done closes when res is set.
 type pending struct {
 	done chan struct{}
-	res  *mcp.CallToolResult
-	sum  callinfo.Summary
+	// stored closes when a list call's outcome is kept (lists.store).
+	stored chan struct{}
+	res    *mcp.CallToolResult
+	sum    callinfo.Summary
 
 	mu    sync.Mutex
 	pos   int
@@ -62,7 +64,7 @@ func (c *calls) start(tool string, args json.RawMessage) (*pending, error) {
 	default:
 		return nil, errBusy
 	}
-	p := &pending{done: make(chan struct{}), since: time.Now()}
+	p := &pending{done: make(chan struct{}), stored: make(chan struct{}), since: time.Now()}
 	c.running[key] = p
 	info := &callinfo.Info{Session: sched.PublicSession, Public: true, OnQueued: func(pos int, eta time.Duration) {
 		p.mu.Lock()

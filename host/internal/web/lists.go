@@ -36,48 +36,70 @@ func (l *lists) fill(ctx context.Context, ps []platformChoice) {
 }
 
 // get returns a list's choices, sorted by label, or nil when the list is
-// not available now.
+// not available now. One call per list runs at a time; its outcome is
+// stored before another may start, so a failing list is asked once per
+// listRetry however many pages ask.
 func (l *lists) get(ctx context.Context, tool string) []choice {
 	now := l.s.o.Now()
 	l.mu.Lock()
 	cur := l.m[tool]
-	l.mu.Unlock()
 	if cur != nil && (now.Sub(cur.at) < l.s.o.ListTTL || now.Before(cur.retry)) {
+		l.mu.Unlock()
 		return cur.items
 	}
-	pc, err := l.s.calls.start(tool, json.RawMessage(`{}`))
-	if err != nil || !pc.wait(ctx, listWait) || pc.res.IsError {
-		if err == nil && pc.res != nil {
-			// The platform answered with an error: keep what we had
-			// (an old list beats none) and ask again after listRetry.
-			l.mu.Lock()
-			next := &list{retry: now.Add(listRetry)}
-			if old := l.m[tool]; old != nil {
-				next.at, next.items = old.at, old.items // entries are never changed in place
-			}
-			l.m[tool] = next
+	pc := l.fetching[tool]
+	if pc == nil {
+		var err error
+		pc, err = l.s.calls.start(tool, json.RawMessage(`{}`))
+		if err != nil {
 			l.mu.Unlock()
+			return items(cur)
 		}
-		if cur != nil {
-			return cur.items
-		}
-		return nil
+		l.fetching[tool] = pc
+		go l.store(tool, pc, now)
 	}
-	var r sdk.ListResult
-	if err := json.Unmarshal(payload(pc.res, resultText(pc.res)), &r); err != nil || len(r.Items) == 0 {
-		return nil
-	}
-	items := make([]choice, 0, len(r.Items))
-	for _, it := range r.Items {
-		label := it.Title
-		if label == "" {
-			label = it.ID
-		}
-		items = append(items, choice{Value: it.ID, Label: label})
-	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].Label < items[j].Label })
-	l.mu.Lock()
-	l.m[tool] = &list{at: now, items: items}
 	l.mu.Unlock()
-	return items
+	if !pc.wait(ctx, listWait) {
+		return items(cur)
+	}
+	<-pc.stored
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return items(l.m[tool])
+}
+
+func items(l *list) []choice {
+	if l == nil {
+		return nil
+	}
+	return l.items
+}
+
+// store keeps a finished list call's outcome: the choices, or after a
+// failure the old ones and a time before which it is not asked again.
+func (l *lists) store(tool string, pc *pending, now time.Time) {
+	<-pc.done
+	next := &list{retry: now.Add(listRetry)}
+	var r sdk.ListResult
+	if !pc.res.IsError && json.Unmarshal(payload(pc.res, resultText(pc.res)), &r) == nil && len(r.Items) > 0 {
+		next = &list{at: now}
+		for _, it := range r.Items {
+			label := it.Title
+			if label == "" {
+				label = it.ID
+			}
+			next.items = append(next.items, choice{Value: it.ID, Label: label})
+		}
+		sort.SliceStable(next.items, func(i, j int) bool { return next.items[i].Label < next.items[j].Label })
+	}
+	l.mu.Lock()
+	if next.at.IsZero() {
+		if old := l.m[tool]; old != nil {
+			next.at, next.items = old.at, old.items // entries are never changed in place
+		}
+	}
+	l.m[tool] = next
+	delete(l.fetching, tool)
+	l.mu.Unlock()
+	close(pc.stored)
 }

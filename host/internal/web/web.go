@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	_ "time/tzdata" // Europe/Amsterdam on machines without zoneinfo
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -129,7 +130,7 @@ func New(o Options) *Server {
 		s.byID[o.Platforms[i].ID] = &s.o.Platforms[i]
 	}
 	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Call)
-	s.lists = &lists{s: s, m: map[string]*list{}}
+	s.lists = &lists{s: s, m: map[string]*list{}, fetching: map[string]*pending{}}
 	for _, page := range []string{"search", "fragment", "document", "status"} {
 		t := template.New("").Funcs(funcs)
 		template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/results.html", "templates/"+page+".html"))
@@ -238,6 +239,7 @@ var funcs = template.FuncMap{
 		return path + "?" + v.Encode()
 	},
 	"date":    func(lang, iso string) string { return formatDate(lang, iso) },
+	"stamp":   func(lang, ts string) string { return formatStamp(lang, ts) },
 	"when":    func(lang string, t, now time.Time) string { return formatWhen(lang, t, now) },
 	"ms":      func(ms int64) string { return fmt.Sprintf("%d ms", ms) },
 	"add":     func(a, b int) int { return a + b },
@@ -294,6 +296,25 @@ func formatDate(lang, iso string) string {
 	return fmt.Sprintf("%d %s %d", t.Day(), dutchMonths[t.Month()-1], t.Year())
 }
 
+// amsterdam is the time zone the pages show instants in.
+var amsterdam = func() *time.Location {
+	if l, err := time.LoadLocation("Europe/Amsterdam"); err == nil {
+		return l
+	}
+	return time.UTC
+}()
+
+// formatStamp shows an RFC 3339 instant as a Dutch (or English) date and
+// time in Amsterdam; anything else as is.
+func formatStamp(lang, ts string) string {
+	t, err := time.Parse(time.RFC3339, ts)
+	if err != nil {
+		return ts
+	}
+	t = t.In(amsterdam)
+	return formatDate(lang, t.Format("2006-01-02")) + ", " + t.Format("15:04")
+}
+
 func formatWhen(lang string, t, now time.Time) string {
 	if t.IsZero() {
 		return tr(lang, "never")
@@ -324,9 +345,10 @@ func (s *Server) statusOf(id string) (loadstatus.Status, bool) {
 
 // lists keeps filter choices (municipalities, courts) for ListTTL.
 type lists struct {
-	s  *Server
-	mu sync.Mutex
-	m  map[string]*list
+	s        *Server
+	mu       sync.Mutex
+	m        map[string]*list
+	fetching map[string]*pending // the running call per list
 }
 
 type list struct {

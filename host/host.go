@@ -64,6 +64,7 @@ type Host struct {
 	lstatus   *loadstatus.Job // the Laadstatus job (status_tool.go)
 	web       *web.Server     // the pages (web.go)
 	caches    caches
+	cl        clusterState // cluster.go
 }
 
 // platform is one loaded connector with its policy.
@@ -102,7 +103,15 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			h.ccache = cc
 		}
 	}
+	if err := h.openCluster(ctx); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
 	if err := h.loadConnectors(ctx); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
+	if err := h.startCluster(ctx); err != nil {
 		h.Close(ctx)
 		return nil, err
 	}
@@ -192,7 +201,7 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 			return nil, err
 		}
 		p.limiters = append(p.limiters, l)
-		lims[s.Name] = l
+		lims[s.Name] = h.clusterLimiter(l)
 	}
 	cache, err := h.newCache(p)
 	if err != nil {
@@ -215,7 +224,7 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		Logger:           h.log,
 		UserAgent:        "BesluitBron/" + h.o.Version,
 		Limiters:         lims,
-		Cache:            cache,
+		Cache:            h.clusterTier(p, cache),
 	})
 	if err != nil {
 		conn.Close(ctx)
@@ -233,6 +242,7 @@ func (h *Host) Handler() http.Handler {
 	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10, ClientAddr: h.clientAddr})
 	mux.Handle("/mcp/", h.protect(mcpH))
 	h.routes(mux)
+	h.clusterRoutes(mux)
 	return mux
 }
 
@@ -287,7 +297,7 @@ func (h *Host) Connectors() []string { return h.mcp.IDs() }
 
 // Close saves the caches and releases every connector.
 func (h *Host) Close(ctx context.Context) error {
-	errs := []error{h.closeCaches()}
+	errs := []error{h.closeCaches(), h.closeCluster()}
 	for _, p := range h.platforms {
 		errs = append(errs, p.conn.Close(ctx))
 	}

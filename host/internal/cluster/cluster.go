@@ -335,5 +335,5 @@ func (c *Cluster) Close() error {
 
 type realClock struct{}
 
-func (realClock) Now() time.Time                                   { return time.Now() }
+func (realClock) Now() time.Time                                  { return time.Now() }
 func (realClock) AfterFunc(d time.Duration, f func()) sched.Timer { return time.AfterFunc(d, f) }

@@ -70,6 +70,9 @@ type Limiter struct {
 	obsBusy  bool
 	obsNext  func()
 	falls    uint64 // times fallen back
+
+	// onGrant, when set (tests), sees every shared grant of this replica.
+	onGrant func(g grantRec, session string, cost float64)
 }
 
 type waiter struct {
@@ -192,7 +195,10 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 	l.handle(r)
 	for {
 		select {
-		case <-w.granted:
+		case g := <-w.granted:
+			if l.onGrant != nil {
+				l.onGrant(g, session, cost)
+			}
 			return nil, false
 		case <-w.notify:
 			l.mu.Lock()

@@ -34,6 +34,7 @@ type Config struct {
 	Cache        Cache                `koanf:"cache"`
 	MCPRateLimit RateLimit            `koanf:"mcp_rate_limit"`
 	Status       Status               `koanf:"status"`
+	Cluster      Cluster              `koanf:"cluster"`
 	Connectors   map[string]Connector `koanf:"connectors"`
 	// Dir is the directory relative paths resolve against.
 	Dir string `koanf:"-"`
@@ -61,6 +62,21 @@ type Status struct {
 	Interval time.Duration `koanf:"interval"`
 	// SlowAfter marks a platform slow when its probe takes longer.
 	SlowAfter time.Duration `koanf:"slow_after"`
+}
+
+// Cluster configures several replicas sharing each platform's limit
+// through Redis (host/internal/cluster). An empty RedisURL means one
+// process on its own, with no server needed.
+type Cluster struct {
+	// RedisURL is redis://[user:pass@]host:port/db (rediss:// for TLS,
+	// unix:///path.sock); Valkey speaks the same protocol.
+	RedisURL string `koanf:"redis_url"`
+	// ReplicaID names this replica; empty = host name, pid and a random
+	// suffix. It must be unique among the replicas.
+	ReplicaID string `koanf:"replica_id"`
+	// Lease is how long a replica that stopped renewing still counts as
+	// alive (default 15s); its waiting calls are dropped after it.
+	Lease time.Duration `koanf:"lease"`
 }
 
 // Runtime configures the WebAssembly runtime.
@@ -131,6 +147,7 @@ func defaults() map[string]any {
 		"status.enabled":                true,
 		"status.interval":               "5m",
 		"status.slow_after":             "5s",
+		"cluster.lease":                 "15s",
 		"mcp_rate_limit.enabled":        true,
 		"mcp_rate_limit.process_rps":    500.0,
 		"mcp_rate_limit.process_burst":  1000,
@@ -154,6 +171,8 @@ var connectorDefaults = map[string]any{
 	"max_response_mb": 32,
 	"cache_mb":        64,
 }
+
+var replicaID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true, "url_rewrites": true}
 
@@ -299,6 +318,17 @@ func (c *Config) validate() error {
 	}
 	if c.Status.SlowAfter <= 0 {
 		bad("status.slow_after: must be positive")
+	}
+	if c.Cluster.RedisURL != "" {
+		if u := c.Cluster.RedisURL; !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") && !strings.HasPrefix(u, "unix://") {
+			bad("cluster.redis_url: want redis://host:port, rediss://host:port or unix:///path")
+		}
+		if c.Cluster.Lease < 300*time.Millisecond || c.Cluster.Lease > 10*time.Minute {
+			bad("cluster.lease %v: want between 300ms and 10m", c.Cluster.Lease)
+		}
+		if id := c.Cluster.ReplicaID; id != "" && !replicaID.MatchString(id) {
+			bad("cluster.replica_id %q: use 1 to 128 letters, digits, dots, dashes, colons or underscores", id)
+		}
 	}
 	if c.Cache.SaveInterval <= 0 {
 		bad("cache.save_interval: must be positive")

@@ -6,7 +6,7 @@ PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
 NATIVE  := $(foreach p,$(PLUGINS),bin/plugins/$(p))
 
-.PHONY: all build host plugins native run demo test vet race bench clean browser-deps ts-client
+.PHONY: all build host plugins native run demo test vet race bench clean browser-deps ts-client redis-deps
 
 all: build
 
@@ -59,7 +59,12 @@ demo: build
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ]; then scripts/install-chromium.sh; fi
 
-test: vet browser-deps
+# The cluster integration tests need Debian's redis-server: as root,
+# install it when missing.
+redis-deps:
+	@if ! command -v redis-server >/dev/null && [ "$$(id -u)" = 0 ]; then scripts/install-redis.sh; fi
+
+test: vet browser-deps redis-deps
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sched/... ./host/...
 	GO=$(GO) scripts/ts-client-429.sh

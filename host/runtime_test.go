@@ -46,7 +46,7 @@ func startRuntimeHost(t *testing.T, runtime, module, upstream, extra string, log
 	t.Helper()
 	cfgPath := writeConfig(t, `
 [runtime]
-compilation_cache_dir = ""
+compilation_cache_dir = "`+sharedCompilationCache(t)+`"
 [cache]
 enabled = false
 [connectors.obv]
@@ -76,6 +76,9 @@ private_networks = ["127.0.0.0/8"]
 // TestProcessRuntimeMatchesWasm serves the same connector as WebAssembly
 // and as a native process: over MCP, the answers are the same.
 func TestProcessRuntimeMatchesWasm(t *testing.T) {
+	if raceDetector {
+		t.Skip("compiling the module under the race detector takes a minute; the non-race pass and the contract suite compare the runtimes")
+	}
 	up := fakeOBV(t, nil)
 	_, wasmURL := startRuntimeHost(t, "wasm", wasmbuild.Path(t, "./plugins/obv/cmd"), up.URL, "", nil)
 	_, procURL := startRuntimeHost(t, "process", nativerttest.Build(t, "./plugins/obv/cmd"), up.URL, "", nil)
@@ -178,6 +181,7 @@ func TestProcessRuntimeRefusals(t *testing.T) {
 		{"missing binary", "process", bin + "-nope", "", "connectors.obv.module: open " + bin + "-nope: no such file or directory (run `make native` first?)"},
 		{"wasm as process", "process", wasmbuild.Path(t, "./plugins/obv/cmd"), "", `a .wasm module needs runtime = "wasm"`},
 		{"process as wasm", "wasm", bin, "", `loading connector "obv"`},
+		{"pinned sha256, wasm", "wasm", wasmbuild.Path(t, "./plugins/obv/cmd"), `sha256 = "` + strings.Repeat("0", 64) + `"`, "connectors.obv.sha256: module " + wasmbuild.Path(t, "./plugins/obv/cmd") + " has sha256 "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -144,62 +144,6 @@ func ptr[T any](v T) *T { return &v }
 // CostNote is appended to the description by the host.
 const CostNote = "One search per platform (each counts against that platform's own limit and may queue there; the search costs what that platform's search costs, plus a cached list lookup when organization is given). Repeating a search within 10 minutes is served from the cache."
 
-// Result is the tool's answer.
-type Result struct {
-	Query        string    `json:"query"`
-	Organization string    `json:"organization,omitempty"`
-	DateFrom     string    `json:"date_from,omitempty"`
-	DateTo       string    `json:"date_to,omitempty"`
-	Sections     []Section `json:"platforms"`
-	// Answered, Failed and Skipped list platform ids by outcome.
-	Answered []string `json:"answered"`
-	Failed   []string `json:"failed,omitempty"`
-	Skipped  []string `json:"skipped,omitempty"`
-}
-
-// Section statuses.
-const (
-	StatusOK      = "ok"
-	StatusError   = "error"
-	StatusTimeout = "timeout"
-	StatusSkipped = "skipped"
-)
-
-// Section is one platform's part of the answer.
-type Section struct {
-	Platform string `json:"platform"`
-	Title    string `json:"title"`
-	Status   string `json:"status"`
-	// Error says why a platform failed, timed out or was skipped.
-	Error string `json:"error,omitempty"`
-	// Tool and Arguments are the call made, for paging on with it.
-	Tool      string         `json:"tool,omitempty"`
-	Arguments map[string]any `json:"arguments,omitempty"`
-	Total     *int           `json:"total,omitempty"`
-	Approx    bool           `json:"total_is_approximate,omitempty"`
-	HasMore   bool           `json:"has_more,omitempty"`
-	Results   []Item         `json:"results,omitempty"`
-	Notes     []string       `json:"notes,omitempty"`
-	// Cache, QueuedMS and UpstreamMS are the platform call's _meta;
-	// ElapsedMS is how long the platform's part took.
-	Cache      string `json:"cache,omitempty"`
-	QueuedMS   int64  `json:"queued_ms"`
-	UpstreamMS int64  `json:"upstream_ms"`
-	ElapsedMS  int64  `json:"elapsed_ms"`
-}
-
-// Item is one result, without the platform-specific extras (the
-// platform's own search returns those).
-type Item struct {
-	ID           string `json:"id"`
-	Type         string `json:"type,omitempty"`
-	Title        string `json:"title"`
-	Date         string `json:"date,omitempty"`
-	Organization string `json:"organization,omitempty"`
-	Snippet      string `json:"snippet,omitempty"`
-	URL          string `json:"url,omitempty"`
-}
-
 // Handle runs the tool: arguments in, result out. Bad arguments are a tool
 // error naming the argument.
 func (s *Searcher) Handle(ctx context.Context, info *callinfo.Info, raw json.RawMessage) *mcp.CallToolResult {
@@ -431,69 +375,6 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	notes = append(notes, sr.Notes...)
 	notes = append(notes, hostNotes(resultText(r))...)
 	return finish(StatusOK, "")
-}
-
-// resultText joins a result's text content.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
-// hostNoteSep is how the host appends its own notes (a stale answer's
-// age) to a result's text.
-const hostNoteSep = "\n\nNote: "
-
-func jsonPart(text string) string {
-	if i := strings.Index(text, hostNoteSep); i >= 0 {
-		return text[:i]
-	}
-	return text
-}
-
-func hostNotes(text string) []string {
-	i := strings.Index(text, hostNoteSep)
-	if i < 0 {
-		return nil
-	}
-	return strings.Split(text[i+len(hostNoteSep):], "\nNote: ")
-}
-
-// forwarder gives each platform call its own Info (so that each section
-// has its own _meta) in the caller's session, and passes queue positions
-// on to the caller's progress notifications, one at a time and never
-// after the call has returned.
-type forwarder struct {
-	parent  *callinfo.Info
-	mu      sync.Mutex
-	stopped bool
-}
-
-func (f *forwarder) child() *callinfo.Info {
-	c := &callinfo.Info{}
-	if f.parent != nil {
-		c.Session, c.Public = f.parent.Session, f.parent.Public
-		if f.parent.OnQueued != nil {
-			c.OnQueued = func(position int, eta time.Duration) {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				if !f.stopped {
-					f.parent.OnQueued(position, eta)
-				}
-			}
-		}
-	}
-	return c
-}
-
-func (f *forwarder) stop() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.stopped = true
 }
 
 // IDs lists the platforms the search can use, in order.

@@ -39,4 +39,3 @@ func (f *forwarder) stop() {
 	defer f.mu.Unlock()
 	f.stopped = true
 }
-

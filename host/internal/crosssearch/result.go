@@ -91,4 +91,3 @@ func hostNotes(text string) []string {
 	}
 	return strings.Split(text[i+len(hostNoteSep):], "\nNote: ")
 }
-

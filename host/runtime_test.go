@@ -95,8 +95,14 @@ func TestProcessRuntimeMatchesWasm(t *testing.T) {
 	}
 	for _, c := range calls {
 		w, p := callTool(t, wasm, c.tool, c.args), callTool(t, proc, c.tool, c.args)
+		// The fetch went through the host's gate under the call's
+		// context in both runtimes: the same accounting reaches _meta.
+		// Only the timings may differ.
+		if p.Meta["besluitbron/cache"] == nil || w.Meta["besluitbron/cache"] != p.Meta["besluitbron/cache"] || len(w.Meta) != len(p.Meta) {
+			t.Errorf("%s %v: _meta wasm %v, process %v", c.tool, c.args, w.Meta, p.Meta)
+		}
 		wire := func(r *mcp.CallToolResult) map[string]any {
-			r.Meta = nil // timings differ
+			r.Meta = nil
 			b, err := json.Marshal(r)
 			if err != nil {
 				t.Fatal(err)

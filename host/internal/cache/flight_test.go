@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	"github.com/besluitbron/besluitbron/host/internal/cache"
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -296,4 +299,28 @@ func TestMissFilledMeanwhileIsAHit(t *testing.T) {
 	if err != nil || outcome != callinfo.Hit || fills.Load() != 1 {
 		t.Errorf("outcome %q, %d upstream requests (err %v); want a hit after one request", outcome, fills.Load(), err)
 	}
+}
+
+// Platforms are separate: a platform whose fill hangs holds up no other,
+// and one platform filling its budget evicts nothing of another's.
+func TestPlatformsAreIsolated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		slow := newEnv(t, nil)
+		fast := newEnv(t, func(o *cache.Options) { o.Platform = "tk" })
+		fast.expect("list", "keep", &upstream{body: "kept"}, callinfo.Miss, 1)
+
+		g := newGated("late")
+		go slow.s.Do(t.Context(), "search", "k", g.fill)
+		synctest.Wait() // slow's platform hangs
+		if body := fast.expect("search", "k", &upstream{body: "quick"}, callinfo.Miss, 1); body != "quick" {
+			t.Errorf("fast platform: %q", body)
+		}
+		// Fill the slow platform's cache twice over.
+		big := strings.Repeat("x", 40_000)
+		for i := range 2 * cache.MinBytes / 40_000 {
+			slow.s.Do(t.Context(), "document", fmt.Sprint(i), (&upstream{body: big}).fill)
+		}
+		fast.expect("list", "keep", &upstream{}, callinfo.Hit, 0)
+		close(g.release)
+	})
 }

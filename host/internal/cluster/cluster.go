@@ -117,6 +117,9 @@ func New(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster.replica_id %w", err)
 	}
 	c := &Cluster{o: o, log: o.Logger.With("replica", o.ReplicaID), clock: o.Clock, limiters: map[string]*Limiter{}}
+	// go-redis reports reconnection attempts on its own logger; the
+	// fallback already says what matters, so they go to debug.
+	setRedisLogger.Do(func() { redis.SetLogger(redisLog{o.Logger}) })
 	if o.Client != nil {
 		c.rdb = o.Client
 	} else {
@@ -337,3 +340,13 @@ type realClock struct{}
 
 func (realClock) Now() time.Time                                  { return time.Now() }
 func (realClock) AfterFunc(d time.Duration, f func()) sched.Timer { return time.AfterFunc(d, f) }
+
+// setRedisLogger sets go-redis's process-wide logger once.
+var setRedisLogger sync.Once
+
+// redisLog sends go-redis's log lines to slog at debug level.
+type redisLog struct{ l *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.l.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
+}

@@ -43,6 +43,17 @@ func wirePlugin() *sdk.Plugin {
 			h.Log(ctx, connector.LevelWarn, "careful")
 			return "logged", nil
 		},
+		"progress": func(ctx context.Context, h connector.Host, _ json.RawMessage) (any, error) {
+			p, ok := h.(interface {
+				Progress(ctx context.Context, done, total float64, message string)
+			})
+			if !ok {
+				return "no progress", nil
+			}
+			p.Progress(ctx, 1, 2, "half")
+			p.Progress(ctx, 2, 2, "done")
+			return "reported", nil
+		},
 		"fail": func(context.Context, connector.Host, json.RawMessage) (any, error) {
 			return nil, errors.New("the platform said no")
 		},
@@ -105,6 +116,15 @@ func (h *recHost) Log(ctx context.Context, level int, msg string) {
 	defer h.mu.Unlock()
 	h.logs = append(h.logs, fmt.Sprintf("%d %s %v", level, msg, ctx.Value(ctxKey{})))
 }
+
+func (h *recHost) Progress(ctx context.Context, done, total float64, msg string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.logs = append(h.logs, fmt.Sprintf("progress %g/%g %s %v", done, total, msg, ctx.Value(ctxKey{})))
+}
+
+// plainHost hides recHost's Progress method.
+type plainHost struct{ connector.Host }
 
 func call(ctx context.Context, c connector.Connector, h connector.Host, tool, args string) (connector.CallResult, error) {
 	return c.Call(ctx, connector.CallRequest{Tool: tool, Arguments: json.RawMessage(args)}, h)
@@ -184,6 +204,26 @@ func TestNativeLogReachesCallHost(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"4 careful c1"}, h.logs); d != "" {
 		t.Errorf("logs (-want +got):\n%s", d)
+	}
+}
+
+// TestNativeProgress: progress reports reach a host that takes them,
+// under the call's context; a host without Progress leaves the call
+// working.
+func TestNativeProgress(t *testing.T) {
+	remote := dispense(t, wirePlugin())
+	h := &recHost{t: t}
+	ctx := context.WithValue(context.Background(), ctxKey{}, "c2")
+	if _, err := call(ctx, remote, h, "progress", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"progress 1/2 half c2", "progress 2/2 done c2"}, h.logs); d != "" {
+		t.Errorf("progress (-want +got):\n%s", d)
+	}
+	h = &recHost{t: t}
+	res, err := call(ctx, remote, plainHost{h}, "progress", `{}`)
+	if err != nil || res.Text != `"reported"` || len(h.logs) != 0 {
+		t.Errorf("without Progress on the host: %+v, %v, %v", res, err, h.logs)
 	}
 }
 

@@ -35,14 +35,16 @@ type Client struct {
 // accounting and cancellation, which live in that context, and a closure
 // keeps the context where it belongs, in the call's frame.
 type inflight struct {
-	fetch func(context.Context, connector.FetchRequest) (connector.FetchResponse, error)
-	log   func(context.Context, int, string)
+	fetch    func(context.Context, connector.FetchRequest) (connector.FetchResponse, error)
+	log      func(context.Context, int, string)
+	progress func(done, total float64, message string) // nil when the host has no Progress
 }
 
 // hostServer is the handler type of the Host service.
 type hostServer interface {
 	fetch(context.Context, *FetchArgs) (*connector.FetchReply, error)
 	log(context.Context, *LogArgs) (*empty, error)
+	progress(context.Context, *ProgressArgs) (*empty, error)
 }
 
 var hostDesc = grpc.ServiceDesc{
@@ -51,6 +53,7 @@ var hostDesc = grpc.ServiceDesc{
 	Methods: []grpc.MethodDesc{
 		{MethodName: "Fetch", Handler: unary(methodFetch, hostServer.fetch)},
 		{MethodName: "Log", Handler: unary(methodLog, hostServer.log)},
+		{MethodName: "Progress", Handler: unary(methodProgress, hostServer.progress)},
 	},
 	Metadata: "besluitbron/sdk/internal/nativewire",
 }
@@ -91,10 +94,7 @@ func (c *Client) Call(ctx context.Context, req connector.CallRequest, h connecto
 	case !json.Valid(req.Arguments):
 		return connector.CallResult{}, fmt.Errorf("arguments of %q are not valid JSON", req.Tool)
 	}
-	c.mu.Lock()
-	c.next++
-	id := c.next
-	c.calls[id] = &inflight{
+	call := &inflight{
 		fetch: func(cb context.Context, r connector.FetchRequest) (connector.FetchResponse, error) {
 			fctx, cancel := merge(ctx, cb)
 			defer cancel()
@@ -102,6 +102,13 @@ func (c *Client) Call(ctx context.Context, req connector.CallRequest, h connecto
 		},
 		log: func(_ context.Context, level int, msg string) { h.Log(ctx, level, msg) },
 	}
+	if p, ok := h.(progresser); ok {
+		call.progress = func(done, total float64, msg string) { p.Progress(ctx, done, total, msg) }
+	}
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	c.calls[id] = call
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -160,6 +167,17 @@ func (c *Client) log(ctx context.Context, a *LogArgs) (*empty, error) {
 			msg = msg[:maxLogLine]
 		}
 		call.log(ctx, a.Level, msg)
+	}
+	return &empty{}, nil
+}
+
+func (c *Client) progress(_ context.Context, a *ProgressArgs) (*empty, error) {
+	if call := c.lookup(a.CallID); call != nil && call.progress != nil {
+		msg := a.Message
+		if len(msg) > maxLogLine {
+			msg = msg[:maxLogLine]
+		}
+		call.progress(a.Done, a.Total, msg)
 	}
 	return &empty{}, nil
 }

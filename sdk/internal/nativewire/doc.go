@@ -20,6 +20,11 @@
 //
 //	besluitbron.connector.v1.Host/Fetch      FetchArgs -> connector.FetchReply
 //	besluitbron.connector.v1.Host/Log        LogArgs   -> {}
+//	besluitbron.connector.v1.Host/Progress   ProgressArgs -> {}
+//
+// Progress reaches the call's host only when that host has a Progress
+// method (MCP progress notifications); the process ignores a host that
+// answers Unimplemented.
 //
 // Open is the first call on a fresh process: it checks the ABI version a
 // second time (go-plugin's handshake already carries it as the protocol

@@ -122,4 +122,13 @@ func (h *remoteHost) Log(ctx context.Context, level int, msg string) {
 	_ = h.conn.Invoke(ctx, methodLog, &LogArgs{CallID: h.id, Level: level, Message: msg}, &empty{}, callOpts...)
 }
 
-var _ connector.Host = (*remoteHost)(nil)
+// Progress forwards a progress report to the host; like a log line, a lost
+// report does not fail the call.
+func (h *remoteHost) Progress(ctx context.Context, done, total float64, message string) {
+	_ = h.conn.Invoke(ctx, methodProgress, &ProgressArgs{CallID: h.id, Done: done, Total: total, Message: message}, &empty{}, callOpts...)
+}
+
+var (
+	_ connector.Host = (*remoteHost)(nil)
+	_ progresser     = (*remoteHost)(nil)
+)

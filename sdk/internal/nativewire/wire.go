@@ -21,6 +21,9 @@ const (
 	methodCall  = "/" + connectorService + "/Call"
 	methodFetch = "/" + hostService + "/Fetch"
 	methodLog   = "/" + hostService + "/Log"
+	// methodProgress came after version 1's first release: a host that
+	// lacks it answers Unimplemented, which the process ignores.
+	methodProgress = "/" + hostService + "/Progress"
 )
 
 // OpenArgs start a session with a fresh process.
@@ -58,7 +61,23 @@ type LogArgs struct {
 	Message string `json:"message"`
 }
 
-// empty is the reply of Log.
+// ProgressArgs is one progress report of a call.
+type ProgressArgs struct {
+	CallID  uint64  `json:"call_id"`
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"`
+	Message string  `json:"message,omitempty"`
+}
+
+// progresser is the optional connector.Host method through which a
+// connector reports how far a long call has got. It is matched by its
+// method set, so a host that has it gets the reports and one that does not
+// is not asked.
+type progresser interface {
+	Progress(ctx context.Context, done, total float64, message string)
+}
+
+// empty is the reply of Log and Progress.
 type empty struct{}
 
 // connectorFailed marks an error the connector itself returned, as

@@ -2,7 +2,8 @@
 
 package host
 
-// raceEnabled: the browser tests skip under -race; `make test` runs them
-// without it, and the pages' concurrency has its own race tests in
-// host/internal/web.
+// raceEnabled: the page, status and browser tests of this package skip
+// under -race; `make test` runs them without it, and the pages' and the
+// job's concurrency has its own race tests in host/internal/web and
+// host/internal/loadstatus.
 const raceEnabled = true

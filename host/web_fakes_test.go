@@ -111,6 +111,14 @@ type testHost struct {
 // extra is appended to the config (TOML).
 func startTestHost(t *testing.T, extra string) *testHost {
 	t.Helper()
+	if raceEnabled {
+		// Compiling the two modules costs about two minutes under -race,
+		// which the package's race run cannot spare; these tests are
+		// sequential and run without -race in make test, and the pages'
+		// and the job's concurrency is raced in host/internal/web and
+		// host/internal/loadstatus.
+		t.Skip("host-level page and status tests run without -race")
+	}
 	th := &testHost{obv: fakeOBVPlatform(t), rechts: fakeRechtspraakPlatform(t)}
 	obvWasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	rsWasm := wasmbuild.Path(t, "./plugins/rechtspraak/cmd")

@@ -1,12 +1,16 @@
 package cache
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/VictoriaMetrics/fastcache"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // rawFull is a fastcache of 256 MiB filled to about 90 % with 10 KB
@@ -58,4 +62,38 @@ func BenchmarkRawLoad256MB(b *testing.B) {
 		l.Reset()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkHitOverhead interleaves a hit through Store.Do with fastcache's
+// own Get of the same stored value, in one run, and reports the ratio:
+// what the store's checks, decoding and counters add to a lookup.
+func BenchmarkHitOverhead(b *testing.B) {
+	s, err := Open(Options{Platform: "obv", MaxBytes: 64 << 20, TTL: map[string]time.Duration{"search": time.Hour}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	resp := connector.FetchResponse{Status: 200, Header: map[string]string{"Content-Type": "application/json", "Etag": `"x"`, "Date": "Sat, 01 Mar 2025 12:00:00 GMT"}, Body: make([]byte, 3000)}
+	fill := func(context.Context) (connector.FetchResponse, bool, error) { return resp, true, nil }
+	ctx := context.Background()
+	s.Do(ctx, "search", "k", fill)
+	k := storeKey("search", "k")
+	var hit, raw time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		if _, o, _ := s.Do(ctx, "search", "k", fill); o != "hit" {
+			b.Fatal(o)
+		}
+		t1 := time.Now()
+		if len(s.c.Get(nil, k)) == 0 {
+			b.Fatal("raw miss")
+		}
+		raw += time.Since(t1)
+		hit += t1.Sub(t0)
+		n++
+	}
+	b.ReportMetric(float64(hit.Nanoseconds())/float64(n), "hit-ns")
+	b.ReportMetric(float64(raw.Nanoseconds())/float64(n), "raw-ns")
+	b.ReportMetric(float64(hit)/float64(raw), "hit/raw")
 }

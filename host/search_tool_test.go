@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,8 +28,8 @@ import (
 var simConnectors = []string{"obk", "obv", "openarchivaris", "opentk", "ori", "rechtspraak", "tk"}
 
 // simHost starts the platform simulator in process and a host with all
-// seven connectors (built from source) pointed at it, as `make demo`
-// does with demo.toml. Modules build in parallel, once per test binary.
+// seven connectors (built from source, once per test binary) pointed at
+// it, as `make demo` does with demo.toml.
 func simHost(t *testing.T) (*platformsim.Sim, string) {
 	t.Helper()
 	t0 := time.Now()
@@ -42,19 +41,9 @@ func simHost(t *testing.T) (*platformsim.Sim, string) {
 	t.Cleanup(up.Close)
 	t.Cleanup(sim.Close) // first: releases hanging requests
 	wasm := make(map[string]string)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
 	for _, id := range simConnectors {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := wasmbuild.Path(t, "./plugins/"+id+"/cmd")
-			mu.Lock()
-			wasm[id] = p
-			mu.Unlock()
-		}()
+		wasm[id] = wasmbuild.Path(t, "./plugins/"+id+"/cmd")
 	}
-	wg.Wait()
 	t.Logf("modules built after %v", time.Since(t0))
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = \"\"\n[cache]\ndir = %q\n[status]\nenabled = false\n", t.TempDir())

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -288,11 +289,13 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 	if err != nil {
 		return connector.FetchResponse{}, err
 	}
-	var queued, upstream time.Duration
+	// A shared (coalesced) fill may outlive this caller: it reports its
+	// times through atomics, never through this frame's variables.
+	var queued, upstream atomic.Int64
 	fill := func(ctx context.Context) (connector.FetchResponse, bool, error) {
 		resp, q, up, err := g.exchange(ctx, info, req, u)
-		queued += q
-		upstream += up
+		queued.Add(int64(q))
+		upstream.Add(int64(up))
 		if err != nil {
 			return resp, false, err
 		}
@@ -300,11 +303,11 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 	}
 	if g.o.Cache == nil || req.CacheClass == connector.ClassNone {
 		resp, _, err := fill(ctx)
-		info.AddFetch(callinfo.Bypass, queued, upstream)
+		info.AddFetch(callinfo.Bypass, time.Duration(queued.Load()), time.Duration(upstream.Load()))
 		return resp, err
 	}
 	resp, outcome, err := g.o.Cache.Do(ctx, req.CacheClass, Key(req, u), fill)
-	info.AddFetch(outcome, queued, upstream)
+	info.AddFetch(outcome, time.Duration(queued.Load()), time.Duration(upstream.Load()))
 	return resp, err
 }
 

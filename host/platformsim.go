@@ -22,6 +22,10 @@ func NewSimulator(o SimulatorOptions) (*Simulator, error) { return platformsim.N
 // served at root.
 func SimulatorBaseURLs(root string) map[string]string { return platformsim.BaseURLs(root) }
 
+// SimulatorURLRewrites maps connector ids to the url_rewrites that send
+// their second host to a simulator served at root.
+func SimulatorURLRewrites(root string) map[string][]string { return platformsim.URLRewrites(root) }
+
 // SimulatorPlatforms lists the simulated connector ids.
 func SimulatorPlatforms() []string { return append([]string(nil), platformsim.Platforms...) }
 

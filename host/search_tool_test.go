@@ -47,9 +47,12 @@ func simHost(t *testing.T) (*platformsim.Sim, string) {
 	t.Logf("modules built after %v", time.Since(t0))
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = \"\"\n[cache]\ndir = %q\n[status]\nenabled = false\n", t.TempDir())
-	urls := platformsim.BaseURLs(up.URL)
+	urls, rewrites := platformsim.BaseURLs(up.URL), platformsim.URLRewrites(up.URL)
 	for _, id := range simConnectors {
 		fmt.Fprintf(&cfg, "[connectors.%s]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\npool_size = 2\n", id, wasm[id], urls[id])
+		for _, rw := range rewrites[id] {
+			fmt.Fprintf(&cfg, "url_rewrites = [%q]\n", rw)
+		}
 	}
 	c, err := host.LoadConfig(writeConfig(t, cfg.String()), []string{})
 	if err != nil {
@@ -120,11 +123,20 @@ func TestAgainstTheSimulator(t *testing.T) {
 			"opentk_get_document":         {map[string]any{"nummer": "2025D06020"}, "Woningbouwimpuls"},
 			"rechtspraak_get_document":    {map[string]any{"ecli": "ECLI:NL:HR:2019:2007"}, "Urgenda"},
 			"openarchivaris_get_document": {map[string]any{"id": "d-2025-zwolle-000077"}, "fietsbrug"},
+			// Through the second host: the official publication's XML.
+			"obk_get_document": {map[string]any{"id": "kst-33328-AI"}, "Wet open overheid"},
 		} {
 			res := callTool(t, cs, tool, c.args)
 			if res.IsError || !strings.Contains(text(res), c.want) {
 				t.Errorf("%s: %s", tool, shorten(text(res), 300))
 			}
+		}
+	})
+
+	t.Run("a Kamerstuk's text from its official XML", func(t *testing.T) {
+		res := callTool(t, cs, "tk_get_document", map[string]any{"id": "2023D52517"})
+		if res.IsError || !strings.Contains(text(res), `"text_source":"officielebekendmakingen_xml"`) {
+			t.Errorf("%s", shorten(text(res), 400))
 		}
 	})
 

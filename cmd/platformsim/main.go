@@ -105,8 +105,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	root := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "platformsim serving on %s\n", root)
 	urls := host.SimulatorBaseURLs(root)
+	rewrites := host.SimulatorURLRewrites(root)
 	for _, id := range host.SimulatorPlatforms() {
 		fmt.Fprintf(stdout, "  connectors.%s.base_url = %q\n", id, urls[id])
+		for _, rw := range rewrites[id] {
+			fmt.Fprintf(stdout, "  connectors.%s.url_rewrites = [%q]\n", id, rw)
+		}
 	}
 	for _, line := range host.SimulatorFaultLines(sim.Faults()) {
 		fmt.Fprintf(stdout, "  fault %s\n", line)

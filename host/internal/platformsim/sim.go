@@ -53,6 +53,19 @@ func BaseURLs(root string) map[string]string {
 	return out
 }
 
+// ZoekHost is the real host of the publication files that the obk and
+// tk connectors read besides their base URL.
+const ZoekHost = "https://zoek.officielebekendmakingen.nl"
+
+// URLRewrites maps connector ids to the connectors.<id>.url_rewrites that
+// send their second host to a Sim served at root: the publication files of
+// zoek.officielebekendmakingen.nl (obk_get_document, and tk's official-XML
+// route for Kamerstukken).
+func URLRewrites(root string) map[string][]string {
+	rw := ZoekHost + " => " + strings.TrimRight(root, "/") + "/" + zoekPrefix
+	return map[string][]string{"obk": {rw}, "tk": {rw}}
+}
+
 // Options configure a Sim.
 type Options struct {
 	// DataDir is the repository's testdata directory (required).

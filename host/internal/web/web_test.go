@@ -267,9 +267,14 @@ func TestSlowAndQueuedPlatformsJoinTheRunningCall(t *testing.T) {
 		close(b.release)
 	})
 	t.Run("busy", func(t *testing.T) {
-		b := newBlocking(false)
-		srv := serve(t, &b.fake, func(o *web.Options) { o.Wait = time.Millisecond; o.MaxInFlight = 1 })
+		b := newBlocking(true) // reports on b.queued once its call runs
+		srv := serve(t, &b.fake, func(o *web.Options) {
+			o.Wait = time.Millisecond
+			o.MaxInFlight = 1
+			o.Platforms[0].Filter.ListTool = "" // the one slot is the search's
+		})
 		get(t, srv.URL+"/?q=een&p=obv")
+		<-b.queued
 		_, body, _ := get(t, srv.URL+"/?q=twee&p=obv")
 		mustContain(t, body, "OpenBesluitvorming is op dit moment te druk")
 		close(b.release)

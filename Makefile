@@ -6,7 +6,7 @@ PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
 NATIVE  := $(foreach p,$(PLUGINS),bin/plugins/$(p))
 
-.PHONY: all build host plugins native run demo test vet race bench clean browser-deps ts-client redis-deps
+.PHONY: conformance fuzz-short soak all build host plugins native run demo test vet race bench clean browser-deps ts-client redis-deps
 
 all: build
 
@@ -68,6 +68,21 @@ test: vet browser-deps redis-deps
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sched/... ./host/...
 	GO=$(GO) scripts/ts-client-429.sh
+	MAKE=$(MAKE) scripts/conformance.sh
+	$(MAKE) --no-print-directory fuzz-short
+
+# Every fuzz target for a few seconds (seed corpora also run in go test).
+fuzz-short:
+	GO=$(GO) FUZZTIME=4s scripts/fuzz.sh
+
+# Long runs: every fuzz target for minutes.
+soak:
+	GO=$(GO) FUZZTIME=$${FUZZTIME:-2m} scripts/fuzz.sh
+
+# The official MCP conformance suite against the conformance connector
+# (conformance.toml; Node 22 and the suite from npm into var/conformance).
+conformance:
+	MAKE=$(MAKE) scripts/conformance.sh
 
 # The official TypeScript MCP client meets the client rate limits (npm ci
 # into var/ts-client, then one Go test drives it).

@@ -118,7 +118,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
 		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
-			Admission: admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2))})
+			Admission: admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2)), ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase})
 	}
 	var all []*limits.Limiter
 	for _, p := range h.platforms {

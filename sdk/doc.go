@@ -59,6 +59,9 @@
 //	                                    returns the size of the FetchReply JSON
 //	fetch_read(ptr)                     copies the last FetchReply to ptr
 //	log(level, ptr, len)                logs a message at a log/slog level
+//	progress(done, total f64, ptr, len) reports progress with a message
+//	                                    (connector.Progresser); ignored when
+//	                                    the client asked for none
 //
 // The host grants nothing else: no filesystem, no environment, no sockets,
 // and WASI's clocks are wazero's fake clock. A module that reports another

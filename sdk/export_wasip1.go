@@ -40,6 +40,9 @@ func hostFetchRead(ptr uint32)
 //go:wasmimport besluitbron log
 func hostLog(level int32, ptr, size uint32)
 
+//go:wasmimport besluitbron progress
+func hostProgress(done, total float64, ptr, size uint32)
+
 func ptrOf(b []byte) uint32 {
 	if len(b) == 0 {
 		return 0
@@ -138,5 +141,11 @@ func (wasmHost) Fetch(_ context.Context, req connector.FetchRequest) (connector.
 func (wasmHost) Log(_ context.Context, level int, msg string) {
 	b := []byte(msg)
 	hostLog(int32(level), ptrOf(b), uint32(len(b)))
+	runtime.KeepAlive(b)
+}
+
+func (wasmHost) Progress(_ context.Context, done, total float64, msg string) {
+	b := []byte(msg)
+	hostProgress(done, total, ptrOf(b), uint32(len(b)))
 	runtime.KeepAlive(b)
 }

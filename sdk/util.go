@@ -18,6 +18,16 @@ func Get(ctx context.Context, h connector.Host, url, service string, cost float6
 	return h.Fetch(ctx, connector.FetchRequest{Method: "GET", URL: url, Service: service, Cost: cost, CacheClass: class})
 }
 
+// Progress reports how far a long call has got, when the host can pass
+// that on to the client (see [connector.Progresser]); otherwise it does
+// nothing. done must grow from one report to the next; total is 0 when
+// unknown.
+func Progress(ctx context.Context, h connector.Host, done, total float64, message string) {
+	if p, ok := h.(connector.Progresser); ok {
+		p.Progress(ctx, done, total, message)
+	}
+}
+
 // StatusError describes an upstream answer with a non-2xx status, quoting
 // the start of the platform's own message.
 type StatusError struct {

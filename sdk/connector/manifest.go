@@ -94,6 +94,7 @@ type Tool struct {
 
 // ResourceTemplate declares MCP resources as besluitbron://<id>/... URIs.
 // Reading a resource calls Tool with the template's variables as arguments.
+// A template without variables is one resource, listed by resources/list.
 type ResourceTemplate struct {
 	Name        string `json:"name"`
 	URITemplate string `json:"uri_template"`
@@ -103,11 +104,22 @@ type ResourceTemplate struct {
 }
 
 // Prompt is an MCP prompt; Template may use {{name}} for each argument.
+// A prompt is either one user message (Template) or a conversation
+// (Messages), whose text and resource URIs may use {{name}} too.
 type Prompt struct {
 	Name        string           `json:"name"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
-	Template    string           `json:"template"`
+	Template    string           `json:"template,omitempty"`
+	// Messages, when set, replace Template.
+	Messages []PromptMessage `json:"messages,omitempty"`
+}
+
+// PromptMessage is one message of a [Prompt]'s conversation.
+type PromptMessage struct {
+	// Role is "user" or "assistant".
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
 }
 
 // PromptArgument is one argument of a [Prompt].
@@ -115,6 +127,9 @@ type PromptArgument struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
+	// Values, when set, are offered to clients as completions of the
+	// argument (completion/complete), best first.
+	Values []string `json:"values,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes as "60s" in JSON.
@@ -136,6 +151,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 var (
 	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 	namePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
+	argPattern  = regexp.MustCompile(`\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}`)
 )
 
 // Validate checks a manifest as the host receives it; the error names the
@@ -231,8 +247,23 @@ func (m *Manifest) Validate() error {
 		if !namePattern.MatchString(p.Name) {
 			bad("prompts[%d].name %q: want lower-case letters, digits, _", i, p.Name)
 		}
-		if p.Template == "" {
-			bad("prompts[%d].template: empty", i)
+		switch {
+		case p.Template == "" && len(p.Messages) == 0:
+			bad("prompts[%d]: neither template nor messages", i)
+		case p.Template != "" && len(p.Messages) > 0:
+			bad("prompts[%d]: both template and messages", i)
+		}
+		for j, msg := range p.Messages {
+			if msg.Role != "user" && msg.Role != "assistant" {
+				bad("prompts[%d].messages[%d].role %q: want user or assistant", i, j, msg.Role)
+			}
+			c := msg.Content
+			// A resource's URI may be an argument; check its shape with
+			// a stand-in value.
+			c.URI = argPattern.ReplaceAllString(c.URI, "arg:x")
+			if err := c.Validate(); err != nil {
+				bad("prompts[%d].messages[%d]: %v", i, j, err)
+			}
 		}
 	}
 	if len(errs) == 0 {

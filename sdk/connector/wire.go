@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"regexp"
 )
 
 // CallRequest is one tool call as the host hands it to a connector.
@@ -25,7 +27,74 @@ type CallResult struct {
 	// IsError marks a tool error: the message in Text names what went
 	// wrong. Protocol and host faults are Go errors instead.
 	IsError bool `json:"is_error,omitempty"`
+	// Content are items shown after Text: images, audio, embedded
+	// resources. Most tools need none. The host checks each (see
+	// [Content.Validate]) and turns a bad one into a tool error.
+	Content []Content `json:"content,omitempty"`
 }
+
+// Content types.
+const (
+	ContentText     = "text"
+	ContentImage    = "image"
+	ContentAudio    = "audio"
+	ContentResource = "resource"
+)
+
+// Content is one content item of a tool result or prompt message: text, an
+// image, an audio clip, or an embedded resource (a document with its URI,
+// as text or as bytes).
+type Content struct {
+	// Type is ContentText, ContentImage, ContentAudio or ContentResource.
+	Type string `json:"type"`
+	// Text is the text of a text item or of a text resource.
+	Text string `json:"text,omitempty"`
+	// Data is the bytes of an image, an audio clip or a binary resource
+	// (base64 in JSON).
+	Data []byte `json:"data,omitempty"`
+	// MIMEType says what Data (or a resource's Text) is; required for
+	// images, audio and resources.
+	MIMEType string `json:"mime_type,omitempty"`
+	// URI names an embedded resource. A connector writes its own
+	// besluitbron://<id>/ URIs; the host presents them under the admin's
+	// resource base.
+	URI string `json:"uri,omitempty"`
+}
+
+// Validate checks one content item; the error names the field.
+func (c Content) Validate() error {
+	switch c.Type {
+	case ContentText:
+		if len(c.Data) > 0 || c.URI != "" {
+			return errors.New("text content carries data or a uri")
+		}
+	case ContentImage, ContentAudio:
+		if len(c.Data) == 0 {
+			return fmt.Errorf("%s content: data is empty", c.Type)
+		}
+		if !mimePattern.MatchString(c.MIMEType) {
+			return fmt.Errorf("%s content: mime_type %q is not type/subtype", c.Type, c.MIMEType)
+		}
+		if c.Text != "" || c.URI != "" {
+			return fmt.Errorf("%s content carries text or a uri", c.Type)
+		}
+	case ContentResource:
+		if u, err := url.Parse(c.URI); err != nil || u.Scheme == "" {
+			return fmt.Errorf("resource content: uri %q is not an absolute URI", c.URI)
+		}
+		if !mimePattern.MatchString(c.MIMEType) {
+			return fmt.Errorf("resource content: mime_type %q is not type/subtype", c.MIMEType)
+		}
+		if c.Text != "" && len(c.Data) > 0 {
+			return errors.New("resource content: both text and data")
+		}
+	default:
+		return fmt.Errorf("content type %q: want text, image, audio or resource", c.Type)
+	}
+	return nil
+}
+
+var mimePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*(;.*)?$`)
 
 // FetchRequest is one upstream request a connector asks the host to make.
 type FetchRequest struct {
@@ -81,6 +150,15 @@ type Host interface {
 	Fetch(ctx context.Context, req FetchRequest) (FetchResponse, error)
 	// Log records a message from the connector.
 	Log(ctx context.Context, level int, msg string)
+}
+
+// Progresser is implemented by a Host that can tell the client how far a
+// long call has got (MCP progress notifications, when the client asked for
+// them). Not every host can: connectors call sdk.Progress, which does
+// nothing then. done must grow from one report to the next; total is 0
+// when unknown.
+type Progresser interface {
+	Progress(ctx context.Context, done, total float64, message string)
 }
 
 // Log levels a connector may use; they match log/slog's.

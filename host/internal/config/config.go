@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,6 +126,13 @@ type Connector struct {
 	CacheMB         int                      `koanf:"cache_mb"`
 	Limits          map[string]ServiceLimit  `koanf:"limits"`
 	TTL             map[string]time.Duration `koanf:"ttl"`
+	// ToolPrefix, when set, replaces "<id>_" before the connector's tool
+	// and prompt names ("" serves them unprefixed, as a test suite with
+	// fixed names needs). Names must stay unique across connectors.
+	ToolPrefix *string `koanf:"tool_prefix"`
+	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
+	// of the connector's resource URIs (e.g. "test://").
+	ResourceBase string `koanf:"resource_base"`
 }
 
 // ServiceLimit overrides a declared service's limit: Units per Per.
@@ -279,7 +287,10 @@ func cleanDecodeError(err error) string {
 	return quoted.ReplaceAllString(s, "$1")
 }
 
-var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+var (
+	idPattern         = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+	toolPrefixPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{0,32}$`)
+)
 
 func (c *Config) validate() error {
 	var errs []error
@@ -390,6 +401,14 @@ func (c *Config) validate() error {
 		for s, l := range cc.Limits {
 			if l.Units < 0 || (l.Units > 0 && l.Per <= 0) {
 				bad("%s.limits.%s: want units ≥ 0 and a positive per", pfx, s)
+			}
+		}
+		if cc.ToolPrefix != nil && !toolPrefixPattern.MatchString(*cc.ToolPrefix) {
+			bad("%s.tool_prefix %q: want at most 32 letters, digits, _ . or -", pfx, *cc.ToolPrefix)
+		}
+		if cc.ResourceBase != "" {
+			if u, err := url.Parse(cc.ResourceBase); err != nil || u.Scheme == "" || u.RawQuery != "" || u.Fragment != "" {
+				bad("%s.resource_base %q: want the start of an absolute URI such as \"test://\"", pfx, cc.ResourceBase)
 			}
 		}
 		for class, ttl := range cc.TTL {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,12 +47,12 @@ func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp
 	if !ok {
 		return fmt.Errorf("connector %q resource %q: no tool %q", p.Manifest.ID, r.Name, r.Tool)
 	}
-	re, names := compileTemplate(r.URITemplate)
+	uriTemplate := p.presentURI(r.URITemplate)
+	re, names := compileTemplate(uriTemplate)
 	mime := r.MIMEType
 	if mime == "" {
 		mime = "application/json"
 	}
-	rt := &mcp.ResourceTemplate{Name: r.Name, URITemplate: r.URITemplate, Description: r.Description, MIMEType: mime}
 	h := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		m := re.FindStringSubmatch(req.Params.URI)
 		if m == nil {
@@ -71,26 +72,38 @@ func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp
 			info.Session = req.Session.ID()
 		}
 		res := s.run(ctx, info, e, raw)
-		text := ""
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				text += t.Text
-			}
-		}
 		if res.IsError {
+			text := ""
+			for _, c := range res.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					text += t.Text
+				}
+			}
 			return nil, fmt.Errorf("%s", text)
 		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: mime, Text: text}}}, nil
+		return &mcp.ReadResourceResult{Contents: readContents(req.Params.URI, mime, res)}, nil
 	}
+	if len(names) == 0 {
+		// No variables: one resource, listed by resources/list.
+		rs := &mcp.Resource{Name: r.Name, URI: uriTemplate, Description: r.Description, MIMEType: mime}
+		one.AddResource(rs, h)
+		s.unified.AddResource(rs, h)
+		return nil
+	}
+	rt := &mcp.ResourceTemplate{Name: r.Name, URITemplate: uriTemplate, Description: r.Description, MIMEType: mime}
 	one.AddResourceTemplate(rt, h)
 	s.unified.AddResourceTemplate(rt, h)
 	return nil
 }
 
-var promptVar = regexp.MustCompile(`\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}`)
+var promptVar = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
-func (s *Server) addPrompt(p *Platform, pr connector.Prompt, one *mcp.Server) {
-	mp := &mcp.Prompt{Name: p.Manifest.ID + "_" + pr.Name, Description: pr.Description}
+func (s *Server) addPrompt(p *Platform, pr connector.Prompt, one *mcp.Server) error {
+	mp := &mcp.Prompt{Name: p.toolName(pr.Name), Description: pr.Description}
+	if err := s.claim(mp.Name, "connector "+strconv.Quote(p.Manifest.ID)); err != nil {
+		return err
+	}
+	s.prompts[mp.Name] = pr
 	for _, a := range pr.Arguments {
 		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 	}
@@ -100,11 +113,27 @@ func (s *Server) addPrompt(p *Platform, pr connector.Prompt, one *mcp.Server) {
 				return nil, fmt.Errorf("prompt %s: argument %q is required", mp.Name, a.Name)
 			}
 		}
-		text := promptVar.ReplaceAllStringFunc(pr.Template, func(m string) string {
-			return req.Params.Arguments[promptVar.FindStringSubmatch(m)[1]]
-		})
-		return &mcp.GetPromptResult{Description: pr.Description, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+		fill := func(t string) string {
+			return promptVar.ReplaceAllStringFunc(t, func(m string) string {
+				return req.Params.Arguments[promptVar.FindStringSubmatch(m)[1]]
+			})
+		}
+		if len(pr.Messages) == 0 {
+			return &mcp.GetPromptResult{Description: pr.Description, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: fill(pr.Template)}}}}, nil
+		}
+		out := &mcp.GetPromptResult{Description: pr.Description}
+		for i, m := range pr.Messages {
+			c := m.Content
+			c.Text, c.URI = fill(c.Text), fill(c.URI)
+			mc, err := p.content(c)
+			if err != nil {
+				return nil, fmt.Errorf("prompt %s: message %d: %v (check the arguments)", mp.Name, i, err)
+			}
+			out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: mc})
+		}
+		return out, nil
 	}
 	one.AddPrompt(mp, h)
 	s.unified.AddPrompt(mp, h)
+	return nil
 }

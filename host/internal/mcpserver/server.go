@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,6 +26,13 @@ type Platform struct {
 	// Admission, when set, shares the connector's instances fairly between
 	// sessions.
 	Admission *admission.Admission
+	// ToolPrefix, when set, replaces "<id>_" before the connector's tool
+	// and prompt names as clients see them ("" for none). The host's own
+	// code keeps calling tools by "<id>_<tool>" (see [Server.Call]).
+	ToolPrefix *string
+	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
+	// of the connector's resource URIs as clients see them.
+	ResourceBase string
 }
 
 // HostTool is a tool the host itself provides on the unified address.
@@ -69,14 +77,17 @@ type Server struct {
 	o       Options
 	unified *mcp.Server
 	per     map[string]*mcp.Server
-	tools   map[string]*toolEntry // by full name
+	tools   map[string]*toolEntry // by "<id>_<tool>", whatever the prefix
+	names   map[string]string     // exposed tool and prompt names → owner
+	prompts map[string]connector.Prompt
 	ids     []string
 }
 
 type toolEntry struct {
 	platform *Platform
 	tool     connector.Tool
-	full     string
+	full     string // "<id>_<tool>"
+	name     string // as clients see it
 	schema   *jsonschema.Resolved
 }
 
@@ -88,9 +99,9 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}}
+	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{}}
 	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
-	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger})
+	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete})
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -99,7 +110,7 @@ func New(o Options) (*Server, error) {
 		}
 		s.ids = append(s.ids, id)
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version},
-			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger})
+			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete})
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)
@@ -107,7 +118,7 @@ func New(o Options) (*Server, error) {
 				return nil, err
 			}
 			mt := &mcp.Tool{
-				Name:        e.full,
+				Name:        e.name,
 				Title:       t.Title,
 				Description: describe(p.Manifest, t),
 				InputSchema: t.InputSchema,
@@ -123,13 +134,18 @@ func New(o Options) (*Server, error) {
 			}
 		}
 		for _, pr := range p.Manifest.Prompts {
-			s.addPrompt(p, pr, one)
+			if err := s.addPrompt(p, pr, one); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, ht := range o.HostTools {
 		ht := ht
 		if _, dup := s.tools[ht.Tool.Name]; dup {
 			return nil, fmt.Errorf("mcpserver: host tool %q clashes with a connector tool", ht.Tool.Name)
+		}
+		if err := s.claim(ht.Tool.Name, "the host"); err != nil {
+			return nil, err
 		}
 		s.unified.AddTool(ht.Tool, s.hostToolHandler(ht))
 	}
@@ -158,9 +174,22 @@ func (s *Server) entry(p *Platform, t connector.Tool) (*toolEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
 	}
-	e := &toolEntry{platform: p, tool: t, full: full, schema: rs}
+	e := &toolEntry{platform: p, tool: t, full: full, name: p.toolName(t.Name), schema: rs}
+	if err := s.claim(e.name, "connector "+strconv.Quote(p.Manifest.ID)); err != nil {
+		return nil, err
+	}
 	s.tools[full] = e
 	return e, nil
+}
+
+// claim reserves a tool or prompt name clients see; with tool prefixes
+// set by the admin two connectors could otherwise collide.
+func (s *Server) claim(name, owner string) error {
+	if prev, dup := s.names[name]; dup {
+		return fmt.Errorf("mcpserver: %s and %s both serve %q (see connectors.<id>.tool_prefix)", prev, owner, name)
+	}
+	s.names[name] = owner
+	return nil
 }
 
 // Unified is the server of /mcp/unified/v1 (and of stdio).

@@ -45,14 +45,9 @@ func sessionOf(req *mcp.CallToolRequest) string {
 
 func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinfo.Info {
 	info := &callinfo.Info{Session: sessionOf(req)}
-	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-		sess := req.Session
-		var n float64
+	if c := clientFrom(ctx); c != nil && c.token != nil {
 		info.OnQueued = func(position int, eta time.Duration) {
-			n++
-			msg := fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds())
-			// A failed notification must not fail the call.
-			_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg})
+			c.bump(ctx, fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds()))
 		}
 	}
 	return info
@@ -60,12 +55,14 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 
 func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = withClient(ctx, req)
 		return s.run(ctx, s.newInfo(ctx, req), e, req.Params.Arguments), nil
 	}
 }
 
 func (s *Server) hostToolHandler(ht HostTool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = withClient(ctx, req)
 		info := s.newInfo(ctx, req)
 		start := time.Now()
 		res, err := ht.Handler(ctx, info, req.Params.Arguments)
@@ -101,7 +98,11 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 		}
 		defer release()
 	}
-	out, err := e.platform.Connector.Call(ctx, connector.CallRequest{Tool: e.tool.Name, Arguments: args}, e.platform.Host)
+	host := e.platform.Host
+	if c := clientFrom(ctx); c != nil {
+		host = clientHost{Host: host, c: c, logger: e.platform.Manifest.ID}
+	}
+	out, err := e.platform.Connector.Call(ctx, connector.CallRequest{Tool: e.tool.Name, Arguments: args}, host)
 	sum := info.Summary()
 	if err != nil {
 		res := toolError(fmt.Sprintf("%s: the connector failed: %v", title, err), sum)
@@ -116,7 +117,13 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 		if len(sum.Notes) > 0 {
 			text += "\n\nNote: " + strings.Join(sum.Notes, "\nNote: ")
 		}
-		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, Meta: meta(sum)}
+		content, err := e.platform.contents(text, out.Content)
+		if err != nil {
+			res := toolError(fmt.Sprintf("%s: the connector returned bad content: %v", title, err), sum)
+			s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "connector_error")
+			return res
+		}
+		res = &mcp.CallToolResult{Content: content, Meta: meta(sum)}
 		if len(out.Structured) > 0 && json.Valid(out.Structured) && bytes.HasPrefix(bytes.TrimSpace(out.Structured), []byte("{")) {
 			res.StructuredContent = json.RawMessage(out.Structured)
 		}

@@ -87,8 +87,26 @@ func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
 		if size > 64<<10 {
 			size = 64 << 10
 		}
-		st.logger.Log(ctx, slog.Level(level), string(read(mod, ptr, size)), "connector", st.id)
+		msg := string(read(mod, ptr, size))
+		if st.host != nil {
+			// The host's Log records the line with the call's session
+			// (and may pass it on to the MCP client), as for native
+			// connectors.
+			st.host.Log(ctx, int(level), msg)
+			return
+		}
+		st.logger.Log(ctx, slog.Level(level), msg, "connector", st.id)
 	}).Export("log").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, done, total float64, ptr, size uint32) {
+		st := state(ctx)
+		if size > 4<<10 {
+			size = 4 << 10
+		}
+		msg := string(read(mod, ptr, size))
+		if p, ok := st.host.(connector.Progresser); ok {
+			p.Progress(ctx, done, total, msg)
+		}
+	}).Export("progress").
 		Instantiate(ctx)
 	return err
 }

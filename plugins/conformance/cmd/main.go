@@ -1,0 +1,16 @@
+// Command conformance is the MCP conformance fixture connector's
+// WebAssembly module.
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/plugins/conformance.wasm ./plugins/conformance/cmd
+package main
+
+import (
+	"github.com/besluitbron/besluitbron/plugins/conformance"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+// init, not main, exports the connector: a reactor module runs package
+// initialisation once and never calls main. Natively, main serves it.
+func init() { sdk.Export(conformance.Plugin()) }
+
+func main() { sdk.Main() }

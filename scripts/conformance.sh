@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# pinned below) against BesluitBron's streamable HTTP address, with the
+# conformance fixture connector of conformance.toml.
+#
+#   scripts/conformance.sh            build, install what is missing, run
+#
+# It installs Node 22 (the suite needs ≥ 22; Debian's may be older) and the
+# suite from npm into var/conformance/ (git-ignored), starts
+# `bin/besluitbron serve --config conformance.toml` on a free loopback
+# port, runs every server scenario ("all" suite) against /mcp/unified/v1,
+# and fails on any failing scenario except those in
+# scripts/conformance-expected.yml, which docs/conformance.md explains.
+# The suite also fails when a listed scenario starts passing, so the list
+# cannot go stale.
+set -euo pipefail
+
+SUITE_VERSION=0.1.16
+NODE_VERSION=22.23.3
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+dir=var/conformance
+mkdir -p "$dir"
+
+if [ ! -x "$dir/node_modules/.bin/node" ] ||
+	[ "$(cat "$dir/installed" 2>/dev/null)" != "$SUITE_VERSION $NODE_VERSION" ]; then
+	echo "conformance: installing node@$NODE_VERSION and @modelcontextprotocol/conformance@$SUITE_VERSION into $dir"
+	[ -f "$dir/package.json" ] || echo '{"private":true}' >"$dir/package.json"
+	(cd "$dir" && npm install --no-audit --no-fund --loglevel=error \
+		"node@$NODE_VERSION" "@modelcontextprotocol/conformance@$SUITE_VERSION" >/dev/null)
+	echo "$SUITE_VERSION $NODE_VERSION" >"$dir/installed"
+fi
+node="$dir/node_modules/.bin/node"
+suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+"$node" --version | grep -q '^v2[2-9]\.' || { echo "conformance: $node is not Node ≥ 22" >&2; exit 1; }
+
+${MAKE:-make} --no-print-directory host bin/plugins/conformance.wasm >/dev/null
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+addr="127.0.0.1:$port"
+log="$dir/server.log"
+bin/besluitbron serve --config conformance.toml --addr "$addr" >"$log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+
+# Up to 60 s for the first start (the module compiles once; later starts
+# use the compilation cache).
+for _ in $(seq 1 600); do
+	if curl -fsS "http://$addr/readyz" >/dev/null 2>&1; then break; fi
+	if ! kill -0 "$server" 2>/dev/null; then
+		echo "conformance: the server exited; its log:" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+curl -fsS "http://$addr/readyz" >/dev/null || { echo "conformance: the server did not become ready; its log:" >&2; cat "$log" >&2; exit 1; }
+
+out="$dir/results.txt"
+set +e
+(cd "$dir" && "$root/$node" "$root/$suite" server \
+	--url "http://$addr/mcp/unified/v1" --suite all \
+	--expected-failures "$root/scripts/conformance-expected.yml") >"$out" 2>&1
+rc=$?
+set -e
+sed -n '/=== SUMMARY ===/,$p' "$out"
+if [ $rc -ne 0 ]; then
+	echo "conformance: FAILED (exit $rc); full output in $out, server log in $log" >&2
+	grep -E 'FAILURE|errorMessage|Unexpected|stale' "$out" | head -40 >&2 || true
+	exit $rc
+fi
+echo "conformance: ok (suite $SUITE_VERSION, node $("$node" --version))"

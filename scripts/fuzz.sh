@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a bounded time each (go test -fuzz takes one
+# target per run).
+#
+#   scripts/fuzz.sh              5 s per target (make fuzz-short, in make test)
+#   FUZZTIME=2m scripts/fuzz.sh  longer (make soak)
+#
+# The seed corpora run in every plain `go test` too; this explores beyond
+# them. A failing input is saved under the package's testdata/fuzz/<Target>/
+# by go test: commit it with the fix, so it stays a regression test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZTIME=${FUZZTIME:-5s}
+
+targets=(
+	"./sdk/connector FuzzManifest"      # connector manifests (Manifest.Validate)
+	"./sdk/connector FuzzContent"       # result content items
+	"./sdk FuzzResult"                  # tool values → results (sdk.Result)
+	"./host/internal/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer
+	"./host/internal/mcpserver FuzzToolArguments" # client arguments against every tool schema
+	"./host/internal/config FuzzLoad"   # config files
+	"./host/internal/cache FuzzDecode"  # cache entries (the cache's own target)
+	"./plugins/obk FuzzResponses"       # each platform's response parsing
+	"./plugins/obv FuzzResponses"
+	"./plugins/openarchivaris FuzzResponses"
+	"./plugins/opentk FuzzResponses"
+	"./plugins/ori FuzzResponses"
+	"./plugins/rechtspraak FuzzResponses"
+	"./plugins/tk FuzzResponses"
+)
+
+start=$SECONDS
+for t in "${targets[@]}"; do
+	read -r pkg name <<<"$t"
+	printf 'fuzz %-28s %-18s ' "$pkg" "$name"
+	if ! out=$($GO test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1); then
+		echo FAIL
+		echo "$out" | grep -v '^fuzz: elapsed' >&2
+		exit 1
+	fi
+	echo "$out" | grep -o 'execs: [0-9]*' | tail -1 || echo ok
+done
+echo "fuzz: ${#targets[@]} targets passed in $((SECONDS - start)) s (${FUZZTIME} each)"

@@ -50,6 +50,15 @@ type entry struct {
 
 var errCorrupt = errors.New("cache: corrupt entry")
 
+// validUntil is when the entry stops being fresh under the class's TTL now
+// configured (which an admin may have shortened since it was written).
+func (e *entry) validUntil(ttl time.Duration) time.Time {
+	if t := e.written.Add(ttl); t.Before(e.expires) {
+		return t
+	}
+	return e.expires
+}
+
 // encodedLen returns the length of the encoded value, or -1 when a header
 // is too long for the format (such a response is not cached).
 func encodedLen(r connector.FetchResponse) int {

@@ -250,8 +250,10 @@ func (s *Store) lookup(cl *class, k []byte, now time.Time) ([]byte, lookupState)
 // that goes away ends only its own wait. When every waiter has gone the
 // fill is cancelled, so a platform's quota is not spent on nobody.
 func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector.FetchResponse, string, error) {
+	info := callinfo.From(ctx)
 	cl := s.classes[class]
 	if cl == nil || cl.ttl <= 0 || s.off.Load() {
+		info.Volatile()
 		resp, _, err := fill(ctx)
 		return resp, callinfo.Bypass, err
 	}
@@ -262,6 +264,7 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 	case fresh:
 		if e, err := decodeEntry(v); err == nil {
 			cl.hits.add(1)
+			info.Until(e.validUntil(cl.ttl))
 			return e.resp, callinfo.Hit, nil
 		}
 		s.c.Del(k)
@@ -284,13 +287,14 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 		// reach the platform once whatever the interleaving.
 		if v, st := s.lookup(cl, k, s.o.Now()); st == fresh {
 			if e, err := decodeEntry(v); err == nil {
-				return fillResult{resp: e.resp, hit: true}
+				return fillResult{resp: e.resp, hit: true, until: e.validUntil(cl.ttl)}
 			}
 		}
 		return s.fill(fctx, cl, k, fill)
 	})
 	if err != nil {
 		cl.misses.add(1)
+		info.Volatile()
 		if ctx.Err() != nil {
 			return connector.FetchResponse{}, callinfo.Miss, &connector.FetchError{Kind: connector.FetchCanceled,
 				Message: fmt.Sprintf("the call ended while waiting for %s: %v", s.o.Title, ctx.Err())}
@@ -304,12 +308,18 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 			cl.coalesced.add(1)
 		}
 	}
+	if r.until.IsZero() {
+		info.Volatile() // not stored: the result built on it may not be kept
+	} else {
+		info.Until(r.until)
+	}
 	if r.hit {
 		cl.hits.add(1)
 		return r.resp, callinfo.Hit, nil
 	}
 	if state == expired && platformFailed(r) {
 		if e, derr := decodeEntry(v); derr == nil {
+			info.Volatile()
 			cl.stale.add(1)
 			callinfo.From(ctx).Note(staleNote(s.o.Title, r, e, now))
 			return e.resp, callinfo.Stale, nil
@@ -321,38 +331,43 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 
 // fillResult is what one shared fill produced.
 type fillResult struct {
-	resp connector.FetchResponse
-	err  error
-	hit  bool // found in the cache after all
+	resp  connector.FetchResponse
+	err   error
+	hit   bool      // found in the cache after all
+	until time.Time // when the stored answer expires; zero if not stored
 }
 
 // fill runs the caller's fill once for everyone waiting on k and stores
 // what may be stored.
 func (s *Store) fill(ctx context.Context, cl *class, k []byte, fill Fill) fillResult {
 	resp, cacheable, err := fill(ctx)
+	r := fillResult{resp: resp, err: err}
 	if err == nil && cacheable && resp.Status >= 200 && resp.Status < 300 && complete(resp) {
-		s.put(cl, k, resp, s.o.Now())
+		now := s.o.Now()
+		if s.put(cl, k, resp, now) {
+			r.until = now.Add(cl.ttl)
+		}
 	}
-	return fillResult{resp: resp, err: err}
+	return r
 }
 
-// put stores resp under k, written at now.
-func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.Time) {
+// put stores resp under k, written at now, and reports whether it did.
+func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.Time) bool {
 	n := encodedLen(resp)
 	if n < 0 {
-		return // a header longer than 64 KiB: not worth a format for
+		return false // a header longer than 64 KiB: not worth a format for
 	}
 	if n+len(k) > s.o.MaxBytes/8 {
 		cl.oversize.add(1)
 		s.o.Logger.Debug("response too large for the cache", "connector", s.o.Platform, "class", cl.name, "bytes", n)
-		return
+		return false
 	}
 	v := appendEntry(make([]byte, 0, n), &entry{stamp: s.stamp, written: now, expires: now.Add(cl.ttl), resp: resp})
 	if 4+len(k)+len(v) >= bigValue {
 		if !fitsBig(k, v, s.o.MaxBytes) {
 			cl.oversize.add(1)
 			s.o.Logger.Debug("response does not fit the cache's geometry", "connector", s.o.Platform, "class", cl.name, "bytes", n)
-			return
+			return false
 		}
 		s.c.SetBig(k, v)
 	} else {
@@ -361,6 +376,7 @@ func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.
 	s.changes.Add(1)
 	cl.stored.add(1)
 	cl.storedBytes.add(uint64(len(v)))
+	return true
 }
 
 // platformFailed reports whether the platform, not the caller or the

@@ -36,6 +36,8 @@ type Info struct {
 	OnQueued func(position int, eta time.Duration)
 
 	mu       sync.Mutex
+	until    time.Time // the earliest expiry of the cached answers used
+	volatile bool      // some answer was not cached: the result may not be kept
 	cache    string
 	queued   time.Duration
 	upstream time.Duration
@@ -72,6 +74,25 @@ func (i *Info) AddFetch(outcome string, queued, upstream time.Duration) {
 	i.upstream += upstream
 }
 
+// Until records that an answer the call used stays valid until t; the
+// call's result is valid until the earliest such t.
+func (i *Info) Until(t time.Time) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.until.IsZero() || t.Before(i.until) {
+		i.until = t
+	}
+}
+
+// Volatile records that the call used an answer that was not cached (a
+// class that is never cached, a stale answer, a failure): its result must
+// not be kept.
+func (i *Info) Volatile() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.volatile = true
+}
+
 // Note adds a line for the result (for example the age of a stale answer).
 func (i *Info) Note(s string) {
 	i.mu.Lock()
@@ -86,6 +107,9 @@ type Summary struct {
 	Upstream time.Duration
 	Fetches  int
 	Notes    []string
+	// ValidUntil is when the earliest cached answer the call used expires;
+	// zero when the call used none or used a volatile one.
+	ValidUntil time.Time
 }
 
 // Summary returns the totals so far. A call without fetches reports
@@ -97,5 +121,9 @@ func (i *Info) Summary() Summary {
 	if c == "" {
 		c = Bypass
 	}
-	return Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Notes: append([]string(nil), i.notes...)}
+	sum := Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Notes: append([]string(nil), i.notes...)}
+	if !i.volatile && i.fetches > 0 {
+		sum.ValidUntil = i.until
+	}
+	return sum
 }

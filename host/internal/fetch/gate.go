@@ -302,6 +302,7 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 		return resp, resp.Status >= 200 && resp.Status < 300, nil
 	}
 	if g.o.Cache == nil || req.CacheClass == connector.ClassNone {
+		info.Volatile() // an uncached answer: the call's result may not be kept
 		resp, _, err := fill(ctx)
 		info.AddFetch(callinfo.Bypass, time.Duration(queued.Load()), time.Duration(upstream.Load()))
 		return resp, err

@@ -1,0 +1,19 @@
+// Package memo keeps whole tool results, so that an assistant repeating a
+// question gets its answer without running the connector again.
+//
+// A connector is deterministic: it has no clock, no randomness and no way
+// out but fetch, so its result is a function of the tool, the arguments and
+// the upstream answers it fetched. When every one of those answers came from
+// (or went into) the platform's cache, the result is as valid as the
+// earliest-expiring of them, and can be served until then without running
+// the guest at all (callinfo records that expiry; a call that used an
+// uncached, stale or failed answer is never kept).
+//
+// Keys hold the platform, the module's version stamp, a per-platform
+// generation (bumped by `besluitbron cache clear`), the tool and the
+// arguments in canonical form; values hold their expiry. The store is one
+// bounded in-memory fastcache shared by all platforms; it is not saved: the
+// platform caches are, and they rebuild it on the first repeat.
+//
+// A Store is safe for concurrent use.
+package memo

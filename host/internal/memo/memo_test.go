@@ -1,0 +1,75 @@
+package memo
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func TestKeepUntilExpiry(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+	s := New(32<<20, c.now)
+	k, ok := s.Key("obv", "v1", "search", json.RawMessage(`{"query":"x","limit":24}`))
+	if !ok {
+		t.Fatal("key")
+	}
+	k2, _ := s.Key("obv", "v1", "search", json.RawMessage(` { "limit" : 24, "query":"x" }`))
+	if string(k) != string(k2) {
+		t.Error("argument order or spacing changed the key")
+	}
+	k3, _ := s.Key("obv", "v2", "search", json.RawMessage(`{"query":"x","limit":24}`))
+	if string(k) == string(k3) {
+		t.Error("another version stamp must give another key")
+	}
+	res := connector.CallResult{Text: `{"a":1}`, Structured: json.RawMessage(`{"a":1}`)}
+	s.Put(k, res, c.t.Add(10*time.Minute))
+	if got, ok := s.Get(k); !ok || got.Text != res.Text {
+		t.Fatalf("get: %v %+v", ok, got)
+	}
+	c.t = c.t.Add(10 * time.Minute)
+	if _, ok := s.Get(k); ok {
+		t.Error("served at its expiry")
+	}
+}
+
+func TestNotKept(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	s := New(32<<20, c.now)
+	k, _ := s.Key("obv", "v1", "search", json.RawMessage(`{}`))
+	s.Put(k, connector.CallResult{IsError: true, Text: "x"}, c.t.Add(time.Hour))
+	s.Put(k, connector.CallResult{Text: "past"}, c.t)
+	if _, ok := s.Get(k); ok {
+		t.Error("an error or an already expired result was kept")
+	}
+	if _, ok := s.Key("obv", "v1", "search", json.RawMessage(`[1]`)); ok {
+		t.Error("non-object arguments must not make a key")
+	}
+	big := connector.CallResult{Text: strings.Repeat("x", 2<<20)}
+	s.Put(k, big, c.t.Add(time.Hour))
+	if _, ok := s.Get(k); ok {
+		t.Error("a result over the cap was kept")
+	}
+}
+
+func TestLargeAndClear(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	s := New(32<<20, c.now)
+	k, _ := s.Key("obv", "v1", "get_document", json.RawMessage(`{"entity_id":"d"}`))
+	res := connector.CallResult{Text: strings.Repeat("é", 100<<10)}
+	s.Put(k, res, c.t.Add(time.Hour))
+	if got, ok := s.Get(k); !ok || got.Text != res.Text {
+		t.Fatal("a 200 KB result did not come back")
+	}
+	s.Clear("obv")
+	k2, _ := s.Key("obv", "v1", "get_document", json.RawMessage(`{"entity_id":"d"}`))
+	if _, ok := s.Get(k2); ok {
+		t.Error("served after Clear")
+	}
+}

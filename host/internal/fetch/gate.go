@@ -299,7 +299,8 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 		if err != nil {
 			return resp, false, err
 		}
-		return resp, resp.Status >= 200 && resp.Status < 300, nil
+		// A 2xx is kept unless its body is visibly broken (wellformed.go).
+		return resp, resp.Status >= 200 && resp.Status < 300 && wellFormed(resp), nil
 	}
 	if g.o.Cache == nil || req.CacheClass == connector.ClassNone {
 		info.Volatile() // an uncached answer: the call's result may not be kept

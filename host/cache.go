@@ -68,6 +68,11 @@ func (h *Host) newCache(p *platform) (fetch.Cache, error) {
 		Now:          now,
 		Logger:       h.log,
 		Metrics:      m,
+		OnClear: func() {
+			if h.memo != nil {
+				h.memo.Clear(p.id) // kept results were built on what is cleared
+			}
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connectors.%s.cache_mb: %w", p.id, err)
@@ -242,4 +247,20 @@ func ClearCache(cfg *Config, id string) (CacheReport, error) {
 		return r, fmt.Errorf("clearing the cache of %s in %s: %w", id, dir, err)
 	}
 	return r, nil
+}
+
+// countReuse counts a kept result's answers as hits of the platform's cache:
+// the question was answered from them.
+func (p *platform) countReuse(classes []string) {
+	s, ok := p.cache.(interface{ CountHits(class string, n int) })
+	if !ok {
+		return
+	}
+	n := map[string]int{}
+	for _, c := range classes {
+		n[c]++
+	}
+	for c, k := range n {
+		s.CountHits(c, k)
+	}
 }

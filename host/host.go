@@ -22,6 +22,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/memo"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -60,6 +61,7 @@ type Host struct {
 	ccache    wazero.CompilationCache
 	ready     bool
 	registry  *prometheus.Registry
+	memo      *memo.Store
 	metrics   *hostMetrics
 	lstatus   *loadstatus.Job // the Laadstatus job (status_tool.go)
 	web       *web.Server     // the pages (web.go)
@@ -92,6 +94,15 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	}
 	h.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h.metrics = newHostMetrics(h.registry)
+	if h.cfg.Cache.Enabled {
+		// 64 MiB of kept tool results for all platforms: repeated
+		// questions answered without running a connector.
+		now := time.Now
+		if h.o.Clock != nil {
+			now = h.o.Clock.Now
+		}
+		h.memo = memo.New(64<<20, now)
+	}
 	if h.o.Version == "" {
 		h.o.Version = "dev"
 	}
@@ -118,7 +129,8 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
 		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
-			Admission: admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2)), ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase})
+			Admission: admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2)), ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
+			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
 	var all []*limits.Limiter
 	for _, p := range h.platforms {
@@ -132,6 +144,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		Logger:       h.log,
 		Instructions: instructions(h.platforms),
 		Observe:      h.metrics.observe,
+		Memo:         h.memo,
 	})
 	if err != nil {
 		h.Close(ctx)

@@ -463,6 +463,9 @@ func (s *Store) PollClear() bool {
 		return false
 	}
 	s.c.Reset()
+	if s.o.OnClear != nil {
+		s.o.OnClear()
+	}
 	s.changes.Add(1)
 	s.o.Logger.Info("cache cleared on request (besluitbron cache clear)", "connector", s.o.Platform)
 	if err := s.Save(); err != nil {

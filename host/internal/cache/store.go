@@ -29,6 +29,9 @@ const bigValue = 1 << 16
 // Options configure a [Store]. Platform and MaxBytes are required; zero
 // values of the rest mean defaults.
 type Options struct {
+	// OnClear, when set, runs when a clear request is applied, before the
+	// cleared cache is saved (the host forgets kept tool results there).
+	OnClear func()
 	// Platform is the connector id: metric label, log field, folder name.
 	Platform string
 	// Title is the platform's name in the note on a stale answer
@@ -76,6 +79,7 @@ type class struct {
 	name                                                                    string
 	ttl                                                                     time.Duration
 	hits, misses, stale, coalesced, discards, oversize, stored, storedBytes ctr
+	forgotten                                                               ctr // stored, then dropped because the call failed
 }
 
 // ctr is a cumulative counter (restored from disk) with its Prometheus
@@ -265,6 +269,7 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 		if e, err := decodeEntry(v); err == nil {
 			cl.hits.add(1)
 			info.Until(e.validUntil(cl.ttl))
+			info.UsedClass(cl.name)
 			return e.resp, callinfo.Hit, nil
 		}
 		s.c.Del(k)
@@ -312,6 +317,12 @@ func (s *Store) Do(ctx context.Context, class, key string, fill Fill) (connector
 		info.Volatile() // not stored: the result built on it may not be kept
 	} else {
 		info.Until(r.until)
+		info.UsedClass(cl.name)
+		if !r.hit {
+			// Stored during this call: if the connector cannot use it,
+			// forget it rather than serve the same failure for its TTL.
+			info.OnFailure(func() { s.forget(cl, k) })
+		}
 	}
 	if r.hit {
 		cl.hits.add(1)
@@ -444,3 +455,22 @@ func (s *Store) Stats() Stats {
 }
 
 var _ fetch.Cache = (*Store)(nil)
+
+// Platform is the connector id the store belongs to.
+func (s *Store) Platform() string { return s.o.Platform }
+
+// CountHits counts n hits of class without a lookup: a kept tool result
+// (package memo) answered a question from answers of this class.
+func (s *Store) CountHits(class string, n int) {
+	if cl := s.classes[class]; cl != nil && n > 0 {
+		cl.hits.add(uint64(n))
+	}
+}
+
+// forget deletes the entry under k (written during a call whose result
+// failed).
+func (s *Store) forget(cl *class, k []byte) {
+	s.c.Del(k)
+	s.changes.Add(1)
+	cl.forgotten.add(1)
+}

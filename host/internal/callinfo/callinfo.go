@@ -38,6 +38,8 @@ type Info struct {
 	mu       sync.Mutex
 	until    time.Time // the earliest expiry of the cached answers used
 	volatile bool      // some answer was not cached: the result may not be kept
+	classes  []string  // the cache class of each cached answer used
+	undo     []func()  // forget what this call stored, if its result fails
 	cache    string
 	queued   time.Duration
 	upstream time.Duration
@@ -84,6 +86,34 @@ func (i *Info) Until(t time.Time) {
 	}
 }
 
+// UsedClass records that the call used a cached answer of class, so that a
+// kept result served later can be counted as hits of the same classes.
+func (i *Info) UsedClass(class string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.classes = append(i.classes, class)
+}
+
+// OnFailure registers f to run if the call's result is an error: the cache
+// forgets an answer it stored during this call, because a platform answer
+// the connector could not use (a malformed 200) must not be served again.
+func (i *Info) OnFailure(f func()) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.undo = append(i.undo, f)
+}
+
+// Failed runs the OnFailure functions once.
+func (i *Info) Failed() {
+	i.mu.Lock()
+	undo := i.undo
+	i.undo = nil
+	i.mu.Unlock()
+	for _, f := range undo {
+		f()
+	}
+}
+
 // Volatile records that the call used an answer that was not cached (a
 // class that is never cached, a stale answer, a failure): its result must
 // not be kept.
@@ -110,6 +140,9 @@ type Summary struct {
 	// ValidUntil is when the earliest cached answer the call used expires;
 	// zero when the call used none or used a volatile one.
 	ValidUntil time.Time
+	// Classes are the cache classes of the cached answers used, one per
+	// answer.
+	Classes []string
 }
 
 // Summary returns the totals so far. A call without fetches reports
@@ -124,6 +157,7 @@ func (i *Info) Summary() Summary {
 	sum := Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Notes: append([]string(nil), i.notes...)}
 	if !i.volatile && i.fetches > 0 {
 		sum.ValidUntil = i.until
+		sum.Classes = append([]string(nil), i.classes...)
 	}
 	return sum
 }

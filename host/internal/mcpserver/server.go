@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/admission"
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/memo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -26,6 +27,13 @@ type Platform struct {
 	// Admission, when set, shares the connector's instances fairly between
 	// sessions.
 	Admission *admission.Admission
+	// Stamp identifies the connector's build (the module's sha256) in kept
+	// results' keys.
+	Stamp string
+	// Reused, when set, is told the cache classes of the answers behind a
+	// kept result served instead of running the connector (the platform
+	// cache counts them as hits).
+	Reused func(classes []string)
 	// ToolPrefix, when set, replaces "<id>_" before the connector's tool
 	// and prompt names as clients see them ("" for none). The host's own
 	// code keeps calling tools by "<id>_<tool>" (see [Server.Call]).
@@ -70,6 +78,9 @@ type Options struct {
 	Logger       *slog.Logger
 	// Observe, when set, sees every tool call.
 	Observe Observer
+	// Memo, when set, keeps whole tool results while the cached answers
+	// they were built from stay fresh.
+	Memo *memo.Store
 }
 
 // Server holds the MCP servers of every address.

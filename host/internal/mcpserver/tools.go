@@ -85,6 +85,23 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "invalid_arguments")
 		return res
 	}
+	// A repeated question whose answers are all still cached is answered
+	// from the kept result, without running the connector.
+	var memoKey []byte
+	if s.o.Memo != nil {
+		if k, ok := s.o.Memo.Key(e.platform.Manifest.ID, e.platform.Stamp, e.tool.Name, args); ok {
+			memoKey = k
+			if out, classes, ok := s.o.Memo.Get(k); ok {
+				info.AddFetch(callinfo.Hit, 0, 0)
+				if e.platform.Reused != nil {
+					e.platform.Reused(classes)
+				}
+				res := s.result(e, out, info.Summary())
+				s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "")
+				return res
+			}
+		}
+	}
 	if adm := e.platform.Admission; adm != nil {
 		session := info.Session
 		if info.Public {
@@ -105,30 +122,40 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 	out, err := e.platform.Connector.Call(ctx, connector.CallRequest{Tool: e.tool.Name, Arguments: args}, host)
 	sum := info.Summary()
 	if err != nil {
+		info.Failed()
 		res := toolError(fmt.Sprintf("%s: the connector failed: %v", title, err), sum)
 		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "connector_error")
 		return res
 	}
-	var res *mcp.CallToolResult
-	if out.IsError {
-		res = toolError(fmt.Sprintf("%s: %s", title, out.Text), sum)
-	} else {
-		text := out.Text
-		if len(sum.Notes) > 0 {
-			text += "\n\nNote: " + strings.Join(sum.Notes, "\nNote: ")
-		}
-		content, err := e.platform.contents(text, out.Content)
-		if err != nil {
-			res := toolError(fmt.Sprintf("%s: the connector returned bad content: %v", title, err), sum)
-			s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "connector_error")
-			return res
-		}
-		res = &mcp.CallToolResult{Content: content, Meta: meta(sum)}
-		if len(out.Structured) > 0 && json.Valid(out.Structured) && bytes.HasPrefix(bytes.TrimSpace(out.Structured), []byte("{")) {
-			res.StructuredContent = json.RawMessage(out.Structured)
-		}
+	res := s.result(e, out, sum)
+	if res.IsError {
+		info.Failed()
+	}
+	if memoKey != nil && !res.IsError && !sum.ValidUntil.IsZero() {
+		s.o.Memo.Put(memoKey, out, sum.Classes, sum.ValidUntil)
 	}
 	s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "")
+	return res
+}
+
+// result turns a connector's answer into the MCP result.
+func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Summary) *mcp.CallToolResult {
+	title := e.platform.Manifest.Title
+	if out.IsError {
+		return toolError(fmt.Sprintf("%s: %s", title, out.Text), sum)
+	}
+	text := out.Text
+	if len(sum.Notes) > 0 {
+		text += "\n\nNote: " + strings.Join(sum.Notes, "\nNote: ")
+	}
+	content, err := e.platform.contents(text, out.Content)
+	if err != nil {
+		return toolError(fmt.Sprintf("%s: the connector returned bad content: %v", title, err), sum)
+	}
+	res := &mcp.CallToolResult{Content: content, Meta: meta(sum)}
+	if len(out.Structured) > 0 && json.Valid(out.Structured) && bytes.HasPrefix(bytes.TrimSpace(out.Structured), []byte("{")) {
+		res.StructuredContent = json.RawMessage(out.Structured)
+	}
 	return res
 }
 

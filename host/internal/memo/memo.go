@@ -67,34 +67,42 @@ func (s *Store) Key(platform, stamp, tool string, args json.RawMessage) (key []b
 	return b.Bytes(), true
 }
 
-// Get returns a kept result that has not expired.
-func (s *Store) Get(key []byte) (connector.CallResult, bool) {
+// kept is a stored value after its expiry.
+type kept struct {
+	Result  connector.CallResult `json:"r"`
+	Classes []string             `json:"c,omitempty"`
+}
+
+// Get returns a kept result that has not expired, and the cache classes of
+// the answers it was built from.
+func (s *Store) Get(key []byte) (connector.CallResult, []string, bool) {
 	v := s.c.GetBig(nil, key)
 	if len(v) == 0 {
 		v = s.c.Get(nil, key)
 	}
 	if len(v) < 8 {
-		return connector.CallResult{}, false
+		return connector.CallResult{}, nil, false
 	}
 	until := time.Unix(0, int64(binary.BigEndian.Uint64(v)))
 	if !s.now().Before(until) {
 		s.c.Del(key)
-		return connector.CallResult{}, false
+		return connector.CallResult{}, nil, false
 	}
-	var res connector.CallResult
-	if err := json.Unmarshal(v[8:], &res); err != nil {
+	var k kept
+	if err := json.Unmarshal(v[8:], &k); err != nil {
 		s.c.Del(key)
-		return connector.CallResult{}, false
+		return connector.CallResult{}, nil, false
 	}
-	return res, true
+	return k.Result, k.Classes, true
 }
 
-// Put keeps res until until. Errors and results past maxValue are not kept.
-func (s *Store) Put(key []byte, res connector.CallResult, until time.Time) {
+// Put keeps res, built from cached answers of classes, until until. Errors
+// and results past maxValue are not kept.
+func (s *Store) Put(key []byte, res connector.CallResult, classes []string, until time.Time) {
 	if res.IsError || !s.now().Before(until) {
 		return
 	}
-	body, err := json.Marshal(res)
+	body, err := json.Marshal(kept{Result: res, Classes: classes})
 	if err != nil || len(body)+8 > maxValue {
 		return
 	}

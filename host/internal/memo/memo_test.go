@@ -29,12 +29,12 @@ func TestKeepUntilExpiry(t *testing.T) {
 		t.Error("another version stamp must give another key")
 	}
 	res := connector.CallResult{Text: `{"a":1}`, Structured: json.RawMessage(`{"a":1}`)}
-	s.Put(k, res, c.t.Add(10*time.Minute))
-	if got, ok := s.Get(k); !ok || got.Text != res.Text {
-		t.Fatalf("get: %v %+v", ok, got)
+	s.Put(k, res, []string{"search"}, c.t.Add(10*time.Minute))
+	if got, classes, ok := s.Get(k); !ok || got.Text != res.Text || len(classes) != 1 || classes[0] != "search" {
+		t.Fatalf("get: %v %+v %v", ok, got, classes)
 	}
 	c.t = c.t.Add(10 * time.Minute)
-	if _, ok := s.Get(k); ok {
+	if _, _, ok := s.Get(k); ok {
 		t.Error("served at its expiry")
 	}
 }
@@ -43,17 +43,17 @@ func TestNotKept(t *testing.T) {
 	c := &clock{t: time.Unix(1e9, 0)}
 	s := New(32<<20, c.now)
 	k, _ := s.Key("obv", "v1", "search", json.RawMessage(`{}`))
-	s.Put(k, connector.CallResult{IsError: true, Text: "x"}, c.t.Add(time.Hour))
-	s.Put(k, connector.CallResult{Text: "past"}, c.t)
-	if _, ok := s.Get(k); ok {
+	s.Put(k, connector.CallResult{IsError: true, Text: "x"}, nil, c.t.Add(time.Hour))
+	s.Put(k, connector.CallResult{Text: "past"}, nil, c.t)
+	if _, _, ok := s.Get(k); ok {
 		t.Error("an error or an already expired result was kept")
 	}
 	if _, ok := s.Key("obv", "v1", "search", json.RawMessage(`[1]`)); ok {
 		t.Error("non-object arguments must not make a key")
 	}
 	big := connector.CallResult{Text: strings.Repeat("x", 2<<20)}
-	s.Put(k, big, c.t.Add(time.Hour))
-	if _, ok := s.Get(k); ok {
+	s.Put(k, big, nil, c.t.Add(time.Hour))
+	if _, _, ok := s.Get(k); ok {
 		t.Error("a result over the cap was kept")
 	}
 }
@@ -63,13 +63,13 @@ func TestLargeAndClear(t *testing.T) {
 	s := New(32<<20, c.now)
 	k, _ := s.Key("obv", "v1", "get_document", json.RawMessage(`{"entity_id":"d"}`))
 	res := connector.CallResult{Text: strings.Repeat("é", 100<<10)}
-	s.Put(k, res, c.t.Add(time.Hour))
-	if got, ok := s.Get(k); !ok || got.Text != res.Text {
+	s.Put(k, res, nil, c.t.Add(time.Hour))
+	if got, _, ok := s.Get(k); !ok || got.Text != res.Text {
 		t.Fatal("a 200 KB result did not come back")
 	}
 	s.Clear("obv")
 	k2, _ := s.Key("obv", "v1", "get_document", json.RawMessage(`{"entity_id":"d"}`))
-	if _, ok := s.Get(k2); ok {
+	if _, _, ok := s.Get(k2); ok {
 		t.Error("served after Clear")
 	}
 }

@@ -18,6 +18,7 @@ import (
 type validityHost struct {
 	now      time.Time
 	volatile bool
+	body     []byte // default {}
 }
 
 func (h *validityHost) Fetch(ctx context.Context, _ connector.FetchRequest) (connector.FetchResponse, error) {
@@ -28,6 +29,9 @@ func (h *validityHost) Fetch(ctx context.Context, _ connector.FetchRequest) (con
 	} else {
 		info.Until(h.now.Add(time.Minute))
 		info.AddFetch(callinfo.Miss, 0, 0)
+	}
+	if h.body != nil {
+		return connector.FetchResponse{Status: 200, Body: h.body}, nil
 	}
 	return connector.FetchResponse{Status: 200, Body: []byte(`{}`)}, nil
 }

@@ -96,7 +96,7 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 				if e.platform.Reused != nil {
 					e.platform.Reused(classes)
 				}
-				res := s.result(e, out, info.Summary())
+				res := s.result(e, out, info.Summary()) // validated when kept
 				s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "")
 				return res
 			}

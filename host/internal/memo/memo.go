@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -88,12 +89,83 @@ func (s *Store) Get(key []byte) (connector.CallResult, []string, bool) {
 		s.c.Del(key)
 		return connector.CallResult{}, nil, false
 	}
-	var k kept
-	if err := json.Unmarshal(v[8:], &k); err != nil {
+	k, err := decode(v[8:])
+	if err != nil {
 		s.c.Del(key)
 		return connector.CallResult{}, nil, false
 	}
 	return k.Result, k.Classes, true
+}
+
+// Values are binary in the common case (text, structured JSON, classes):
+// decoding JSON to check JSON again cost more than the rest of a repeated
+// call. Results with rich content items fall back to JSON.
+const (
+	formatBinary byte = 1
+	formatJSON   byte = 2
+)
+
+func encode(k kept) ([]byte, error) {
+	if len(k.Result.Content) > 0 {
+		b, err := json.Marshal(k)
+		return append([]byte{formatJSON}, b...), err
+	}
+	b := []byte{formatBinary}
+	b = binary.AppendUvarint(b, uint64(len(k.Result.Text)))
+	b = append(b, k.Result.Text...)
+	b = binary.AppendUvarint(b, uint64(len(k.Result.Structured)))
+	b = append(b, k.Result.Structured...)
+	b = binary.AppendUvarint(b, uint64(len(k.Classes)))
+	for _, c := range k.Classes {
+		b = binary.AppendUvarint(b, uint64(len(c)))
+		b = append(b, c...)
+	}
+	return b, nil
+}
+
+var errCorrupt = errors.New("memo: corrupt value")
+
+func decode(b []byte) (kept, error) {
+	var k kept
+	if len(b) == 0 {
+		return k, errCorrupt
+	}
+	if b[0] == formatJSON {
+		err := json.Unmarshal(b[1:], &k)
+		return k, err
+	}
+	if b[0] != formatBinary {
+		return k, errCorrupt
+	}
+	b = b[1:]
+	next := func() ([]byte, bool) {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return nil, false
+		}
+		v := b[w : w+int(n)]
+		b = b[w+int(n):]
+		return v, true
+	}
+	text, ok1 := next()
+	structured, ok2 := next()
+	n, w := binary.Uvarint(b)
+	if !ok1 || !ok2 || w <= 0 || n > 1<<16 {
+		return k, errCorrupt
+	}
+	b = b[w:]
+	k.Result.Text = string(text)
+	if len(structured) > 0 {
+		k.Result.Structured = append(json.RawMessage(nil), structured...)
+	}
+	for range n {
+		c, ok := next()
+		if !ok {
+			return k, errCorrupt
+		}
+		k.Classes = append(k.Classes, string(c))
+	}
+	return k, nil
 }
 
 // Put keeps res, built from cached answers of classes, until until. Errors
@@ -102,7 +174,7 @@ func (s *Store) Put(key []byte, res connector.CallResult, classes []string, unti
 	if res.IsError || !s.now().Before(until) {
 		return
 	}
-	body, err := json.Marshal(kept{Result: res, Classes: classes})
+	body, err := encode(kept{Result: res, Classes: classes})
 	if err != nil || len(body)+8 > maxValue {
 		return
 	}

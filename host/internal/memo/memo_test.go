@@ -73,3 +73,23 @@ func TestLargeAndClear(t *testing.T) {
 		t.Error("served after Clear")
 	}
 }
+
+func TestEncodingRoundTrip(t *testing.T) {
+	for _, k := range []kept{
+		{Result: connector.CallResult{Text: "één", Structured: json.RawMessage(`{"a":[1]}`)}, Classes: []string{"search", "list"}},
+		{Result: connector.CallResult{Text: ""}},
+		{Result: connector.CallResult{Text: "x", Content: []connector.Content{{Type: "text", Text: "y"}}}, Classes: []string{"document"}},
+	} {
+		b, err := encode(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decode(b)
+		if err != nil || got.Result.Text != k.Result.Text || string(got.Result.Structured) != string(k.Result.Structured) || len(got.Classes) != len(k.Classes) || len(got.Result.Content) != len(k.Result.Content) {
+			t.Errorf("round trip of %+v: %+v %v", k, got, err)
+		}
+		for cut := 0; cut < len(b); cut++ {
+			decode(b[:cut]) // must not panic on truncated values
+		}
+	}
+}

@@ -28,9 +28,9 @@ const loadSessions = 24
 // loadStats is what the sessions saw.
 type loadStats struct {
 	calls, toolErrors, protocolErrors, hits atomic.Int64
-	mu                                       sync.Mutex
-	firstProtocolError                       error
-	toolErrorSample                          map[string]string
+	mu                                      sync.Mutex
+	firstProtocolError                      error
+	toolErrorSample                         map[string]string
 }
 
 // runLoad has n sessions call random searches on random platforms until

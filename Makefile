@@ -75,9 +75,11 @@ test: vet browser-deps redis-deps
 fuzz-short:
 	GO=$(GO) FUZZTIME=4s scripts/fuzz.sh
 
-# Long runs: every fuzz target for minutes.
+# Long runs: every fuzz target for minutes, then load, faults and kills
+# during cache saves for SOAK (default 10m) each.
 soak:
 	GO=$(GO) FUZZTIME=$${FUZZTIME:-2m} scripts/fuzz.sh
+	BESLUITBRON_SOAK=$${SOAK:-10m} $(GO) test -count=1 -timeout 2h -v -run '^(TestLoad|TestFaultIsolation|TestKillDuringCacheSave)$$' ./host/
 
 # The official MCP conformance suite against the conformance connector
 # (conformance.toml; Node 22 and the suite from npm into var/conformance).
@@ -93,8 +95,10 @@ vet:
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/... ./plugins/...
 
+# One table of every performance figure, each against its reference, with
+# the command that reproduces each row; docs/benchmarks.md keeps the latest.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./host/... ./sched/...
+	GO=$(GO) $(GO) run ./cmd/benchtable -o docs/benchmarks.md
 
 clean:
 	rm -rf bin var

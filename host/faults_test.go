@@ -132,6 +132,24 @@ func TestFaultIsolation(t *testing.T) {
 			}
 		}
 	}
+	// make soak (BESLUITBRON_SOAK): the same traffic under the same faults
+	// for minutes, over a bounded set of questions: memory stays bounded.
+	if d := soakDuration(0); d > 0 {
+		warm := heapMB()
+		peak := warm
+		for i, end := 2, time.Now().Add(d); time.Now().Before(end); i++ {
+			for _, r := range round(ctx, clients, i%32) {
+				if _, faulty := proofFaults[r.platform]; !faulty && (r.err != nil || r.res.IsError) {
+					t.Errorf("healthy %s failed: %v %s", r.platform, r.err, shortText(resultText(r.res)))
+				}
+			}
+			peak = max(peak, heapMB())
+		}
+		t.Logf("heap %.0f MiB after the first rounds, at most %.0f MiB over %v", warm, peak, d)
+		if peak > warm+96 {
+			t.Errorf("heap grew from %.0f to %.0f MiB under faults", warm, peak)
+		}
+	}
 	for _, id := range proofPlatforms {
 		if _, faulty := proofFaults[id]; faulty {
 			for i := range 2 * len(clients) {

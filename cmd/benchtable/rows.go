@@ -1,0 +1,118 @@
+package main
+
+// The rows of the table: every performance figure BesluitBron promises,
+// the benchmark that measures it, and what it is measured against.
+
+// bench is one go test -bench invocation.
+type bench struct {
+	pkg       string // ./host/internal/cache
+	pattern   string // -bench regexp
+	benchtime string // -benchtime
+}
+
+// command is how a reader reproduces the figure.
+func (b bench) command() string {
+	return "go test -run '^$' -bench '" + b.pattern + "' -benchtime=" + b.benchtime + " " + b.pkg
+}
+
+// metric names one reported figure: the benchmark's full name (with
+// sub-benchmarks, without the -N suffix) and its unit.
+type metric struct {
+	name, unit string
+}
+
+// row is one line of the table. Value is the figure; Ref, when set, is
+// what it is measured against, in the same run; Ratio, when set, is a
+// ratio the benchmark reports itself (measured interleaved, which is more
+// exact than dividing two separate runs).
+type row struct {
+	figure string
+	bench  bench
+	value  metric
+	ref    *metric
+	ratio  *metric
+	target string
+	// sched marks the scheduler row, which comes from cmd/schedsim.
+	sched bool
+}
+
+var rows = []row{
+	{
+		figure: "WebAssembly call vs in-process Go (obv_get_document)",
+		bench:  bench{"./host/internal/connectortest", "^BenchmarkCallRatio$", "300x"},
+		value:  metric{"BenchmarkCallRatio/document", "wasm-ns/call"},
+		ref:    &metric{"BenchmarkCallRatio/document", "inprocess-ns/call"},
+		ratio:  &metric{"BenchmarkCallRatio/document", "wasm/inprocess"},
+	},
+	{
+		figure: "Native process call vs in-process Go (obv_get_document)",
+		bench:  bench{"./host/internal/connectortest", "^BenchmarkCallRatio$", "300x"},
+		value:  metric{"BenchmarkCallRatio/document", "process-ns/call"},
+		ref:    &metric{"BenchmarkCallRatio/document", "inprocess-ns/call"},
+		ratio:  &metric{"BenchmarkCallRatio/document", "process/inprocess"},
+	},
+	{
+		figure: "Start-up: seven modules, compilation cache warm vs cold",
+		bench:  bench{"./host/internal/wasmrt", "^BenchmarkStartup$/-7$", "2x"},
+		value:  metric{"BenchmarkStartup/warm-7", "ns/op"},
+		ref:    &metric{"BenchmarkStartup/cold-7", "ns/op"},
+	},
+	{
+		figure: "Cached tool call over MCP vs an empty go-sdk tool",
+		bench:  bench{"./host", "^BenchmarkCachePathOverMCP$", "300x"},
+		value:  metric{"BenchmarkCachePathOverMCP", "tool-ns/call"},
+		ref:    &metric{"BenchmarkCachePathOverMCP", "empty-ns/call"},
+		ratio:  &metric{"BenchmarkCachePathOverMCP", "tool/empty"},
+	},
+	{
+		figure: "Cache path alone (gate + hit) over MCP vs an empty go-sdk tool",
+		bench:  bench{"./host", "^BenchmarkCachePathOverMCP$", "300x"},
+		value:  metric{"BenchmarkCachePathOverMCP", "fetch-ns/call"},
+		ref:    &metric{"BenchmarkCachePathOverMCP", "empty-ns/call"},
+		ratio:  &metric{"BenchmarkCachePathOverMCP", "fetch/empty"},
+	},
+	{
+		figure: "Cache hit vs fastcache's own Get",
+		bench:  bench{"./host/internal/cache", "^BenchmarkHitOverhead$", "200000x"},
+		value:  metric{"BenchmarkHitOverhead", "hit-ns"},
+		ref:    &metric{"BenchmarkHitOverhead", "raw-ns"},
+		ratio:  &metric{"BenchmarkHitOverhead", "hit/raw"},
+	},
+	{
+		figure: "Cache save, 256 MiB, vs fastcache's SaveToFileConcurrent",
+		bench:  bench{"./host/internal/cache", "^Benchmark(Raw)?Save256MB$", "2x"},
+		value:  metric{"BenchmarkSave256MB", "ns/op"},
+		ref:    &metric{"BenchmarkRawSave256MB", "ns/op"},
+	},
+	{
+		figure: "Cache load, 256 MiB, vs fastcache's LoadFromFile",
+		bench:  bench{"./host/internal/cache", "^Benchmark(Raw)?Load256MB$", "2x"},
+		value:  metric{"BenchmarkLoad256MB", "ns/op"},
+		ref:    &metric{"BenchmarkRawLoad256MB", "ns/op"},
+	},
+	{
+		figure: "Client limit check, known session (per request)",
+		bench:  bench{"./host/internal/ratelimit", "^BenchmarkAllowAtSession$", "1000000x"},
+		value:  metric{"BenchmarkAllowAtSession", "ns/op"},
+	},
+	{
+		figure: "Cached tool call with client limits on vs off",
+		bench:  bench{"./host", "^BenchmarkCachedToolCalls$", "300x"},
+		value:  metric{"BenchmarkCachedToolCalls", "ns/call-on"},
+		ref:    &metric{"BenchmarkCachedToolCalls", "ns/call-off"},
+		ratio:  &metric{"BenchmarkCachedToolCalls", "on/off"},
+	},
+	{
+		figure: "Scheduler: newcomer's longest wait behind a flood vs the physical bound (one unit's refill)",
+		sched:  true,
+		target: "≤ 1 (+10 ms)",
+	},
+	{
+		figure: "Healthy platforms' median latency with four platforms failing vs none",
+		bench:  bench{"./host", "^BenchmarkFaultIsolation$", "1x"},
+		value:  metric{"BenchmarkFaultIsolation", "healthy-ms-faults"},
+		ref:    &metric{"BenchmarkFaultIsolation", "healthy-ms-free"},
+		ratio:  &metric{"BenchmarkFaultIsolation", "faults/free"},
+		target: "≤ 1.2",
+	},
+}

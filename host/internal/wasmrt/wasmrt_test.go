@@ -41,6 +41,9 @@ func mustEcho(t *testing.T, c *wasmrt.Connector) {
 }
 
 func TestHostileGuests(t *testing.T) {
+	if raceEnabled {
+		t.Skip("guest faults take minutes under the race detector; covered by the plain run")
+	}
 	c := loadHostile(t, wasmrt.Options{PoolSize: 2, MemoryLimitMB: 48, CallTimeout: 30 * time.Second, MaxOutputBytes: 1 << 20})
 	short := loadHostile(t, wasmrt.Options{PoolSize: 1, CallTimeout: 500 * time.Millisecond})
 	res, err := call(short, "loop", `{}`, nil)

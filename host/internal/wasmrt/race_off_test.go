@@ -1,0 +1,5 @@
+//go:build !race
+
+package wasmrt_test
+
+const raceEnabled = false

@@ -37,17 +37,19 @@ suite="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
 ${MAKE:-make} --no-print-directory host bin/plugins/conformance.wasm >/dev/null
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-addr="127.0.0.1:$port"
+# Port 0: the kernel picks a free port, and the server logs the address
+# it serves on (at info level).
 log="$dir/server.log"
-bin/besluitbron serve --config conformance.toml --addr "$addr" >"$log" 2>&1 &
+BESLUITBRON_LOG__LEVEL=info bin/besluitbron serve --config conformance.toml --addr 127.0.0.1:0 >"$log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 
 # Up to 60 s for the first start (the module compiles once; later starts
 # use the compilation cache).
+addr=
 for _ in $(seq 1 600); do
-	if curl -fsS "http://$addr/readyz" >/dev/null 2>&1; then break; fi
+	addr=$(sed -n 's/.*msg=serving addr=\([0-9.:]*\).*/\1/p' "$log" | head -1)
+	if [ -n "$addr" ] && curl -fsS "http://$addr/readyz" >/dev/null 2>&1; then break; fi
 	if ! kill -0 "$server" 2>/dev/null; then
 		echo "conformance: the server exited; its log:" >&2
 		cat "$log" >&2
@@ -55,7 +57,11 @@ for _ in $(seq 1 600); do
 	fi
 	sleep 0.1
 done
-curl -fsS "http://$addr/readyz" >/dev/null || { echo "conformance: the server did not become ready; its log:" >&2; cat "$log" >&2; exit 1; }
+if [ -z "$addr" ] || ! curl -fsS "http://$addr/readyz" >/dev/null; then
+	echo "conformance: the server did not become ready; its log:" >&2
+	cat "$log" >&2
+	exit 1
+fi
 
 out="$dir/results.txt"
 set +e

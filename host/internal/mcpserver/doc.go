@@ -5,7 +5,16 @@
 // Addresses: /mcp/unified/v1 serves every connector's tools (and the
 // host's own, such as the cross-platform search); /mcp/<id>/v1 serves one
 // connector's. Tool names carry the connector id as prefix ("obv_search")
-// on every address.
+// on every address, unless the admin sets connectors.<id>.tool_prefix (and
+// resource URIs may be rebased with connectors.<id>.resource_base); the
+// host's own code calls tools by "<id>_<tool>" whatever clients see.
+//
+// Besides text, results may carry images, audio and embedded resources
+// (connector.Content, checked before they are sent); a connector's log
+// lines reach the calling client as notifications/message at the level it
+// chose, and its progress reports as progress notifications when the client
+// gave a token; prompts may be conversations, and prompt arguments with
+// declared values complete (completion/complete).
 //
 // A tool call validates its arguments against the tool's JSON Schema
 // (a tool error naming the argument if they do not fit), runs the

@@ -96,6 +96,11 @@ var rows = []row{
 		value:  metric{"BenchmarkAllowAtSession", "ns/op"},
 	},
 	{
+		figure: "Platform limit check with room (per upstream fetch)",
+		bench:  bench{"./host/internal/limits", "^BenchmarkWaitGranted$", "1000000x"},
+		value:  metric{"BenchmarkWaitGranted", "ns/op"},
+	},
+	{
 		figure: "Cached tool call with client limits on vs off",
 		bench:  bench{"./host", "^BenchmarkCachedToolCalls$", "300x"},
 		value:  metric{"BenchmarkCachedToolCalls", "ns/call-on"},

@@ -79,6 +79,7 @@ type platform struct {
 	gate     *fetch.Gate
 	limiters []*limits.Limiter
 	cache    fetch.Cache
+	adm      *admission.Admission
 }
 
 // New loads every enabled connector (in parallel) and builds the MCP
@@ -128,15 +129,16 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	}
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
+		p.adm = admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2))
 		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
-			Admission: admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2)), ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
+			Admission: p.adm, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
 	var all []*limits.Limiter
 	for _, p := range h.platforms {
 		all = append(all, p.limiters...)
 	}
-	h.registry.MustRegister(limits.NewCollector(all))
+	h.registry.MustRegister(limits.NewCollector(all), &runtimeCollector{h: h})
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:      h.o.Version,
 		Platforms:    plats,

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,8 +40,17 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			MaxRequestBodyBytes: o.MaxBodyBytes,
 			Logger:              s.o.Logger,
 		})
+		// Clients of the 2024-11-05 protocol speak HTTP+SSE: a GET opens
+		// an event stream naming a POST endpoint (?sessionid=…). The
+		// specification's backwards-compatibility advice is to serve both
+		// on one address; a streamable-HTTP GET always carries a session.
+		legacy := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxBodyBytes})
 		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(ClientHeader, o.ClientAddr(r))
+			if isLegacySSE(r) {
+				legacy.ServeHTTP(w, r)
+				return
+			}
 			h.ServeHTTP(w, r)
 		}))
 	}
@@ -58,4 +68,16 @@ func RemoteIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// isLegacySSE reports whether r belongs to the HTTP+SSE transport of
+// protocol 2024-11-05 rather than to streamable HTTP.
+func isLegacySSE(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet:
+		return r.Header.Get("Mcp-Session-Id") == "" && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	case http.MethodPost:
+		return r.URL.Query().Get("sessionid") != ""
+	}
+	return false
 }

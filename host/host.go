@@ -255,7 +255,9 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 func (h *Host) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10, ClientAddr: h.clientAddr})
-	mux.Handle("/mcp/", h.protect(mcpH))
+	guarded := h.protect(mcpH)
+	mux.Handle("/mcp/", guarded)
+	mux.Handle("/sse", guarded) // the unified tools for HTTP+SSE clients that look there
 	h.routes(mux)
 	h.clusterRoutes(mux)
 	return mux

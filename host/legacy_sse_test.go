@@ -13,8 +13,14 @@ import (
 func TestLegacySSEClient(t *testing.T) {
 	up := fakeOBV(t, nil)
 	_, base := startHost(t, up.URL)
+	for _, addr := range []string{"/mcp/unified/v1", "/sse"} {
+		legacyCall(t, base+addr)
+	}
+}
+
+func legacyCall(t *testing.T, endpoint string) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.SSEClientTransport{Endpoint: base + "/mcp/unified/v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.SSEClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (h *Host) protect(next http.Handler) http.Handler {
 	}
 	var lim *ratelimit.Limiter
 	if rl.Enabled {
-		addrs := []string{"/mcp/unified/v1"}
+		addrs := []string{"/mcp/unified/v1", "/sse"}
 		for _, id := range h.mcp.IDs() {
 			addrs = append(addrs, "/mcp/"+id+"/v1")
 		}

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,6 +54,10 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		}))
 	}
 	add("/mcp/unified/v1", s.unified)
+	// Older HTTP+SSE clients (the Inspector CLI among them) replace the
+	// path of the address they are given with /sse; serve the unified
+	// tools there too.
+	add("/sse", s.unified)
 	for _, id := range s.ids {
 		add("/mcp/"+id+"/v1", s.per[id])
 	}
@@ -75,7 +78,9 @@ func RemoteIP(r *http.Request) string {
 func isLegacySSE(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet:
-		return r.Header.Get("Mcp-Session-Id") == "" && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+		// Some HTTP+SSE clients send no Accept header; streamable HTTP
+		// has no GET without a session, so nothing else is lost.
+		return r.Header.Get("Mcp-Session-Id") == ""
 	case http.MethodPost:
 		return r.URL.Query().Get("sessionid") != ""
 	}

@@ -1,0 +1,264 @@
+package host_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/host/internal/platformsim"
+	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+)
+
+// These tests run three `besluitbron serve` processes that share
+// OpenBesluitvorming's limit through one redis-server, against the
+// platform simulator enforcing its own bucket: the acceptance test of
+// scaling out (docs/scale-out.md).
+
+// startRedisServer starts a private redis-server on a free port without
+// persistence and returns its redis:// URL. It skips the test when
+// redis-server is not installed, unless BESLUITBRON_REQUIRE_REDIS is set.
+func startRedisServer(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("BESLUITBRON_REQUIRE_REDIS") != "" {
+			t.Fatal("redis-server is not installed and BESLUITBRON_REQUIRE_REDIS is set: run scripts/install-redis.sh as root")
+		}
+		t.Skip("redis-server is not installed (scripts/install-redis.sh installs it; make test does as root)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		// A bare PING in RESP: the test needs no client library for it.
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.SetDeadline(time.Now().Add(time.Second))
+			fmt.Fprint(c, "PING\r\n")
+			b := make([]byte, 7)
+			n, _ := io.ReadFull(c, b)
+			c.Close()
+			if string(b[:n]) == "+PONG\r\n" {
+				return "redis://" + addr + "/0"
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			t.Fatalf("redis-server on %s did not answer:\n%s", addr, b)
+		}
+		time.Sleep(10 * time.Millisecond) // waiting for a process to start, not synchronising the test
+	}
+}
+
+// searchLog records the query of every search that reaches the simulator,
+// in arrival order.
+type searchLog struct {
+	mu      sync.Mutex
+	queries []string
+}
+
+func (l *searchLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/obv/api/search" {
+			l.mu.Lock()
+			l.queries = append(l.queries, r.URL.Query().Get("query"))
+			l.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *searchLog) seen() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.queries...)
+}
+
+// replicaConfig is one replica's plugins.toml: its own cache folder and
+// replica id, the shared Redis, OpenBesluitvorming at the simulator with
+// the small limit the simulator's bucket enforces.
+func replicaConfig(t *testing.T, id, redisURL, simURL string) string {
+	t.Helper()
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	return writeConfig(t, `
+[runtime]
+compilation_cache_dir = "`+sharedCompilationCache(t)+`"
+[log]
+level = "info"
+[cache]
+dir = "`+filepath.Join(t.TempDir(), "cache")+`"
+[cluster]
+redis_url = "`+redisURL+`"
+replica_id = "`+id+`"
+[connectors.obv]
+module = "`+wasm+`"
+base_url = "`+platformsim.BaseURLs(simURL)["obv"]+`"
+private_networks = ["127.0.0.0/8"]
+pool_size = 24
+[connectors.obv.limits.api]
+units = 10
+per = "5s"
+`)
+}
+
+// TestThreeReplicaProcessesShareOBV: three processes against one
+// redis-server and the simulator. A session on replica 1 saturates
+// OpenBesluitvorming with a deep queue of distinct searches; a new session
+// on replica 3 asks one search and is served next. The simulator answers
+// no 429 over the whole run and admits no more than its bucket allows in
+// any window.
+func TestThreeReplicaProcessesShareOBV(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three server processes and a few seconds of real traffic")
+	}
+	redisURL := startRedisServer(t)
+	const units, per = 10.0, 5 * time.Second
+	// The simulator's own bucket is the limit BesluitBron is told: 10
+	// units refilling 2 a second. Its window counter uses the limit's
+	// window, so the most a client may have admitted in one is
+	// 2 × units (a full bucket, then a window's refill).
+	sim, err := platformsim.New(platformsim.Options{
+		DataDir: filepath.Join(wasmbuild.Root(), "testdata"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		OBVCapacity: units, OBVRate: units / per.Seconds(), Window: per,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var searches searchLog
+	up := httptest.NewServer(searches.wrap(sim.Handler()))
+	t.Cleanup(up.Close)
+	t.Cleanup(sim.Close)
+
+	bin := binary(t, "1.0.0-a")
+	var reps [3]*server
+	for i := range reps {
+		reps[i] = startServer(t, bin, replicaConfig(t, fmt.Sprintf("replica-%d", i+1), redisURL, up.URL))
+		if st := clusterStatus(t, reps[i]); !strings.Contains(st, `"enabled": true`) {
+			t.Fatalf("replica %d is not in the cluster: %s", i+1, st)
+		}
+	}
+
+	// The flood: one session on replica 1, more searches at once than the
+	// bucket holds, each a distinct query so that no cache answers.
+	flood := connect(t, reps[0].base+mcpPath)
+	const N = 16
+	var wg sync.WaitGroup
+	errs := make(chan string, N)
+	for i := range N {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := callTool(t, flood, "obv_search", map[string]any{"query": fmt.Sprintf("flood%d", i)})
+			if res.IsError {
+				errs <- fmt.Sprintf("flood %d: %s", i, text(res))
+			}
+		}()
+	}
+	// Wait until the flood is being served: a bucket Redis does not know
+	// starts empty (its grants before may still count at the platform), so
+	// by the time a few searches have reached the simulator every flood
+	// call waits in Redis's queue.
+	for deadline := time.Now().Add(time.Minute); len(searches.seen()) < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood reached the simulator %d times in a minute", len(searches.seen()))
+		}
+		time.Sleep(5 * time.Millisecond) // watching real traffic, not synchronising
+	}
+
+	newcomer := connect(t, reps[2].base+mcpPath)
+	before := len(searches.seen())
+	res := callTool(t, newcomer, "obv_search", map[string]any{"query": "newcomer"})
+	if res.IsError {
+		t.Fatalf("newcomer: %s", text(res))
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+
+	order := searches.seen()
+	pos := -1
+	for i, q := range order {
+		if q == "newcomer" {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		t.Fatalf("the newcomer's search never reached the simulator (order %v)", order)
+	}
+	if after := len(order) - pos - 1; after < 3 {
+		t.Fatalf("only %d flood searches came after the newcomer: the flood had no queue, the test proves nothing (order %v)", after, order)
+	}
+	// FIFO across replicas would put the newcomer behind the whole queue.
+	// The shared fair queue serves it next: allowed before it are flood
+	// searches already granted and on their way when it asked.
+	if between := pos - before; between > 3 {
+		t.Errorf("%d flood searches reached the simulator between the newcomer's call and its search; want at most 3 (%d had when it asked; order %v)", between, before, order)
+	}
+	if len(order) != N+1 {
+		t.Errorf("the simulator saw %d searches, want %d", len(order), N+1)
+	}
+
+	st := sim.Stats().Platforms["obv"]
+	if st.TooMany != 0 {
+		t.Errorf("the simulator answered 429 %d times over the run: the replicas went over the shared limit", st.TooMany)
+	}
+	if st.MaxWindowUnits > 2*units {
+		t.Errorf("the simulator admitted %v units within one %v window; a client within the bucket admits at most %v", st.MaxWindowUnits, per, 2*units)
+	}
+	if st.Units < N+1 {
+		t.Errorf("the simulator admitted %v units, want at least %d", st.Units, N+1)
+	}
+	t.Logf("newcomer was search %d of %d (%d served when it asked); %v units admitted, at most %v in any %v; no 429",
+		pos+1, len(order), before, st.Units, st.MaxWindowUnits, per)
+	// Clients leave first: a server waits for its open streams at SIGTERM.
+	flood.Close()
+	newcomer.Close()
+	for i, r := range reps {
+		r.stop(t)
+		if !strings.Contains(r.log.String(), "cluster: sharing every platform's limit through Redis") {
+			t.Errorf("replica %d never said it shares the limits:\n%s", i+1, r.log)
+		}
+	}
+}
+
+// clusterStatus reads a replica's /status/cluster.json.
+func clusterStatus(t *testing.T, s *server) string {
+	t.Helper()
+	r, err := http.Get(s.base + "/status/cluster.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("/status/cluster.json: %v: %s", err, b)
+	}
+	return string(b)
+}

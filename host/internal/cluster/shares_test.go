@@ -1,0 +1,175 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedtest"
+)
+
+// clusterQueue is the shared scheduler as schedtest's harness drives it:
+// the Lua script on one Redis, run by three replicas in virtual time. Each
+// session sticks to one replica, as the load balancer keeps an MCP session
+// on the replica that created it (sessions are spread over the replicas in
+// order of arrival); the public session, one for the whole cluster, asks
+// from every replica in turn. A grant made by one replica's run for
+// another replica's call is collected by that replica's next run, as in
+// production, and keeps the instant the script granted it at.
+type clusterQueue struct {
+	t       testing.TB
+	rdb     *redis.Client
+	prefix  string
+	args    [3]scriptArgs
+	home    map[string]int // session → replica index
+	public  int            // next replica for the public session
+	tickets map[string]*clusterTicket
+	seq     int
+	turn    int // replica that runs the next advance first
+}
+
+type clusterTicket struct {
+	at  time.Time
+	seq uint64
+	ok  bool
+}
+
+func (k *clusterTicket) Granted() (time.Time, uint64, bool) { return k.at, k.seq, k.ok }
+
+func newClusterQueue(t testing.TB, l sched.Limit, forget time.Duration) *clusterQueue {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	if forget == 0 {
+		forget = sched.DefaultForget
+	}
+	q := &clusterQueue{t: t, rdb: rdb, prefix: servicePrefix("obv", "api"), home: map[string]int{}, tickets: map[string]*clusterTicket{}}
+	for i := range q.args {
+		// A lease longer than any scenario: no replica lapses in virtual
+		// time.
+		q.args[i] = scriptArgs{replica: fmt.Sprintf("replica-%d", i+1), limit: toUS(l), forget: forget, lease: 24 * time.Hour}
+		q.op(i, schedtest.Epoch, "hb", "0", "0", "0", "1")
+	}
+	return q
+}
+
+// op runs the script as replica i at t and records the grants it reports.
+func (q *clusterQueue) op(i int, t time.Time, op string, args ...any) reply {
+	q.t.Helper()
+	a := q.args[i]
+	a.now = usOf(t)
+	r, err := run(context.Background(), q.rdb, q.prefix, a, op, args...)
+	if err != nil {
+		q.t.Fatalf("%s on %s at %v: %v", op, a.replica, t.Sub(schedtest.Epoch), err)
+	}
+	for _, g := range r.grants {
+		k := q.tickets[g.id]
+		if k == nil || k.ok {
+			q.t.Fatalf("%s on %s: grant of unknown or granted call %s", op, a.replica, g.id)
+		}
+		k.at, k.seq, k.ok = timeOf(g.at).UTC(), g.seq, true
+	}
+	return r
+}
+
+func (q *clusterQueue) Reserve(t time.Time, session string, cost float64) schedtest.Ticket {
+	i, ok := q.home[session]
+	switch {
+	case session == sched.PublicSession:
+		i = q.public
+		q.public = (q.public + 1) % len(q.args)
+	case !ok:
+		i = len(q.home) % len(q.args)
+		q.home[session] = i
+	}
+	q.seq++
+	id := fmt.Sprintf("c%d", q.seq)
+	k := &clusterTicket{}
+	q.tickets[id] = k
+	l := q.args[i].limit
+	q.op(i, t, "enq", session, id, fmtFloat(cost), l.dur(cost, true), l.dur(cost, false), "0", "0")
+	return k
+}
+
+func (q *clusterQueue) Advance(t time.Time) time.Time {
+	// One replica's timer fires and grants what is due; the others then
+	// collect what it granted for them.
+	var next int64
+	for j := range q.args {
+		next = q.op((q.turn+j)%len(q.args), t, "adv").next
+	}
+	q.turn = (q.turn + 1) % len(q.args)
+	if next == 0 {
+		return time.Time{}
+	}
+	return timeOf(next).UTC()
+}
+
+// spreadScenario: three sessions with different usage, each on its own
+// replica, and the uncounted public session asking from all three, all
+// waiting throughout the window.
+func spreadScenario() schedtest.Scenario {
+	l := schedtest.OBV
+	return schedtest.Scenario{
+		Name:  "spread",
+		About: "three sessions arriving 0, 90 s and 3 min apart on three replicas share by weight C/(C+used); the public session from every replica keeps weight 1",
+		Limit: l, Duration: 10 * time.Minute,
+		Groups: []schedtest.Group{
+			{Name: "heavy", Threads: 8, Cost: 1},
+			{Name: "medium", Arrive: 90 * time.Second, Threads: 8, Cost: 1},
+			{Name: "light", Arrive: 3 * time.Minute, Threads: 8, Cost: 2},
+			{Name: "public", Public: true, Arrive: 2 * time.Minute, Threads: 6, Cost: 1},
+		},
+		Fair: []string{"heavy", "medium", "light", "public"}, From: 3 * time.Minute, To: 10 * time.Minute,
+		Expect: schedtest.Expect{ShareMargin: 0.02, MaxGap: l.Per + 10*time.Millisecond},
+	}
+}
+
+// TestSharesAcrossReplicasMatchOracle: sessions with different usage spread
+// over three replicas get the shares of schedtest.FairShares (computed
+// independently of the scheduler's tags) within each scenario's margin,
+// and the platform model never refuses a grant. The no-restraint baseline
+// on the same traffic comes out unfair, so the check can fail.
+func TestSharesAcrossReplicasMatchOracle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential and deterministic in virtual time: the race detector adds nothing; the plain run covers it")
+	}
+	scs := []schedtest.Scenario{spreadScenario()}
+	for _, sc := range schedtest.Scenarios() {
+		if sc.Name == "usage" {
+			scs = append(scs, sc)
+		}
+	}
+	for _, sc := range scs {
+		t.Run(sc.Name, func(t *testing.T) {
+			res := schedtest.Run(sc, "cluster", newClusterQueue(t, sc.Limit, sc.Forget))
+			for _, s := range res.Shares {
+				t.Logf("%-10s used %6.1f  got %5.1f units  share %.4f  oracle %.4f", s.Session, s.Used, s.Units, s.Share, s.Oracle)
+			}
+			if len(res.Shares) < 2 {
+				t.Fatalf("%d sessions measured: the scenario compares nothing", len(res.Shares))
+			}
+			if res.Refused != 0 {
+				t.Errorf("the platform model refused %d grants", res.Refused)
+			}
+			if !res.Fair() {
+				t.Errorf("across three replicas: %v (max |share − oracle| %.4f, margin %.4f)", res.Violations, res.ShareDev, sc.Expect.ShareMargin)
+			}
+			t.Logf("max |share − oracle| %.4f (margin %.4f), %d calls, utilisation %.3f", res.ShareDev, sc.Expect.ShareMargin, res.Calls, res.Utilisation)
+
+			base := schedtest.Run(sc, "fifo", schedtest.NewFIFO(sc.Limit))
+			if base.ShareDev <= sc.Expect.ShareMargin {
+				t.Errorf("the FIFO baseline's shares are within the margin (%.4f ≤ %.4f): the check cannot fail", base.ShareDev, sc.Expect.ShareMargin)
+			}
+			if base.Fair() {
+				t.Error("the FIFO baseline meets every expectation: the scenario cannot tell fair from unfair")
+			}
+			t.Logf("FIFO baseline: max |share − oracle| %.4f", base.ShareDev)
+		})
+	}
+}

@@ -138,7 +138,7 @@ func ExtractText(body []byte) (Extracted, error) {
 	dec.Strict = true
 	var (
 		out       = Extracted{Meta: map[string]string{}}
-		w         textWriter
+		w         sdk.TextWriter
 		stack     []string
 		skip      int // depth inside a skipped element
 		noot      int // depth inside a footnote: its blocks run inline
@@ -174,26 +174,26 @@ func ExtractText(body []byte) (Extracted, error) {
 			switch {
 			case name == "noot":
 				noot++
-				w.text(" [noot ")
+				w.Text(" [noot ")
 			case name == "row":
-				w.block(1)
+				w.Block(1)
 				cellFirst = append(cellFirst, true)
 			case name == "entry":
 				if n := len(cellFirst); n > 0 {
 					if !cellFirst[n-1] {
-						w.text(" | ")
+						w.Text(" | ")
 					}
 					cellFirst[n-1] = false
 				}
 			case inlineElems[name]:
 			case noot > 0:
-				w.space()
+				w.Space()
 			case prefixElems[name]:
-				w.block(2)
+				w.Block(2)
 			case lineElems[name]:
-				w.block(1)
+				w.Block(1)
 			default:
-				w.block(2)
+				w.Block(2)
 			}
 			if name == "titel" && out.Title == "" && titleAt < 0 && noot == 0 && !(len(stack) == 3 && stack[1] == "kop") {
 				titleAt = len(stack)
@@ -206,23 +206,23 @@ func ExtractText(body []byte) (Extracted, error) {
 				switch {
 				case name == "noot":
 					noot--
-					w.trimSpace()
-					w.text("]")
+					w.TrimSpace()
+					w.Text("]")
 				case name == "row":
 					cellFirst = cellFirst[:len(cellFirst)-1]
-					w.block(1)
+					w.Block(1)
 				case prefixElems[name]:
 					if name == "noot.nr" {
-						w.text(": ")
+						w.Text(": ")
 					} else {
-						w.text(" ")
+						w.Text(" ")
 					}
-					w.glue()
+					w.Glue()
 				case inlineElems[name] || name == "entry" || noot > 0:
 				case lineElems[name]:
-					w.block(1)
+					w.Block(1)
 				default:
-					w.block(2)
+					w.Block(2)
 				}
 			}
 			if titleAt == len(stack) {
@@ -240,7 +240,7 @@ func ExtractText(body []byte) (Extracted, error) {
 			if strings.TrimSpace(s) == "" && strings.ContainsAny(s, "\n\r") {
 				continue
 			}
-			w.text(s)
+			w.Text(s)
 			if titleAt >= 0 {
 				titleText.WriteString(s)
 			}
@@ -261,53 +261,3 @@ func attr(t xml.StartElement, name string) string {
 	}
 	return ""
 }
-
-// textWriter collects text, collapsing runs of whitespace and turning
-// block boundaries into line breaks, never more than one blank line.
-type textWriter struct {
-	b      strings.Builder
-	breaks int  // line breaks owed before the next text
-	sp     bool // a space owed before the next text
-	glued  bool // the next block continues the current line (after "1. ")
-}
-
-func (w *textWriter) block(n int) {
-	if w.b.Len() == 0 || w.glued {
-		return
-	}
-	if n > w.breaks {
-		w.breaks = n
-	}
-	w.sp = false
-}
-
-// glue keeps the next block on the current line: a number and its text.
-func (w *textWriter) glue() { w.glued = true }
-
-func (w *textWriter) space() {
-	if w.b.Len() > 0 && w.breaks == 0 {
-		w.sp = true
-	}
-}
-
-func (w *textWriter) trimSpace() { w.sp = false }
-
-func (w *textWriter) text(s string) {
-	for _, r := range s {
-		if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0' {
-			w.space()
-			continue
-		}
-		if w.breaks > 0 {
-			w.b.WriteString(strings.Repeat("\n", w.breaks))
-			w.breaks, w.sp = 0, false
-		} else if w.sp {
-			w.b.WriteByte(' ')
-			w.sp = false
-		}
-		w.glued = false
-		w.b.WriteRune(r)
-	}
-}
-
-func (w *textWriter) String() string { return strings.TrimSpace(w.b.String()) }

@@ -153,7 +153,7 @@ func extractParts(body []byte, d *Decision) error {
 	var (
 		depth, skip, note int
 		part              string
-		w                 textWriter
+		w                 sdk.TextWriter
 		cellFirst         []bool
 	)
 	for {
@@ -169,7 +169,7 @@ func extractParts(body []byte, d *Decision) error {
 			depth++
 			name := t.Name.Local
 			if depth == 2 && (name == "inhoudsindicatie" || name == "uitspraak" || name == "conclusie") {
-				part, w = name, textWriter{}
+				part, w = name, sdk.TextWriter{}
 				continue
 			}
 			if part == "" {
@@ -182,26 +182,26 @@ func extractParts(body []byte, d *Decision) error {
 			switch {
 			case name == "footnote":
 				note++
-				w.text(" [noot: ")
+				w.Text(" [noot: ")
 			case name == "row":
-				w.block(1)
+				w.Block(1)
 				cellFirst = append(cellFirst, true)
 			case name == "entry":
 				if n := len(cellFirst); n > 0 {
 					if !cellFirst[n-1] {
-						w.text(" | ")
+						w.Text(" | ")
 					}
 					cellFirst[n-1] = false
 				}
 			case inlineElems[name]:
 			case note > 0:
-				w.space()
+				w.Space()
 			case name == "nr":
-				w.block(2)
+				w.Block(2)
 			case lineElems[name]:
-				w.block(1)
+				w.Block(1)
 			default:
-				w.block(2)
+				w.Block(2)
 			}
 		case xml.EndElement:
 			name := t.Name.Local
@@ -226,20 +226,20 @@ func extractParts(body []byte, d *Decision) error {
 			switch {
 			case name == "footnote":
 				note--
-				w.trimSpace()
-				w.text("]")
+				w.TrimSpace()
+				w.Text("]")
 			case name == "row":
 				cellFirst = cellFirst[:len(cellFirst)-1]
-				w.block(1)
+				w.Block(1)
 			case name == "nr":
 				// A paragraph number stays on the line of its paragraph.
-				w.text(" ")
-				w.glue()
+				w.Text(" ")
+				w.Glue()
 			case inlineElems[name] || name == "entry" || note > 0:
 			case lineElems[name]:
-				w.block(1)
+				w.Block(1)
 			default:
-				w.block(2)
+				w.Block(2)
 			}
 		case xml.CharData:
 			if part == "" || skip > 0 {
@@ -251,7 +251,7 @@ func extractParts(body []byte, d *Decision) error {
 			if strings.TrimSpace(s) == "" && strings.ContainsAny(s, "\n\r") {
 				continue
 			}
-			w.text(s)
+			w.Text(s)
 		}
 	}
 }

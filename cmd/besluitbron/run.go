@@ -20,6 +20,7 @@ commands:
   serve          serve MCP over streamable HTTP (and the health checks)
   stdio          serve MCP over stdin/stdout, for desktop clients
   check-config   validate a config file and the connectors it names
+  cache          cache stats [--json] | cache clear <connector>: the saved platform caches
   version        print the version
 `
 

@@ -3,12 +3,14 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
+	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -107,4 +109,23 @@ func (h *Host) clusterRoutes(mux *http.ServeMux) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(b)
 	})
+}
+
+// clusterLines words this replica's cluster state for the status page: one
+// summary line, and one line per service not sharing through Redis.
+func (h *Host) clusterLines() []web.ClusterLine {
+	st := h.cl.c.Status()
+	lines := []web.ClusterLine{{Text: fmt.Sprintf("Replica %s; %d live replica(s) seen.", st.ReplicaID, st.LiveReplicas)}}
+	shared := 0
+	for _, s := range st.Services {
+		if s.Mode == cluster.Shared.String() {
+			shared++
+			continue
+		}
+		lines = append(lines, web.ClusterLine{Text: s.Platform + " (" + s.Service + "): " + s.Message, Warn: true})
+	}
+	if shared > 0 {
+		lines = append(lines, web.ClusterLine{Text: fmt.Sprintf("%d limited service(s) shared with every replica through Redis.", shared)})
+	}
+	return lines
 }

@@ -40,6 +40,9 @@ func (h *Host) newWeb() *web.Server {
 	if h.lstatus != nil {
 		o.Status = h.lstatus.Snapshot
 	}
+	if h.cl.c != nil {
+		o.Cluster = h.clusterLines
+	}
 	for _, p := range h.platforms {
 		if wp, ok := webPlatform(p); ok {
 			o.Platforms = append(o.Platforms, wp)

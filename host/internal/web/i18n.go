@@ -95,6 +95,7 @@ var messages = map[string][2]string{
 	"st.org.submit":       {"Bekijk", "Show"},
 	"st.org.none":         {"%s meldt geen bron die past bij „%s”.", "%s reports no source matching “%s”."},
 	"st.json":             {"Dezelfde gegevens als JSON", "The same data as JSON"},
+	"st.cluster":          {"Verdeling van de limieten over replica's", "Limits shared between replicas"},
 	"src.ok":              {"actueel", "current"},
 	"src.stale":           {"verouderd", "stale"},
 	"src.failing":         {"import mislukt", "import failing"},

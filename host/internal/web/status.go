@@ -11,6 +11,7 @@ import (
 // statusData is the status page's template data.
 type statusData struct {
 	Snap    loadstatus.Snapshot
+	Cluster []ClusterLine
 	Org     string
 	Matches []orgMatch
 }
@@ -23,6 +24,9 @@ type orgMatch struct {
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	pg := s.newPage(w, r, "title.status")
 	d := &statusData{Snap: s.o.Status(), Org: strings.TrimSpace(r.URL.Query().Get("org"))}
+	if s.o.Cluster != nil {
+		d.Cluster = s.o.Cluster()
+	}
 	if len(d.Org) > 100 {
 		d.Org = d.Org[:100]
 	}

@@ -69,6 +69,10 @@ type Options struct {
 	Call      Caller
 	// Status, when set, serves the Laadstatus pages and the warnings.
 	Status func() loadstatus.Snapshot
+	// Cluster, when set, says how this replica shares the platforms'
+	// limits with the others (several replicas on Redis), one line each;
+	// Warn marks a line a reader should notice (Redis unreachable).
+	Cluster func() []ClusterLine
 	// Version is shown in the footer.
 	Version string
 	Logger  *slog.Logger
@@ -87,6 +91,12 @@ type Options struct {
 	ListTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+}
+
+// ClusterLine is one line of the status page's replica section.
+type ClusterLine struct {
+	Text string // English, as the cluster package words it
+	Warn bool
 }
 
 // Server serves the pages. Build it with [New].

@@ -384,3 +384,20 @@ func TestStatusPages(t *testing.T) {
 		t.Errorf("/status.json: %d %s", code, body)
 	}
 }
+
+func TestStatusPageClusterSection(t *testing.T) {
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	srv := serve(t, f, func(o *web.Options) {
+		o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} }
+		o.Cluster = func() []web.ClusterLine {
+			return []web.ClusterLine{{Text: "Replica r1; 3 live replica(s) seen."}, {Text: "obv (api): Redis is unreachable: this replica grants on its own share", Warn: true}}
+		}
+	})
+	_, body, _ := get(t, srv.URL+"/status")
+	mustContain(t, body, "Verdeling van de limieten over replica", `<li lang="en" class="state-down">obv (api): Redis is unreachable`, "Replica r1; 3 live", `href="/status/cluster.json"`)
+	srv2 := serve(t, f, func(o *web.Options) { o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} } })
+	_, body, _ = get(t, srv2.URL+"/status")
+	if strings.Contains(body, "cluster.json") {
+		t.Error("a single process shows no replica section")
+	}
+}

@@ -268,8 +268,14 @@ func (s *Sim) platformHandler(id string) http.Handler {
 		now := s.o.Now()
 		cost := b.cost(r)
 		rec := &recorder{header: http.Header{}, status: 0}
+		// Count before the response leaves, so that a client that has its
+		// answer can rely on the counters (tests read them at once).
+		rec.beforeFlush = func(status int) { s.count(id, status) }
 		injected := ""
 		defer func() {
+			if !rec.flushed {
+				s.count(id, rec.status) // hangs and resets never flush
+			}
 			s.finish(id, r, cost, rec.status, injected, time.Since(start))
 		}()
 		s.mu.Lock()
@@ -395,9 +401,10 @@ func (s *Sim) admit(id string, now time.Time, cost float64) {
 	}
 }
 
-// finish counts and logs one request.
-func (s *Sim) finish(id string, r *http.Request, cost float64, status int, injected string, took time.Duration) {
+// count counts one request and its status.
+func (s *Sim) count(id string, status int) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if c := s.counters[id]; c != nil {
 		c.Requests++
 		if status != 0 {
@@ -407,7 +414,10 @@ func (s *Sim) finish(id string, r *http.Request, cost float64, status int, injec
 			c.TooMany++
 		}
 	}
-	s.mu.Unlock()
+}
+
+// finish logs one request (counted already).
+func (s *Sim) finish(id string, r *http.Request, cost float64, status int, injected string, took time.Duration) {
 	path := r.URL.Path
 	if r.URL.RawQuery != "" {
 		path += "?" + r.URL.RawQuery
@@ -422,9 +432,11 @@ func (s *Sim) finish(id string, r *http.Request, cost float64, status int, injec
 // recorder buffers an answer so that faults can change it before it is
 // sent.
 type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
+	header      http.Header
+	status      int
+	body        bytes.Buffer
+	beforeFlush func(status int) // runs once, before the response is written
+	flushed     bool
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -447,6 +459,10 @@ func (r *recorder) flush(w http.ResponseWriter) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
+	if !r.flushed && r.beforeFlush != nil {
+		r.beforeFlush(r.status)
+	}
+	r.flushed = true
 	w.Header().Set("Content-Length", strconv.Itoa(r.body.Len()))
 	w.WriteHeader(r.status)
 	w.Write(r.body.Bytes())

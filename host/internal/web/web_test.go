@@ -395,7 +395,9 @@ func TestStatusPageClusterSection(t *testing.T) {
 	})
 	_, body, _ := get(t, srv.URL+"/status")
 	mustContain(t, body, "Verdeling van de limieten over replica", `<li lang="en" class="state-down">obv (api): Redis is unreachable`, "Replica r1; 3 live", `href="/status/cluster.json"`)
-	srv2 := serve(t, f, func(o *web.Options) { o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} } })
+	srv2 := serve(t, f, func(o *web.Options) {
+		o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} }
+	})
 	_, body, _ = get(t, srv2.URL+"/status")
 	if strings.Contains(body, "cluster.json") {
 		t.Error("a single process shows no replica section")

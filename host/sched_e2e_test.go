@@ -29,6 +29,9 @@ type bucketPlatform struct {
 	order    []string // query of each accepted search, in arrival order
 	rejected int
 	body     []byte
+	// notify is closed when the platform has accepted notifyAt searches.
+	notifyAt int
+	notify   chan struct{}
 }
 
 func (p *bucketPlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -48,6 +51,9 @@ func (p *bucketPlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.tokens--
 	p.order = append(p.order, r.URL.Query().Get("query"))
+	if len(p.order) == p.notifyAt {
+		close(p.notify)
+	}
 	p.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(p.body)
@@ -73,7 +79,7 @@ func TestFloodAndNewcomerThroughMCP(t *testing.T) {
 	// The platform's bucket: 10 units, 2 units per second. BesluitBron is
 	// told the same limit; its one unit of headroom absorbs up to 0.5 s of
 	// jitter between grant and arrival (a loaded CI machine under -race).
-	plat := &bucketPlatform{capacity: 10, rate: 2, tokens: 10, body: body}
+	plat := &bucketPlatform{capacity: 10, rate: 2, tokens: 10, body: body, notifyAt: 9, notify: make(chan struct{})}
 	up := httptest.NewServer(plat)
 	defer up.Close()
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
@@ -114,14 +120,9 @@ per = "5s"
 			}
 		}()
 	}
-	// Wait until the flood has drained the bucket and queued up.
-	for {
-		n, _, _ := plat.seen()
-		if n >= 9 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// Wait until the flood has drained the bucket (9 units, one kept as
+	// headroom) and queued up.
+	<-plat.notify
 	// The newcomer asks for progress: while it waits at the limit it is
 	// told its position and expected wait.
 	var progress []string

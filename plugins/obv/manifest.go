@@ -15,6 +15,10 @@ const ID = "obv"
 // through the module hash.
 const Version = "1.0.0"
 
+// BaseURL is the platform's default address; every request is built on it
+// (the host rewrites it when the admin overrides base_url).
+const BaseURL = "https://openbesluitvorming.nl"
+
 // Service is the single upstream service: the whole /api/* rate limiter.
 const Service = "api"
 
@@ -37,7 +41,7 @@ func manifest() connector.Manifest {
 		Version:      Version,
 		Title:        "OpenBesluitvorming",
 		Description:  "Council information (meetings, documents, motions with votes, recordings) of 330 Dutch municipalities, provinces and water boards; the successor of Open Raadsinformatie.",
-		BaseURL:      "https://openbesluitvorming.nl",
+		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openbesluitvorming.nl"},
 		Services: []connector.Service{{
 			Name: Service, Units: 60, Per: connector.Duration(time.Minute),

@@ -110,7 +110,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	u, cost, err := SearchURL(manifest().BaseURL, a)
+	u, cost, err := SearchURL(BaseURL, a)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		return nil, fmt.Errorf("search: the platform's response lacks results or hasMore")
 	}
 	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount, TotalIsApproximate: sr.TotalIsApproximate, HasMore: *sr.HasMore, Offset: a.Offset, Results: []sdk.Item{}}
-	base := manifest().BaseURL
+	base := BaseURL
 	for _, r := range sr.Results {
 		if r.EntityID == "" {
 			return nil, fmt.Errorf("search: a result without entityId")
@@ -244,7 +244,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if !strings.Contains(a.EntityID, ":") {
 		return nil, fmt.Errorf("argument \"entity_id\": %q is not an OpenBesluitvorming entity id (like document:notubiz:gemeente:soest:12345)", a.EntityID)
 	}
-	base := manifest().BaseURL
+	base := BaseURL
 	resp, err := sdk.Get(ctx, h, EntityURL(base, a.EntityID), Service, 1, connector.ClassDocument)
 	if err != nil {
 		return nil, fmt.Errorf("get_document: %w", err)
@@ -387,7 +387,7 @@ func listSources(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	u := strings.TrimRight(manifest().BaseURL, "/") + "/api/sources"
+	u := strings.TrimRight(BaseURL, "/") + "/api/sources"
 	if a.ImplementedOnly == nil || *a.ImplementedOnly {
 		u += "?implemented=true"
 	}

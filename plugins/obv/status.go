@@ -155,7 +155,7 @@ func status(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if _, ok := severity[a.State]; !ok && a.State != "problems" && a.State != "all" {
 		return nil, fmt.Errorf("argument \"state\": %q is not a source state, \"problems\" or \"all\"", a.State)
 	}
-	resp, err := sdk.Get(ctx, h, StatusURL(manifest().BaseURL), Service, 1, ClassStatus)
+	resp, err := sdk.Get(ctx, h, StatusURL(BaseURL), Service, 1, ClassStatus)
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}

@@ -121,7 +121,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	u, err := SearchURL(manifest().BaseURL, &a)
+	u, err := SearchURL(SRUBase, &a)
 	if err != nil {
 		return nil, err
 	}

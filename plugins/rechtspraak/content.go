@@ -277,7 +277,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if !ECLIPattern.MatchString(ecli) {
 		return nil, fmt.Errorf("argument \"ecli\": %q is not an ECLI like ECLI:NL:HR:2023:1049 (copy it from rechtspraak_search; never construct one)", a.ECLI)
 	}
-	resp, err := sdk.Get(ctx, h, ContentURL(manifest().BaseURL, ecli), ServiceContent, 1, connector.ClassDocument)
+	resp, err := sdk.Get(ctx, h, ContentURL(BaseURL, ecli), ServiceContent, 1, connector.ClassDocument)
 	if err != nil {
 		return nil, fmt.Errorf("get_document: %w", err)
 	}

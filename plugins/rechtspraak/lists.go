@@ -53,7 +53,7 @@ type waardelijst struct {
 // fetchList reads a value list, cached as a list.
 func fetchList(ctx context.Context, h connector.Host, l valueList) ([]waarde, error) {
 	what := "value list " + l.Path
-	resp, err := sdk.Get(ctx, h, ValueListURL(manifest().BaseURL, l), ServiceSearch, 1, connector.ClassList)
+	resp, err := sdk.Get(ctx, h, ValueListURL(BaseURL, l), ServiceSearch, 1, connector.ClassList)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -201,7 +201,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if a.Subject, err = resolve(ctx, h, subjectsList, "subject", a.Subject); err != nil {
 		return nil, err
 	}
-	u, err := SearchURL(manifest().BaseURL, &a)
+	u, err := SearchURL(BaseURL, &a)
 	if err != nil {
 		return nil, err
 	}

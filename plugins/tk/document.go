@@ -72,7 +72,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if a.Page < 0 {
 		return nil, fmt.Errorf("argument \"page\": %d is not positive", a.Page)
 	}
-	base := manifest().BaseURL
+	base := BaseURL
 	u, err := DocumentURL(base, strings.TrimSpace(a.ID))
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func ListURL(base, set, filter, selects, orderby string, n int) string {
 // rather than following @odata.nextLink, so that every request stays on
 // the configured base URL.
 func fetchAll(ctx context.Context, h connector.Host, tool, set, filter, selects, orderby string) ([]json.RawMessage, error) {
-	base := manifest().BaseURL
+	base := BaseURL
 	var all []json.RawMessage
 	for n := 0; ; n++ {
 		resp, err := sdk.Get(ctx, h, ListURL(base, set, filter, selects, orderby, n), ServiceOData, 1, connector.ClassList)
@@ -86,7 +86,7 @@ func listGroups(ctx context.Context, h connector.Host, raw json.RawMessage, tool
 	if err != nil {
 		return nil, err
 	}
-	base := manifest().BaseURL
+	base := BaseURL
 	out := sdk.ListResult{Platform: ID, List: list, Items: []sdk.Item{}}
 	for i, r := range recs {
 		var g group
@@ -160,7 +160,7 @@ func listKamerleden(ctx context.Context, h connector.Host, raw json.RawMessage) 
 	if err != nil {
 		return nil, err
 	}
-	base := manifest().BaseURL
+	base := BaseURL
 	out := sdk.ListResult{Platform: ID, List: "kamerleden", Items: []sdk.Item{}}
 	for i, r := range recs {
 		var p persoon

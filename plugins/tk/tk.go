@@ -241,7 +241,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	base := manifest().BaseURL
+	base := BaseURL
 	u, entity, err := SearchURL(base, a)
 	if err != nil {
 		return nil, err

@@ -7,9 +7,37 @@ import "strings"
 // more than one blank line. Its zero value is ready to use.
 type TextWriter struct {
 	b      strings.Builder
-	breaks int  // line breaks owed before the next text
-	sp     bool // a space owed before the next text
-	glued  bool // the next block continues the current line (after "1. ")
+	breaks int    // line breaks owed before the next text
+	sp     bool   // a space owed before the next text
+	glued  bool   // the next block continues the current line (after "1. ")
+	cells  []bool // per open table row: a cell was written
+}
+
+// BeginRow starts a table row on a line of its own.
+func (w *TextWriter) BeginRow() {
+	w.Block(1)
+	w.cells = append(w.cells, false)
+}
+
+// Cell starts a table cell: cells of one row are separated by " | ".
+// Outside a row it does nothing.
+func (w *TextWriter) Cell() {
+	n := len(w.cells)
+	if n == 0 {
+		return
+	}
+	if w.cells[n-1] {
+		w.Text(" | ")
+	}
+	w.cells[n-1] = true
+}
+
+// EndRow ends the current table row.
+func (w *TextWriter) EndRow() {
+	if n := len(w.cells); n > 0 {
+		w.cells = w.cells[:n-1]
+	}
+	w.Block(1)
 }
 
 // Block ends the current block: the next text starts after n line breaks

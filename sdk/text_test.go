@@ -23,3 +23,21 @@ func TestTextWriter(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestTextWriterTable(t *testing.T) {
+	var w sdk.TextWriter
+	w.Text("Tabel")
+	for _, row := range [][]string{{"jaar", "bedrag"}, {"2024", "€ 1,2 mln"}} {
+		w.BeginRow()
+		for _, c := range row {
+			w.Cell()
+			w.Text(c)
+		}
+		w.EndRow()
+	}
+	w.Cell() // outside a row: nothing
+	w.Text("Einde")
+	if got, want := w.String(), "Tabel\njaar | bedrag\n2024 | € 1,2 mln\nEinde"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -144,7 +144,6 @@ func ExtractText(body []byte) (Extracted, error) {
 		noot      int // depth inside a footnote: its blocks run inline
 		titleAt   = -1
 		titleText strings.Builder
-		cellFirst []bool // per open row: no cell written yet
 	)
 	for {
 		tok, err := dec.Token()
@@ -176,15 +175,9 @@ func ExtractText(body []byte) (Extracted, error) {
 				noot++
 				w.Text(" [noot ")
 			case name == "row":
-				w.Block(1)
-				cellFirst = append(cellFirst, true)
+				w.BeginRow()
 			case name == "entry":
-				if n := len(cellFirst); n > 0 {
-					if !cellFirst[n-1] {
-						w.Text(" | ")
-					}
-					cellFirst[n-1] = false
-				}
+				w.Cell()
 			case inlineElems[name]:
 			case noot > 0:
 				w.Space()
@@ -209,8 +202,7 @@ func ExtractText(body []byte) (Extracted, error) {
 					w.TrimSpace()
 					w.Text("]")
 				case name == "row":
-					cellFirst = cellFirst[:len(cellFirst)-1]
-					w.Block(1)
+					w.EndRow()
 				case prefixElems[name]:
 					if name == "noot.nr" {
 						w.Text(": ")

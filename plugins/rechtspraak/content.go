@@ -154,7 +154,6 @@ func extractParts(body []byte, d *Decision) error {
 		depth, skip, note int
 		part              string
 		w                 sdk.TextWriter
-		cellFirst         []bool
 	)
 	for {
 		tok, err := dec.Token()
@@ -184,15 +183,9 @@ func extractParts(body []byte, d *Decision) error {
 				note++
 				w.Text(" [noot: ")
 			case name == "row":
-				w.Block(1)
-				cellFirst = append(cellFirst, true)
+				w.BeginRow()
 			case name == "entry":
-				if n := len(cellFirst); n > 0 {
-					if !cellFirst[n-1] {
-						w.Text(" | ")
-					}
-					cellFirst[n-1] = false
-				}
+				w.Cell()
 			case inlineElems[name]:
 			case note > 0:
 				w.Space()
@@ -229,8 +222,7 @@ func extractParts(body []byte, d *Decision) error {
 				w.TrimSpace()
 				w.Text("]")
 			case name == "row":
-				cellFirst = cellFirst[:len(cellFirst)-1]
-				w.Block(1)
+				w.EndRow()
 			case name == "nr":
 				// A paragraph number stays on the line of its paragraph.
 				w.Text(" ")

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -52,10 +53,12 @@ type Connector struct {
 	compiled wazero.CompiledModule
 	manifest connector.Manifest
 
-	slots  chan struct{}  // one token per instance that may exist
-	idle   chan *instance // instantiated, ready
-	mu     sync.Mutex
-	closed bool
+	slots chan struct{}  // one token per instance that may exist
+	idle  chan *instance // instantiated, ready
+	// idleMem is the linear memory of the idle instances.
+	idleMem atomic.Int64
+	mu      sync.Mutex
+	closed  bool
 }
 
 // Load compiles and checks a module: its ABI version, its manifest (valid,
@@ -148,7 +151,7 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 		return fail(fmt.Errorf("module declares id %q, configured as %q", c.manifest.ID, o.ID))
 	}
 	ok = true
-	c.idle <- inst
+	c.park(inst)
 	return c, nil
 }
 
@@ -163,23 +166,21 @@ type PoolStats struct {
 // PoolStats reports the pool's current state. Busy instances' memory is not
 // read (it belongs to a running call).
 func (c *Connector) PoolStats() PoolStats {
-	st := PoolStats{Instances: len(c.slots), Size: cap(c.slots)}
-	var held []*instance
-	for {
-		select {
-		case in := <-c.idle:
-			held = append(held, in)
-			st.MemoryBytes += int64(in.mod.Memory().Size())
-			continue
-		default:
-		}
-		break
-	}
-	st.Idle = len(held)
-	for _, in := range held {
-		c.idle <- in
-	}
-	return st
+	return PoolStats{Instances: len(c.slots), Size: cap(c.slots), Idle: len(c.idle), MemoryBytes: c.idleMem.Load()}
+}
+
+// park makes an instance idle, recording its memory while no call runs on
+// it (a scrape never touches an instance).
+func (c *Connector) park(in *instance) {
+	in.mem = int64(in.mod.Memory().Size())
+	c.idleMem.Add(in.mem)
+	c.idle <- in
+}
+
+// unpark takes note that an idle instance is in use again.
+func (c *Connector) unpark(in *instance) *instance {
+	c.idleMem.Add(-in.mem)
+	return in
 }
 
 // SHA256 is the hex sha256 of the module bytes.
@@ -195,6 +196,7 @@ type instance struct {
 	mod    api.Module
 	call   api.Function // besluitbron_call, looked up once: each lookup builds a call engine
 	stderr *logWriter
+	mem    int64 // linear memory when it was last parked
 }
 
 func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
@@ -220,12 +222,12 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 func (c *Connector) acquire(ctx context.Context) (*instance, error) {
 	select {
 	case mod := <-c.idle:
-		return mod, nil
+		return c.unpark(mod), nil
 	default:
 	}
 	select {
 	case mod := <-c.idle:
-		return mod, nil
+		return c.unpark(mod), nil
 	case c.slots <- struct{}{}:
 		mod, err := c.instantiate(ctx)
 		if err != nil {
@@ -246,7 +248,7 @@ func (c *Connector) release(ctx context.Context, in *instance, healthy bool) {
 	closed := c.closed
 	c.mu.Unlock()
 	if healthy && !closed && !in.mod.IsClosed() {
-		c.idle <- in
+		c.park(in)
 		return
 	}
 	in.mod.Close(context.WithoutCancel(ctx))

@@ -57,6 +57,25 @@ func (l usLimit) dur(units float64, up bool) int64 {
 	if units <= 0 {
 		return 0
 	}
+	// Whole costs on a whole limit (nearly every call) in integers: the
+	// same quotient without the rationals' allocations.
+	const exact = 1 << 53
+	if u, n := int64(units), int64(l.units); float64(u) == units && float64(n) == l.units && n > 0 &&
+		u < exact && l.per > 0 && l.per < exact && u <= math.MaxInt64/l.per {
+		q, r := u*l.per/n, u*l.per%n
+		if up && r != 0 {
+			q++
+		}
+		return q
+	}
+	return l.durRat(units, up)
+}
+
+// durRat is dur in exact rational arithmetic, for any cost and limit.
+func (l usLimit) durRat(units float64, up bool) int64 {
+	if units <= 0 {
+		return 0
+	}
 	x := new(big.Rat).SetFloat64(units)
 	x.Mul(x, new(big.Rat).SetInt64(l.per))
 	x.Quo(x, new(big.Rat).SetFloat64(l.units))
@@ -220,12 +239,18 @@ type scriptArgs struct {
 
 // run calls the scheduler script for one op on the service at prefix.
 func run(ctx context.Context, rdb redis.Scripter, prefix string, a scriptArgs, op string, args ...any) (reply, error) {
-	argv := make([]any, 0, 7+len(args))
-	argv = append(argv, op, a.now, a.replica, fmtFloat(a.limit.units), a.limit.per, a.forget.Microseconds(), a.lease.Microseconds())
-	argv = append(argv, args...)
-	v, err := schedScript.Run(ctx, rdb, []string{prefix, keyReplicas, keyChannels}, argv...).Result()
+	v, err := runRaw(ctx, schedScript, rdb, prefix, a, op, args...)
 	if err != nil {
 		return reply{}, err
 	}
 	return parseReply(v)
+}
+
+// runRaw runs one op of script (the scheduler, or a variant of it in
+// tests) and returns its unparsed reply.
+func runRaw(ctx context.Context, script *redis.Script, rdb redis.Scripter, prefix string, a scriptArgs, op string, args ...any) (any, error) {
+	argv := make([]any, 0, 7+len(args))
+	argv = append(argv, op, a.now, a.replica, fmtFloat(a.limit.units), a.limit.per, a.forget.Microseconds(), a.lease.Microseconds())
+	argv = append(argv, args...)
+	return script.Run(ctx, rdb, []string{prefix, keyReplicas, keyChannels}, argv...).Result()
 }

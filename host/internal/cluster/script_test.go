@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -215,5 +217,33 @@ func TestScriptNewBucketStartsEmpty(t *testing.T) {
 	}
 	if got := r1.tokens(t0.Add(90 * time.Second)); got != 60 {
 		t.Fatalf("after a window: %v, want 60", got)
+	}
+}
+
+// TestDurIntegersMatchRationals checks the integer shortcut of dur against
+// the exact rational computation, rounding both ways, on whole and
+// fractional costs and limits, including the overflow edges.
+func TestDurIntegersMatchRationals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	limits := []usLimit{{60, 60_000_000}, {10, 10_000_000}, {1e6, 1_000_000}, {7, 3}, {2.5, 1_000_000}, {1, math.MaxInt64 / 2}, {3, 1 << 40}}
+	costs := []float64{1, 2, 59, 60, 61, 0.5, 1.125, 1e9, 1 << 53, 1<<53 + 2, 3e18, math.MaxInt64 / 1e6}
+	for i := 0; i < 2000; i++ {
+		costs = append(costs, float64(1+rng.IntN(1000)), float64(rng.IntN(4000))/8)
+	}
+	shortcut := 0
+	for _, l := range limits {
+		for _, c := range costs {
+			for _, up := range []bool{true, false} {
+				if got, want := l.dur(c, up), l.durRat(c, up); got != want {
+					t.Fatalf("dur(%v, up=%v) on %+v = %d, rationals say %d", c, up, l, got, want)
+				}
+				if u := int64(c); float64(u) == c && float64(int64(l.units)) == l.units {
+					shortcut++
+				}
+			}
+		}
+	}
+	if shortcut < 1000 {
+		t.Fatalf("only %d cases took the integer shortcut", shortcut)
 	}
 }

@@ -97,7 +97,7 @@ vet:
 
 # One table of every performance figure, each against its reference, with
 # the command that reproduces each row; docs/benchmarks.md keeps the latest.
-bench:
+bench: redis-deps
 	GO=$(GO) $(GO) run ./cmd/benchtable -o docs/benchmarks.md
 
 clean:

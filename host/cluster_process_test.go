@@ -234,8 +234,8 @@ func TestThreeReplicaProcessesShareOBV(t *testing.T) {
 	if st.Units < N+1 {
 		t.Errorf("the simulator admitted %v units, want at least %d", st.Units, N+1)
 	}
-	t.Logf("newcomer was search %d of %d (%d served when it asked); %v units admitted, at most %v in any %v; no 429",
-		pos+1, len(order), before, st.Units, st.MaxWindowUnits, per)
+	t.Logf("newcomer was search %d of %d (%d served when it asked), queued %v ms (the single-process bound: one unit's refill, %v, plus what was already granted); %v units admitted, at most %v in any %v; no 429",
+		pos+1, len(order), before, res.Meta["besluitbron/queued_ms"], time.Duration(float64(per)/units), st.Units, st.MaxWindowUnits, per)
 	// Clients leave first: a server waits for its open streams at SIGTERM.
 	flood.Close()
 	newcomer.Close()

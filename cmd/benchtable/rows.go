@@ -101,6 +101,14 @@ var rows = []row{
 		value:  metric{"BenchmarkWaitGranted", "ns/op"},
 	},
 	{
+		figure: "Granted call with room, shared in Redis vs one do-nothing script round trip (ratio: the cost added to a local grant, in such round trips)",
+		bench:  bench{"./host/internal/cluster", "^BenchmarkGrant$", "3000x"},
+		value:  metric{"BenchmarkGrant", "redis-ns/call"},
+		ref:    &metric{"BenchmarkGrant", "roundtrip-ns/call"},
+		ratio:  &metric{"BenchmarkGrant", "added/roundtrip"},
+		target: "1 round trip",
+	},
+	{
 		figure: "Cached tool call with client limits on vs off",
 		bench:  bench{"./host", "^BenchmarkCachedToolCalls$", "300x"},
 		value:  metric{"BenchmarkCachedToolCalls", "ns/call-on"},

@@ -23,7 +23,11 @@
 // sched.Scheduler on the same calls and requires the same grants.
 //
 // A call costs one script run when there is room (the grant comes back in
-// the reply). A call that waits is granted by whichever replica runs the
+// the reply). When no session waits, no fence stands and the bucket has
+// room, the script takes a fast path at its top: seven commands instead
+// of reading and rewriting every queue, with the same decisions and the
+// same writes as the general path (fastpath_test.go runs both on random
+// operations and compares every key). A call that waits is granted by whichever replica runs the
 // script when the bucket allows: the replica that computed that instant
 // arms a timer for it. A grant for another replica's call is handed over on
 // that replica's channel (PUBLISH) and kept in its pending-grants hash

@@ -18,6 +18,7 @@ targets=(
 	"./sdk/connector FuzzContent"       # result content items
 	"./sdk FuzzResult"                  # tool values → results (sdk.Result)
 	"./host/internal/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer
+	"./host/internal/wasmcheck FuzzInstrument" # module rewrites for the loop budget
 	"./host/internal/mcpserver FuzzToolArguments" # client arguments against every tool schema
 	"./host/internal/config FuzzLoad"   # config files
 	"./host/internal/cache FuzzDecode"  # cache entries (the cache's own target)

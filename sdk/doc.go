@@ -62,6 +62,14 @@
 //	progress(done, total f64, ptr, len) reports progress with a message
 //	                                    (connector.Progresser); ignored when
 //	                                    the client asked for none
+//	interrupt_check() -> i32            never called by the guest's own code:
+//	                                    the host rewrites the module's loops to
+//	                                    call it when their budget is spent; it
+//	                                    answers a new budget or stops a call
+//	                                    past its deadline. Importing it (the sdk
+//	                                    does) lets the host stop a runaway call
+//	                                    without wazero's costly per-loop exit;
+//	                                    a module without it still works, slower
 //
 // The host grants nothing else: no filesystem, no environment, no sockets,
 // and WASI's clocks are wazero's fake clock. A module that reports another

@@ -64,8 +64,25 @@ func readInput() []byte {
 	return b
 }
 
+// hostInterruptCheck is the host's interrupt check. The guest never calls
+// it itself: the host rewrites every loop of the module to count down a
+// budget and call it when the budget is spent, which is how a runaway call
+// is stopped at its deadline (host/internal/wasmcheck). keepInterruptCheck
+// is never set; it keeps the import in the module, where the host looks
+// for it.
+//
+//go:wasmimport besluitbron interrupt_check
+func hostInterruptCheck() uint32
+
+var keepInterruptCheck bool
+
 //go:wasmexport besluitbron_abi_version
-func exportABIVersion() uint32 { return connector.ABIVersion }
+func exportABIVersion() uint32 {
+	if keepInterruptCheck {
+		hostInterruptCheck()
+	}
+	return connector.ABIVersion
+}
 
 //go:wasmexport besluitbron_describe
 func exportDescribe() uint32 {

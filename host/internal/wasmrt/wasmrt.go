@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -52,6 +53,9 @@ type Connector struct {
 	runtime  wazero.Runtime
 	compiled wazero.CompiledModule
 	manifest connector.Manifest
+	// Instrumented reports that the module runs with package wasmcheck's
+	// loop budget instead of wazero's per-loop exit to Go.
+	Instrumented bool
 
 	slots chan struct{}  // one token per instance that may exist
 	idle  chan *instance // instantiated, ready
@@ -59,6 +63,33 @@ type Connector struct {
 	idleMem atomic.Int64
 	mu      sync.Mutex
 	closed  bool
+}
+
+// compile makes the connector's runtime (closing any earlier one) and
+// compiles wasm on it. closeOnDone selects wazero's own termination
+// checks, for modules that are not instrumented.
+func (c *Connector) compile(ctx context.Context, wasm []byte, closeOnDone bool) (wazero.CompiledModule, error) {
+	if c.runtime != nil {
+		c.runtime.Close(ctx)
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(closeOnDone).
+		WithMemoryLimitPages(uint32(c.opts.MemoryLimitMB) * 16) // 64 KiB pages
+	if c.opts.CompilationCache != nil {
+		cfg = cfg.WithCompilationCache(c.opts.CompilationCache)
+	}
+	c.runtime = wazero.NewRuntimeWithConfig(ctx, cfg)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, c.runtime); err != nil {
+		return nil, err
+	}
+	if err := instantiateHostModule(ctx, c.runtime); err != nil {
+		return nil, err
+	}
+	compiled, err := c.runtime.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("compiling: %w", err)
+	}
+	return compiled, nil
 }
 
 // Load compiles and checks a module: its ABI version, its manifest (valid,
@@ -87,30 +118,37 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 		slots:  make(chan struct{}, o.PoolSize),
 		idle:   make(chan *instance, o.PoolSize),
 	}
-	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
-		WithMemoryLimitPages(uint32(o.MemoryLimitMB) * 16) // 64 KiB pages
-	if o.CompilationCache != nil {
-		cfg = cfg.WithCompilationCache(o.CompilationCache)
-	}
-	c.runtime = wazero.NewRuntimeWithConfig(ctx, cfg)
 	fail := func(err error) (*Connector, error) {
-		c.runtime.Close(ctx)
+		if c.runtime != nil {
+			c.runtime.Close(ctx)
+		}
 		return nil, fmt.Errorf("loading connector %q: %w", o.ID, err)
 	}
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, c.runtime); err != nil {
-		return fail(err)
+	// A module that imports the interrupt check runs instrumented: its
+	// loops stop it at its deadline at native speed. Any other runs with
+	// wazero's own checks, which leave native code at every loop.
+	wasm, stats, ierr := wasmcheck.Instrument(o.Wasm, checkBudget)
+	if ierr == nil {
+		compiled, err := c.compile(ctx, wasm, false)
+		if err == nil {
+			c.compiled, c.Instrumented = compiled, true
+		} else {
+			o.Logger.Warn("connector: the instrumented module does not compile; running it with wazero's slower termination checks",
+				"connector", o.ID, "error", err, "loops", stats.Loops)
+		}
+	} else if !errors.Is(ierr, wasmcheck.ErrNoImport) {
+		o.Logger.Warn("connector: cannot instrument the module; running it with wazero's slower termination checks",
+			"connector", o.ID, "error", ierr)
 	}
-	if err := instantiateHostModule(ctx, c.runtime); err != nil {
-		return fail(err)
+	if c.compiled == nil {
+		compiled, err := c.compile(ctx, o.Wasm, true)
+		if err != nil {
+			return fail(err)
+		}
+		c.compiled = compiled
 	}
-	compiled, err := c.runtime.CompileModule(ctx, o.Wasm)
-	if err != nil {
-		return fail(fmt.Errorf("compiling: %w", err))
-	}
-	c.compiled = compiled
 	for _, name := range []string{"_initialize", "besluitbron_abi_version", "besluitbron_describe", "besluitbron_call"} {
-		if _, ok := compiled.ExportedFunctions()[name]; !ok {
+		if _, ok := c.compiled.ExportedFunctions()[name]; !ok {
 			return fail(fmt.Errorf("module does not export %s: not a BesluitBron connector (build with the sdk, -buildmode=c-shared)", name))
 		}
 	}

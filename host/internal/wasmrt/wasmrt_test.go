@@ -46,6 +46,11 @@ func TestHostileGuests(t *testing.T) {
 	}
 	c := loadHostile(t, wasmrt.Options{PoolSize: 2, MemoryLimitMB: 48, CallTimeout: 30 * time.Second, MaxOutputBytes: 1 << 20})
 	short := loadHostile(t, wasmrt.Options{PoolSize: 1, CallTimeout: 500 * time.Millisecond})
+	if !short.Instrumented || !c.Instrumented {
+		// The endless loop below must be stopped by the loop budget
+		// (package wasmcheck), the mechanism every sdk module runs on.
+		t.Fatal("the hostile guest imports the interrupt check through the sdk, yet runs uninstrumented")
+	}
 	res, err := call(short, "loop", `{}`, nil)
 	if err == nil || !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("endless loop: got %+v, %v; want a deadline error", res, err)
@@ -142,5 +147,23 @@ func TestHammer(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestGuestWithoutTheCheckRunsUninstrumented: a module that does not
+// import the interrupt check (rawout is written without the sdk) still
+// loads and answers, on wazero's own termination checks.
+func TestGuestWithoutTheCheckRunsUninstrumented(t *testing.T) {
+	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "rawout", Wasm: wasmbuild.Bytes(t, "./host/internal/wasmrt/testdata/guests/rawout")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if c.Instrumented {
+		t.Fatal("rawout does not import the interrupt check, yet runs instrumented")
+	}
+	res, err := call(c, "any", `{"out":"eyJ0ZXh0Ijoib2sifQ==","rc":0}`, nil)
+	if err != nil || res.Text != "ok" {
+		t.Fatalf("call: %+v, %v", res, err)
 	}
 }

@@ -1,19 +1,21 @@
 // Package wasmcheck makes a WebAssembly connector stoppable at native
-// speed. It rewrites a module so that every loop iteration counts down a
-// budget kept in a new global, and calls the host's interrupt check (the
-// import besluitbron.interrupt_check, which the sdk declares) when the
-// budget runs out; the check answers a new budget, or traps the guest when
-// its call's context has ended.
+// speed. It rewrites a module so that every loop iteration and every
+// function entry counts down a budget kept in a new global, and calls the
+// host's interrupt check (the import besluitbron.interrupt_check, which
+// the sdk declares) when the budget runs out; the check answers a new
+// budget, or traps the guest when its call's context has ended.
 //
 // Why not wazero's WithCloseOnContextDone: with it, the compiled code
 // leaves native code for Go at every loop header to ask whether the module
 // was closed (wazero issues 2466 and 1409). Go compiled to WebAssembly
 // wraps every function in a loop, so a connector pays that exit on every
-// function call: a search took four times as long. The check here costs a
-// decrement and a branch per loop iteration and one exit to Go per budget.
-// It gives the same guarantee: a guest spinning in any loop is stopped
-// within one budget of its deadline. Modules that do not import the check
-// (not built with the sdk) are not rewritten; the runtime keeps
+// function call: a search took three to four times as long. The check
+// here costs a decrement and a branch per loop iteration and function
+// entry, and one exit to Go per budget. It gives the same guarantee and
+// one more: a guest spinning in any loop, or in a call tree that recurses
+// without looping (which checks at loop headers miss), is stopped within
+// one budget of its deadline. Modules that do not import the check (not
+// built with the sdk) are not rewritten; the runtime keeps
 // WithCloseOnContextDone for them.
 //
 // The rewriter decodes every instruction of every function body, so it

@@ -41,8 +41,9 @@ type section struct {
 	body []byte
 }
 
-// Instrument returns module with every loop counting down a budget that
-// starts at budget (and is renewed by each call of the interrupt check).
+// Instrument returns module with every loop and function entry counting
+// down a budget that starts at budget (and is renewed by each call of the
+// interrupt check).
 // It returns ErrNoImport when the module does not import the check, and
 // another error when it cannot rewrite the module safely; either way the
 // caller runs the module as it is, with wazero's own termination checks.
@@ -195,8 +196,8 @@ func Instrument(module []byte, budget uint32) ([]byte, Stats, error) {
 	return out, st, nil
 }
 
-// rewriteCode inserts probe after the block type of every loop of every
-// function body in a code section.
+// rewriteCode inserts probe at the entry of every function body in a code
+// section and after the block type of each of its loops.
 func rewriteCode(sec []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]byte, error) {
 	r := &reader{b: sec}
 	n := r.u32()
@@ -233,6 +234,9 @@ func rewriteBody(fn []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]byt
 	}
 	out := make([]byte, 0, len(fn)+len(fn)/8)
 	out = append(out, fn[:r.pos]...)
+	// At the function's entry too: a call tree that recurses without
+	// looping (each call making two more) is as endless as a loop.
+	out = append(out, probe...)
 	copied := r.pos
 	depth := 1 // the function's own block
 	for depth > 0 {

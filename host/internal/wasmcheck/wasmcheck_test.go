@@ -104,10 +104,10 @@ func TestLoopsCountDownTheirBudget(t *testing.T) {
 	if got != 1000 {
 		t.Fatalf("count(1000) = %d after the rewrite", got)
 	}
-	// The budget starts at 10: the 11th loop header asks for a new one,
-	// then every 10th.
-	if checks != 99 {
-		t.Fatalf("%d interrupt checks in 1000 iterations with a budget of 10, want 99", checks)
+	// The function's entry and 1000 loop headers spend the budget; it
+	// starts at 10, so the 11th asks for a new one, then every 10th.
+	if checks != 100 {
+		t.Fatalf("%d interrupt checks in 1000 iterations with a budget of 10, want 100", checks)
 	}
 }
 
@@ -154,6 +154,32 @@ func TestModulesInstrumentedOrRefused(t *testing.T) {
 	}
 }
 
+// TestARunawayRecursionIsStopped: a call tree without loops (each call
+// making two more, 2^40 in all) is stopped too: function entries spend
+// the budget like loop headers.
+func TestARunawayRecursionIsStopped(t *testing.T) {
+	body := []byte{0, // no locals
+		0x20, 0, 0x45, 0x04, 0x7F, 0x41, 1, // if n == 0: 1
+		0x05, 0x20, 0, 0x41, 1, 0x6B, 0x10, 1, // else count(n-1)
+		0x20, 0, 0x41, 1, 0x6B, 0x10, 1, 0x6A, // + count(n-1)
+		0x0B, 0x0B}
+	wasm := module(typeSec, importSec, funcSec, exportSec, codeSec(append([]byte{byte(len(body))}, body...)))
+	out, st, err := wasmcheck.Instrument(wasm, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Loops != 0 {
+		t.Fatalf("stats %+v: the module has no loop", st)
+	}
+	if got, _, err := run(t, out, 10, 1000, 0); err != nil || got != 1024 {
+		t.Fatalf("count(10) = %d, %v; want 1024", got, err)
+	}
+	_, checks, err := run(t, out, 40, 1000, 5)
+	if err == nil || !strings.Contains(err.Error(), "stopped by the interrupt check") || checks != 5 {
+		t.Fatalf("runaway recursion: %d checks, err = %v", checks, err)
+	}
+}
+
 // TestModuleWithoutGlobalsGetsOne: the budget global needs a global
 // section; one is made, in its place before the exports.
 func TestModuleWithoutGlobalsGetsOne(t *testing.T) {
@@ -165,6 +191,7 @@ func TestModuleWithoutGlobalsGetsOne(t *testing.T) {
 	}
 	got, checks, err := run(t, out, 100, 7, 0)
 	if err != nil || got != 100 || checks != 14 {
+		// 101 probes (the entry and 100 loop headers) on a budget of 7.
 		t.Fatalf("count(100) = %d, %d checks, err %v; want 100, 14, nil", got, checks, err)
 	}
 }

@@ -32,7 +32,6 @@ const (
 	secTable    = 4
 	secMemory   = 5
 	secGlobal   = 6
-	secExport   = 7
 	secCode     = 10
 )
 
@@ -132,9 +131,10 @@ func Instrument(module []byte, budget uint32) ([]byte, Stats, error) {
 	newGlobal = appendS32(newGlobal, int32(budget))
 	newGlobal = append(newGlobal, 0x0B)
 
-	// The inserted check, at the start of every loop body: when the
-	// budget is spent, ask the host for a new one (or a trap); then spend
-	// one. Stack-neutral, so it is valid under any loop type.
+	// The inserted check, at the start of every function body and every
+	// loop body: when the budget is spent, ask the host for a new one (or
+	// a trap); then spend one. Stack-neutral, so it is valid under any
+	// block type.
 	var probe []byte
 	probe = append(probe, 0x23)
 	probe = appendU32(probe, budgetGlobal) // global.get
@@ -171,9 +171,9 @@ func Instrument(module []byte, budget uint32) ([]byte, Stats, error) {
 			body = append(body, newGlobal...)
 			writeSection(s.id, body)
 			wroteGlobal = true
-		case s.id == secExport || s.id == secCode || (s.id > secGlobal && s.id != secCustom):
+		case s.id > secGlobal: // exports, start, elements, data count, code, data
 			if !wroteGlobal {
-				// No global section: it goes before the exports.
+				// No global section: one goes before what follows globals.
 				writeSection(secGlobal, append(appendU32(nil, 1), newGlobal...))
 				wroteGlobal = true
 			}

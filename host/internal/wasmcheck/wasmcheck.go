@@ -25,14 +25,11 @@ type Stats struct {
 }
 
 const (
-	secCustom   = 0
-	secType     = 1
-	secImport   = 2
-	secFunction = 3
-	secTable    = 4
-	secMemory   = 5
-	secGlobal   = 6
-	secCode     = 10
+	secCustom = 0
+	secType   = 1
+	secImport = 2
+	secGlobal = 6
+	secCode   = 10
 )
 
 type section struct {

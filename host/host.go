@@ -23,6 +23,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/memo"
+	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -246,7 +247,17 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		return nil, err
 	}
 	p.gate = gate
-	h.log.Info("connector loaded", "connector", id, "version", m.Version, "sha256", sum[:12], "tools", len(m.Tools))
+	attrs := []any{"connector", id, "version", m.Version, "sha256", sum[:12], "tools", len(m.Tools)}
+	if w, ok := conn.(*wasmrt.Connector); ok {
+		// How a call past its deadline is stopped: the loop budget, or
+		// wazero's slower checks for a module the rewriter left alone.
+		stop := "loop budget"
+		if !w.Instrumented {
+			stop = "wazero checks"
+		}
+		attrs = append(attrs, "deadline_stop", stop)
+	}
+	h.log.Info("connector loaded", attrs...)
 	return p, nil
 }
 

@@ -144,7 +144,10 @@ func Instrument(module []byte, budget uint32) ([]byte, Stats, error) {
 	probe = append(probe, 0x41, 0x01, 0x6B, 0x24) // i32.const 1; i32.sub; global.set
 	probe = appendU32(probe, budgetGlobal)
 
-	out := append([]byte(nil), module[:8]...)
+	// The probes add a few percent; room for them up front spares the
+	// copies of a growing buffer.
+	out := make([]byte, 0, len(module)+len(module)/8+64)
+	out = append(out, module[:8]...)
 	wroteGlobal := false
 	writeSection := func(id byte, body []byte) {
 		out = append(out, id)
@@ -198,14 +201,17 @@ func Instrument(module []byte, budget uint32) ([]byte, Stats, error) {
 func rewriteCode(sec []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]byte, error) {
 	r := &reader{b: sec}
 	n := r.u32()
-	out := appendU32(nil, n)
+	out := make([]byte, 0, len(sec)+len(sec)/8)
+	out = appendU32(out, n)
+	var body []byte // one function's rewritten body, reused
 	for i := uint32(0); i < n; i++ {
 		size := r.u32()
 		fn := r.bytes(int(size))
 		if r.err != nil {
 			return nil, fmt.Errorf("wasmcheck: function body %d: %w", i, r.err)
 		}
-		body, err := rewriteBody(fn, probe, budgetGlobal, st)
+		var err error
+		body, err = rewriteBody(body[:0], fn, probe, budgetGlobal, st)
 		if err != nil {
 			return nil, fmt.Errorf("wasmcheck: function body %d: %w", i, err)
 		}
@@ -219,7 +225,8 @@ func rewriteCode(sec []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]by
 	return out, nil
 }
 
-func rewriteBody(fn []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]byte, error) {
+// rewriteBody appends fn, rewritten, to out.
+func rewriteBody(out, fn []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]byte, error) {
 	r := &reader{b: fn}
 	groups := r.u32()
 	for g := uint32(0); g < groups && r.err == nil; g++ {
@@ -229,7 +236,6 @@ func rewriteBody(fn []byte, probe []byte, budgetGlobal uint32, st *Stats) ([]byt
 	if r.err != nil {
 		return nil, r.err
 	}
-	out := make([]byte, 0, len(fn)+len(fn)/8)
 	out = append(out, fn[:r.pos]...)
 	// At the function's entry too: a call tree that recurses without
 	// looping (each call making two more) is as endless as a loop.

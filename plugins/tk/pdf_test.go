@@ -2,11 +2,11 @@ package tk_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/internal/pdfwrite"
 	"github.com/besluitbron/besluitbron/plugins/tk"
 )
 
@@ -19,67 +19,9 @@ func mustRead(t testing.TB, file string) []byte {
 	return b
 }
 
-// makePDF writes a small valid PDF: one page per entry of pages, each a
-// list of text lines in Helvetica with WinAnsiEncoding, and an exact xref
-// table (the PDF library seeks by it). A page given as "" draws a line
-// instead of text, like a scanned page without a text layer.
-func makePDF(pages ...[]string) []byte {
-	var b bytes.Buffer
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	b.WriteString("%PDF-1.4\n%\xE2\xE3\xCF\xD3\n")
-	var kids []string
-	for i := range pages {
-		kids = append(kids, fmt.Sprintf("%d 0 R", 4+2*i))
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	for i, lines := range pages {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
-		var s strings.Builder
-		if len(lines) == 0 {
-			s.WriteString("0 0 m 100 100 l S")
-		} else {
-			s.WriteString("BT /F1 12 Tf 14 TL 72 760 Td")
-			for _, l := range lines {
-				fmt.Fprintf(&s, " (%s) Tj T*", pdfString(l))
-			}
-			s.WriteString(" ET")
-		}
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", s.Len(), s.String()))
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
-}
-
-// pdfString encodes s as a PDF literal string in WinAnsi (Latin-1 for the
-// letters used here), escaping parentheses and backslashes.
-func pdfString(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '(' || r == ')' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x80:
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, "\\%03o", r)
-		default:
-			b.WriteByte('?')
-		}
-	}
-	return b.String()
-}
+// makePDF writes a small valid PDF, one page per entry of pages, each a
+// list of text lines; a page given as nil has no text layer, like a scan.
+func makePDF(pages ...[]string) []byte { return pdfwrite.Pages(pages) }
 
 func TestPDFText(t *testing.T) {
 	b := makePDF(

@@ -91,6 +91,11 @@ func DecodeJSON(r connector.FetchResponse, what string, v any) error {
 	return nil
 }
 
+// TextPageSize is the size in bytes of one page of a document's text, the
+// same for every connector: a model that reads page 2 on one platform
+// knows how much it reads on any other.
+const TextPageSize = 20000
+
 // Page cuts long text into pages of at most size bytes, on line breaks
 // where possible, and returns page n (1-based) and the page count.
 func Page(text string, size, n int) (string, int, error) {

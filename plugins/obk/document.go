@@ -16,9 +16,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 var idPattern = regexp.MustCompile(`^[a-z]{1,6}(-[a-z]{2})?-[0-9A-Za-z][0-9A-Za-z.-]*$`)
 
 // GetDocumentArgs are the arguments of obk_get_document.
@@ -66,7 +63,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if text == "" {
 		text = "(the XML of this publication holds no text; see the publication page or its PDF)"
 	}
-	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

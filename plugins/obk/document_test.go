@@ -75,7 +75,7 @@ func TestGetDocumentPaging(t *testing.T) {
 	h := sdktest.NewHost(t).HandleBody(zoek+"/stcrt-2024-99999.xml", 200, []byte(body))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"stcrt-2024-99999","page":2}`), &d)
-	if d.Page != 2 || d.Pages < 40 || len(d.Text) > obk.PageSize || !strings.HasPrefix(d.Text, "Één alinea") || d.Title != "Groot besluit" {
+	if d.Page != 2 || d.Pages < 40 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "Één alinea") || d.Title != "Groot besluit" {
 		t.Errorf("page %d of %d, %d bytes, title %q, starts %.20q", d.Page, d.Pages, len(d.Text), d.Title, d.Text)
 	}
 	last := sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"stcrt-2024-99999","page":999}`)

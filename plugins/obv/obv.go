@@ -12,9 +12,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 // Plugin returns the connector. It builds every URL on the manifest's
 // BaseURL; when the admin overrides base_url, the host rewrites that prefix,
 // so the connector never needs to know.
@@ -260,7 +257,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		return nil, fmt.Errorf("get_document: the platform's response lacks entityId")
 	}
 	text := RenderText(&e)
-	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,7 @@ func TestGetDocumentPaging(t *testing.T) {
 	h := sdktest.NewHost(t).HandleBody(base+"/api/entities/document%3Anotubiz%3Agemeente%3Asoest%3A12345", 200, []byte(body))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"document:notubiz:gemeente:soest:12345","page":2}`), &d)
-	if d.Page != 2 || d.Pages < 50 || len(d.Text) > obv.PageSize || !strings.HasPrefix(d.Text, "Één") {
+	if d.Page != 2 || d.Pages < 50 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "Één") {
 		t.Errorf("page %d of %d, %d bytes, starts %q", d.Page, d.Pages, len(d.Text), d.Text[:10])
 	}
 	r := h.Requests()[0]

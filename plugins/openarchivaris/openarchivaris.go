@@ -12,9 +12,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 // Plugin returns the connector. The request/response mapping is in
 // mapping.go; this file checks arguments, fetches and normalises.
 func Plugin() *sdk.Plugin {
@@ -178,7 +175,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if strings.TrimSpace(text) == "" {
 		text = "(Open Archivaris gave no text for this document through the assumed API; open the url to read it.)"
 	}
-	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

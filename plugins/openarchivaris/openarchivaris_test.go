@@ -192,7 +192,7 @@ func TestGetDocumentLargeAndWithoutText(t *testing.T) {
 		HandleBody(base+"/api/documents/markup", 200, []byte(`{"id":"markup","content":"<p>Één <b>alinea</b></p>"}`))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", `{"id":"big","page":3}`), &d)
-	if d.Page != 3 || d.Pages < 50 || len(d.Text) > openarchivaris.PageSize || !strings.HasPrefix(d.Text, "Eén regel") {
+	if d.Page != 3 || d.Pages < 50 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "Eén regel") {
 		t.Errorf("page %d of %d, %d bytes", d.Page, d.Pages, len(d.Text))
 	}
 	res := sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", fmt.Sprintf(`{"id":"big","page":%d}`, d.Pages+1))

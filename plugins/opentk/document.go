@@ -12,9 +12,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 var (
 	nummerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{3,63}$`)
 	uuidPattern   = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -109,7 +106,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if strings.TrimSpace(text) == "" {
 		text = "(OpenTK's rendition holds no text; the original may be a scan. Open the url or the original file.)"
 	}
-	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func TestGetDocumentLarge(t *testing.T) {
 	var first, second sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2025D00001"}`), &first)
 	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2025D00001","page":2}`), &second)
-	if first.Pages < 30 || len(first.Text) > opentk.PageSize || second.Page != 2 || !strings.HasPrefix(first.Text, "Regel 0: ") {
+	if first.Pages < 30 || len(first.Text) > sdk.TextPageSize || second.Page != 2 || !strings.HasPrefix(first.Text, "Regel 0: ") {
 		t.Errorf("pages %d, first %d bytes, second page %d", first.Pages, len(first.Text), second.Page)
 	}
 	if !strings.HasPrefix(second.Text, "Regel ") && !strings.HasPrefix(second.Text, "---") {

@@ -13,9 +13,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 var idPattern = regexp.MustCompile(`^[0-9]{1,20}$`)
 
 // GetDocumentArgs are the arguments of ori_get_document.
@@ -80,7 +77,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err != nil {
 		return nil, fmt.Errorf("get_document: %v", err)
 	}
-	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

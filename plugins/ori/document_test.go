@@ -66,7 +66,7 @@ func TestGetDocumentLarge(t *testing.T) {
 	h := sdktest.NewHost(t).HandleBody(docURL, 200, b)
 	var first, last sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`), &first)
-	if first.Format != "text" || first.Pages < 50 || len(first.Text) > ori.PageSize || !strings.HasPrefix(first.Text, "--- pagina 1 ---\n\nRegel 0") {
+	if first.Format != "text" || first.Pages < 50 || len(first.Text) > sdk.TextPageSize || !strings.HasPrefix(first.Text, "--- pagina 1 ---\n\nRegel 0") {
 		t.Fatalf("page 1 of %d: %d bytes, format %s, starts %q", first.Pages, len(first.Text), first.Format, first.Text[:40])
 	}
 	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", fmt.Sprintf(`{"id":"6074541","page":%d}`, first.Pages)), &last)

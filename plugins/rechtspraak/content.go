@@ -16,9 +16,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 // ECLIPattern is the European Case Law Identifier: country, court code,
 // year, ordinal (upper case; the connector upper-cases input first).
 var ECLIPattern = regexp.MustCompile(`^ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,25}$`)
@@ -283,7 +280,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err != nil {
 		return nil, fmt.Errorf("get_document %s: %w", ecli, err)
 	}
-	page, pages, err := sdk.Page(renderText(d), PageSize, a.Page)
+	page, pages, err := sdk.Page(renderText(d), sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

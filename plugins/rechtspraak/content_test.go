@@ -100,7 +100,7 @@ func TestGetDocumentPaging(t *testing.T) {
 	h := sdktest.NewHost(t).HandleBody(content+"ECLI%3ANL%3AGHAMS%3A2020%3A3025", 200, []byte(body))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:GHAMS:2020:3025","page":3}`), &d)
-	if d.Page != 3 || d.Pages < 40 || len(d.Text) > rechtspraak.PageSize || !strings.HasPrefix(d.Text, "1 Het hof overweegt") {
+	if d.Page != 3 || d.Pages < 40 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "1 Het hof overweegt") {
 		t.Errorf("page %d of %d, %d bytes, starts %.30q", d.Page, d.Pages, len(d.Text), d.Text)
 	}
 	res := sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:GHAMS:2020:3025","page":1000}`)

@@ -14,9 +14,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// PageSize is the size in bytes of one page of a document's text.
-const PageSize = 20000
-
 var (
 	guidPattern     = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
 	documentNummer  = regexp.MustCompile(`^[0-9]{4}D[0-9]{3,6}$`)
@@ -85,7 +82,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	page, pages, err := sdk.Page(text, PageSize, a.Page)
+	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func TestGetDocumentPaging(t *testing.T) {
 		HandleBody(obkXML, 200, []byte(x.String()))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`","page":3}`), &d)
-	if d.Page != 3 || d.Pages < 50 || len(d.Text) > tk.PageSize || !strings.HasPrefix(d.Text, "Één alinea") {
+	if d.Page != 3 || d.Pages < 50 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "Één alinea") {
 		t.Errorf("page %d of %d, %d bytes, starts %q", d.Page, d.Pages, len(d.Text), d.Text[:20])
 	}
 	last := d.Pages

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/syncbuf"
 )
 
 // These tests run the built binary as an admin does: `besluitbron serve`,
@@ -44,23 +45,8 @@ func binary(t *testing.T, version string) string {
 	return p
 }
 
-// lockedBuffer collects a process's log lines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects log lines written while the test reads them.
+type lockedBuffer = syncbuf.Buffer
 
 // server is one running `besluitbron serve`.
 type server struct {

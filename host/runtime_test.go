@@ -3,7 +3,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -21,25 +19,11 @@ import (
 	"github.com/besluitbron/besluitbron/host"
 	"github.com/besluitbron/besluitbron/host/internal/nativert/nativerttest"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/syncbuf"
 )
 
-// syncBuffer is a log sink for concurrent slog handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects log lines written while the test reads them.
+type syncBuffer = syncbuf.Buffer
 
 // startRuntimeHost serves obv from module with the given runtime.
 func startRuntimeHost(t *testing.T, runtime, module, upstream, extra string, logs *syncBuffer) (*host.Host, string) {

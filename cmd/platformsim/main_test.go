@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/internal/syncbuf"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
@@ -37,23 +37,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 }
 
-// syncBuffer is written by the server goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects log lines written while the test reads them.
+type syncBuffer = syncbuf.Buffer
 
 func TestServesUntilStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

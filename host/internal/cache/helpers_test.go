@@ -1,7 +1,6 @@
 package cache_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/cache"
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/internal/syncbuf"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -34,23 +34,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects log lines written while the test reads them.
+type syncBuffer = syncbuf.Buffer
 
 var testTTL = map[string]time.Duration{
 	connector.ClassList:     30 * 24 * time.Hour,

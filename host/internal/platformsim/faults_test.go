@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/besluitbron/besluitbron/internal/syncbuf"
 )
 
 // probes are one cheap GET per platform.
@@ -285,22 +287,8 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects log lines written while the test reads them.
+type syncBuffer = syncbuf.Buffer
 
 // TestHammer sends requests to every platform from many goroutines while
 // faults are flipped, and checks that every request is counted exactly

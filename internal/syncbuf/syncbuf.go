@@ -1,0 +1,29 @@
+// Package syncbuf is a byte buffer safe for concurrent writers, for tests
+// that read a server's log (or a child process's output) while it runs.
+package syncbuf
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Buffer collects writes from any number of goroutines; its zero value is
+// empty and ready.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

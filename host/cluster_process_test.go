@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,61 +15,13 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/platformsim"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/redistest"
 )
 
 // These tests run three `besluitbron serve` processes that share
 // OpenBesluitvorming's limit through one redis-server, against the
 // platform simulator enforcing its own bucket: the acceptance test of
 // scaling out (docs/scale-out.md).
-
-// startRedisServer starts a private redis-server on a free port without
-// persistence and returns its redis:// URL. It skips the test when
-// redis-server is not installed, unless BESLUITBRON_REQUIRE_REDIS is set.
-func startRedisServer(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("BESLUITBRON_REQUIRE_REDIS") != "" {
-			t.Fatal("redis-server is not installed and BESLUITBRON_REQUIRE_REDIS is set: run scripts/install-redis.sh as root")
-		}
-		t.Skip("redis-server is not installed (scripts/install-redis.sh installs it; make test does as root)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		// A bare PING in RESP: the test needs no client library for it.
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.SetDeadline(time.Now().Add(time.Second))
-			fmt.Fprint(c, "PING\r\n")
-			b := make([]byte, 7)
-			n, _ := io.ReadFull(c, b)
-			c.Close()
-			if string(b[:n]) == "+PONG\r\n" {
-				return "redis://" + addr + "/0"
-			}
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
-			t.Fatalf("redis-server on %s did not answer:\n%s", addr, b)
-		}
-		time.Sleep(10 * time.Millisecond) // waiting for a process to start, not synchronising the test
-	}
-}
 
 // searchLog records the query of every search that reaches the simulator,
 // in arrival order.
@@ -135,7 +84,7 @@ func TestThreeReplicaProcessesShareOBV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three server processes and a few seconds of real traffic")
 	}
-	redisURL := startRedisServer(t)
+	redisURL := redistest.Start(t).URL()
 	const units, per = 10.0, 5 * time.Second
 	// The simulator's own bucket is the limit BesluitBron is told: 10
 	// units refilling 2 a second. Its window counter uses the limit's

@@ -40,7 +40,7 @@ func BenchmarkGrant(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := startRedis(b)
-	r := newTestReplica(b, rs.addr, "bench", limit, Options{}, nil)
+	r := newTestReplica(b, rs.Addr, "bench", limit, Options{}, nil)
 	rt := redis.NewScript(roundTripLua)
 	a := r.c.args(r.l.limit)
 	ctx := context.Background()

@@ -3,88 +3,21 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/sched"
 )
 
-// redisServer is a real redis-server (Debian's package, installed by
-// scripts/install-redis.sh) on a free port, without persistence: a
-// restart loses everything, the hardest case for the shared state.
-type redisServer struct {
-	t    testing.TB
-	bin  string
-	addr string
-	dir  string
-	cmd  *exec.Cmd
-}
-
-// startRedis starts redis-server, or skips the test when it is not
-// installed, unless BESLUITBRON_REQUIRE_REDIS is set.
-func startRedis(t testing.TB) *redisServer {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("BESLUITBRON_REQUIRE_REDIS") != "" {
-			t.Fatal("redis-server is not installed and BESLUITBRON_REQUIRE_REDIS is set: run scripts/install-redis.sh as root")
-		}
-		t.Skip("redis-server is not installed (scripts/install-redis.sh installs it; make test does as root)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s := &redisServer{t: t, bin: bin, addr: addr, dir: t.TempDir()}
-	s.start()
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *redisServer) start() {
-	s.t.Helper()
-	_, port, _ := net.SplitHostPort(s.addr)
-	s.cmd = exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"))
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
-	defer c.Close()
-	for i := 0; ; i++ {
-		if c.Ping(context.Background()).Err() == nil {
-			return
-		}
-		if i == 500 {
-			s.t.Fatalf("redis-server on %s did not answer", s.addr)
-		}
-		time.Sleep(10 * time.Millisecond) // waiting for a process to start, not synchronising tests
-	}
-}
-
-// kill ends redis-server at once (SIGKILL), as a crash would.
-func (s *redisServer) kill() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Kill()
-		s.cmd.Wait()
-		s.cmd = nil
-	}
-}
-
-func (s *redisServer) stop() { s.kill() }
+// startRedis starts a private redis-server for the test (see package
+// redistest).
+func startRedis(t testing.TB) *redistest.Server { return redistest.Start(t) }
 
 // simPlatform is the platform simulator's OpenBesluitvorming bucket,
 // counting the requests it would refuse with 429.
@@ -119,7 +52,7 @@ func TestThreeReplicasOnRedis(t *testing.T) {
 	var rec grantLog
 	var reps []*testReplica
 	for i := range 3 {
-		reps = append(reps, newTestReplica(t, rs.addr, fmt.Sprintf("replica-%d", i+1), limit, Options{}, &rec))
+		reps = append(reps, newTestReplica(t, rs.Addr, fmt.Sprintf("replica-%d", i+1), limit, Options{}, &rec))
 	}
 	flood := &callinfo.Info{Session: "flood"}
 	queued := make(chan struct{}, 1)
@@ -178,7 +111,7 @@ func TestRedisKilledMidRun(t *testing.T) {
 	p := newSimPlatform(limit)
 	var reps []*testReplica
 	for i := range 3 {
-		reps = append(reps, newTestReplica(t, rs.addr, fmt.Sprintf("replica-%d", i+1), limit, Options{Lease: 600 * time.Millisecond}, nil))
+		reps = append(reps, newTestReplica(t, rs.Addr, fmt.Sprintf("replica-%d", i+1), limit, Options{Lease: 600 * time.Millisecond}, nil))
 	}
 	for _, r := range reps {
 		r.l.heartbeat()
@@ -226,13 +159,13 @@ func TestRedisKilledMidRun(t *testing.T) {
 		}
 	}
 	waitServed(30)
-	rs.kill()
+	rs.Kill()
 	for _, r := range reps {
 		waitMode(t, r.l, Fallback)
 	}
 	mark := served.Load()
 	waitServed(mark + 10) // service continues on the shares
-	rs.start()
+	rs.Restart()
 	for _, r := range reps {
 		waitMode(t, r.l, Shared)
 	}

@@ -96,11 +96,24 @@ func DecodeJSON(r connector.FetchResponse, what string, v any) error {
 // knows how much it reads on any other.
 const TextPageSize = 20000
 
+// PageArg reads a tool's "page" argument: absent (0) is the first page,
+// and below 1 is refused before anything is fetched. The host checks the
+// input schema's minimum first; this is the connector's own line.
+func PageArg(n int) (int, error) {
+	if n == 0 {
+		return 1, nil
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("argument \"page\": %d is not a page number (1-based)", n)
+	}
+	return n, nil
+}
+
 // Page cuts long text into pages of at most size bytes, on line breaks
 // where possible, and returns page n (1-based) and the page count.
 func Page(text string, size, n int) (string, int, error) {
 	if size <= 0 {
-		size = 20000
+		size = TextPageSize
 	}
 	var pages []string
 	for len(text) > size {

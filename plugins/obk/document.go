@@ -35,11 +35,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Page == 0 {
-		a.Page = 1
-	}
-	if a.Page < 1 {
-		return nil, fmt.Errorf("argument \"page\": %d is not a page number (1-based)", a.Page)
+	var err error
+	if a.Page, err = sdk.PageArg(a.Page); err != nil {
+		return nil, err
 	}
 	a.ID = strings.TrimSpace(a.ID)
 	if len(a.ID) > 100 || !idPattern.MatchString(a.ID) {

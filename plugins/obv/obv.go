@@ -235,8 +235,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Page == 0 {
-		a.Page = 1
+	var err error
+	if a.Page, err = sdk.PageArg(a.Page); err != nil {
+		return nil, err
 	}
 	if !strings.Contains(a.EntityID, ":") {
 		return nil, fmt.Errorf("argument \"entity_id\": %q is not an OpenBesluitvorming entity id (like document:notubiz:gemeente:soest:12345)", a.EntityID)

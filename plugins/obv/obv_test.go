@@ -268,3 +268,16 @@ func TestStatusErrors(t *testing.T) {
 		t.Errorf("500: %+v", res)
 	}
 }
+
+// TestDocumentBadPageNeverReachesThePlatform: a page below 1 is refused
+// before the document is fetched (it used to be fetched, then refused).
+func TestDocumentBadPageNeverReachesThePlatform(t *testing.T) {
+	h := sdktest.NewHost(t)
+	res := sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"document:notubiz:gemeente:soest:1","page":-2}`)
+	if !res.IsError || !strings.Contains(res.Text, `"page": -2 is not a page number`) {
+		t.Errorf("got %+v, want a tool error naming the page", res)
+	}
+	if n := len(h.Requests()); n != 0 {
+		t.Errorf("a bad page reached the platform (%d requests)", n)
+	}
+}

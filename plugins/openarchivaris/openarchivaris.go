@@ -154,11 +154,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if !idPattern.MatchString(a.ID) {
 		return nil, fmt.Errorf("argument \"id\": %q is not a document id from openarchivaris_search", a.ID)
 	}
-	if a.Page == 0 {
-		a.Page = 1
-	}
-	if a.Page < 0 {
-		return nil, fmt.Errorf("argument \"page\": %d is not a page number (1-based)", a.Page)
+	var err error
+	if a.Page, err = sdk.PageArg(a.Page); err != nil {
+		return nil, err
 	}
 	body, err := fetch(ctx, h, "get_document", DocumentURL(BaseURL, a.ID), connector.ClassDocument)
 	if err != nil {

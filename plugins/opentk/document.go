@@ -58,11 +58,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Page == 0 {
-		a.Page = 1
-	}
-	if a.Page < 0 {
-		return nil, fmt.Errorf("argument \"page\": %d is not a page number (1-based)", a.Page)
+	var err error
+	if a.Page, err = sdk.PageArg(a.Page); err != nil {
+		return nil, err
 	}
 	fetch, cite, err := DocumentURL(BaseURL, &a)
 	if err != nil {

@@ -63,11 +63,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Page == 0 {
-		a.Page = 1
-	}
-	if a.Page < 0 {
-		return nil, fmt.Errorf("argument \"page\": %d is not positive", a.Page)
+	var err error
+	if a.Page, err = sdk.PageArg(a.Page); err != nil {
+		return nil, err
 	}
 	base := BaseURL
 	u, err := DocumentURL(base, strings.TrimSpace(a.ID))

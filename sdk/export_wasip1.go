@@ -3,6 +3,7 @@
 package sdk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,6 +38,12 @@ func hostFetch(ptr, size uint32) uint32
 //go:wasmimport besluitbron fetch_read
 func hostFetchRead(ptr uint32)
 
+//go:wasmimport besluitbron text_page
+func hostTextPage(ptr, size uint32) uint32
+
+//go:wasmimport besluitbron text_put
+func hostTextPut(ptr, size uint32) uint32
+
 //go:wasmimport besluitbron log
 func hostLog(level int32, ptr, size uint32)
 
@@ -51,12 +58,14 @@ func ptrOf(b []byte) uint32 {
 }
 
 func writeOutput(b []byte) {
+	moved += len(b)
 	hostOutputWrite(ptrOf(b), uint32(len(b)))
 	runtime.KeepAlive(b)
 }
 
 func readInput() []byte {
 	n := hostInputSize()
+	moved += int(n)
 	b := make([]byte, n)
 	if n > 0 {
 		hostInputRead(ptrOf(b))
@@ -115,6 +124,7 @@ func exportCall() uint32 {
 		writeOutput([]byte(fmt.Sprintf("sdk: bad call request: %v", err)))
 		return 1
 	}
+	defer collect()
 	res, err := exported.Call(context.Background(), req, wasmHost{})
 	if err != nil {
 		writeOutput([]byte(err.Error()))
@@ -129,6 +139,33 @@ func exportCall() uint32 {
 	return 0
 }
 
+// moved counts the bytes a call took in and gave out (its input, fetch
+// replies, texts, its output): a measure of the garbage it left.
+var moved int
+
+// collectAfter is how many bytes a call may move before it ends with a
+// full garbage collection.
+const collectAfter = 1 << 20
+
+// collect runs when a call ends. Go's garbage collector marks in
+// goroutines of its own, and in a WebAssembly reactor they run only when
+// the call's goroutine yields, which an export that returns never does: a
+// cycle begun during a call would stay unfinished, and every call after it
+// would grow the heap until the instance's memory limit traps it (this is
+// how reading a 1 MB judgement page by page ran out of memory after 28
+// pages). So every call yields once at its end, which lets a pending cycle
+// finish, and a call that moved megabytes collects in full: its garbage
+// is gone before the next call, and a full collection of the small live
+// heap costs less than the call already did.
+func collect() {
+	if moved >= collectAfter {
+		runtime.GC()
+	} else {
+		runtime.Gosched()
+	}
+	moved = 0
+}
+
 type wasmHost struct{}
 
 func (wasmHost) Fetch(_ context.Context, req connector.FetchRequest) (connector.FetchResponse, error) {
@@ -138,10 +175,7 @@ func (wasmHost) Fetch(_ context.Context, req connector.FetchRequest) (connector.
 	}
 	n := hostFetch(ptrOf(in), uint32(len(in)))
 	runtime.KeepAlive(in)
-	out := make([]byte, n)
-	if n > 0 {
-		hostFetchRead(ptrOf(out))
-	}
+	out := readReply(n)
 	var rep connector.FetchReply
 	if err := json.Unmarshal(out, &rep); err != nil {
 		return connector.FetchResponse{}, &connector.FetchError{Kind: connector.FetchUnavailable, Message: "sdk: bad fetch reply from host: " + err.Error()}
@@ -155,6 +189,63 @@ func (wasmHost) Fetch(_ context.Context, req connector.FetchRequest) (connector.
 	return *rep.Response, nil
 }
 
+// readReply copies the host's last reply of n bytes (a fetch's or a
+// text's) into guest memory.
+func readReply(n uint32) []byte {
+	moved += int(n)
+	out := make([]byte, n)
+	if n > 0 {
+		hostFetchRead(ptrOf(out))
+	}
+	return out
+}
+
+// TextPage implements connector.TextStore.
+func (wasmHost) TextPage(_ context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
+	in, err := json.Marshal(connector.TextRequest{TextKey: key, Page: n})
+	if err != nil {
+		return connector.TextPage{}, false, err
+	}
+	size := hostTextPage(ptrOf(in), uint32(len(in)))
+	runtime.KeepAlive(in)
+	var rep connector.TextReply
+	if err := json.Unmarshal(readReply(size), &rep); err != nil {
+		return connector.TextPage{}, false, fmt.Errorf("sdk: bad text reply from host: %v", err)
+	}
+	if rep.Error != nil {
+		return connector.TextPage{}, false, rep.Error
+	}
+	if !rep.Found || rep.Page == nil {
+		return connector.TextPage{}, false, nil
+	}
+	return *rep.Page, true, nil
+}
+
+// PutText implements connector.TextStore.
+func (wasmHost) PutText(_ context.Context, t connector.ExtractedText) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // texts are full of <, > and &; no need to inflate them
+	if err := enc.Encode(t); err != nil {
+		return err
+	}
+	in := buf.Bytes()
+	moved += len(in)
+	size := hostTextPut(ptrOf(in), uint32(len(in)))
+	runtime.KeepAlive(in)
+	if size == 0 {
+		return nil
+	}
+	var rep connector.TextReply
+	if err := json.Unmarshal(readReply(size), &rep); err != nil {
+		return fmt.Errorf("sdk: bad text reply from host: %v", err)
+	}
+	if rep.Error != nil {
+		return rep.Error
+	}
+	return nil
+}
+
 func (wasmHost) Log(_ context.Context, level int, msg string) {
 	b := []byte(msg)
 	hostLog(int32(level), ptrOf(b), uint32(len(b)))
@@ -166,3 +257,5 @@ func (wasmHost) Progress(_ context.Context, done, total float64, msg string) {
 	hostProgress(done, total, ptrOf(b), uint32(len(b)))
 	runtime.KeepAlive(b)
 }
+
+var _ connector.TextStore = wasmHost{}

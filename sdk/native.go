@@ -82,7 +82,7 @@ func (p *NativePlugin) GRPCClient(ctx context.Context, b *plugin.GRPCBroker, c *
 	return nativewire.Open(ctx, c, func(register func(*grpc.Server)) uint32 {
 		id := b.NextId()
 		go b.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-			s := grpc.NewServer(opts...)
+			s := grpc.NewServer(append(opts, nativewire.ServerOptions()...)...)
 			register(s)
 			return s
 		})
@@ -160,7 +160,9 @@ func serveNative(p *Plugin) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: NativeHandshake(),
 		Plugins:         plugin.PluginSet{NativePluginName: &NativePlugin{Impl: p}},
-		GRPCServer:      plugin.DefaultGRPCServer,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, nativewire.ServerOptions()...)...)
+		},
 	})
 }
 

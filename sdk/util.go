@@ -112,10 +112,26 @@ func PageArg(n int) (int, error) {
 // Page cuts long text into pages of at most size bytes, on line breaks
 // where possible, and returns page n (1-based) and the page count.
 func Page(text string, size, n int) (string, int, error) {
+	pages := SplitPages(text, size)
+	if n < 1 || n > len(pages) {
+		return "", len(pages), pageRangeError(n, len(pages))
+	}
+	return pages[n-1], len(pages), nil
+}
+
+func pageRangeError(n, pages int) error {
+	return fmt.Errorf("argument \"page\": %d is out of range, the document has %d page(s)", n, pages)
+}
+
+// SplitPages cuts text into pages of at most size bytes (TextPageSize when
+// size <= 0), on line breaks where one falls in the second half of a page,
+// else between two UTF-8 characters. The pages share text's memory. An
+// empty text is one empty page.
+func SplitPages(text string, size int) []string {
 	if size <= 0 {
 		size = TextPageSize
 	}
-	var pages []string
+	pages := make([]string, 0, len(text)/size+1)
 	for len(text) > size {
 		cut := strings.LastIndexByte(text[:size], '\n')
 		if cut < size/2 {
@@ -129,11 +145,7 @@ func Page(text string, size, n int) (string, int, error) {
 		pages = append(pages, text[:cut])
 		text = text[cut:]
 	}
-	pages = append(pages, text)
-	if n < 1 || n > len(pages) {
-		return "", len(pages), fmt.Errorf("argument \"page\": %d is out of range, the document has %d page(s)", n, len(pages))
-	}
-	return pages[n-1], len(pages), nil
+	return append(pages, text)
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -264,24 +264,32 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if !ECLIPattern.MatchString(ecli) {
 		return nil, fmt.Errorf("argument \"ecli\": %q is not an ECLI like ECLI:NL:HR:2023:1049 (copy it from rechtspraak_search; never construct one)", a.ECLI)
 	}
-	resp, err := sdk.Get(ctx, h, ContentURL(BaseURL, ecli), ServiceContent, 1, connector.ClassDocument)
-	if err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
-	}
-	if resp.Status == 404 {
-		return nil, fmt.Errorf("get_document: Rechtspraak has no document for %s", ecli)
-	}
-	if err := statusError(resp); err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
-	}
-	d, err := ParseContent(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("get_document %s: %w", ecli, err)
-	}
-	page, pages, err := sdk.Page(renderText(d), sdk.TextPageSize, a.Page)
+	u := ContentURL(BaseURL, ecli)
+	// The judgement is parsed once; its pages and metadata are kept by the
+	// host, so reading page 40 neither fetches nor parses it again.
+	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (*Decision, string, error) {
+		resp, err := sdk.Get(ctx, h, u, ServiceContent, 1, connector.ClassDocument)
+		if err != nil {
+			return nil, "", fmt.Errorf("get_document: %w", err)
+		}
+		if resp.Status == 404 {
+			return nil, "", fmt.Errorf("get_document: Rechtspraak has no document for %s", ecli)
+		}
+		if err := statusError(resp); err != nil {
+			return nil, "", fmt.Errorf("get_document: %w", err)
+		}
+		d, err := ParseContent(resp.Body)
+		if err != nil {
+			return nil, "", fmt.Errorf("get_document %s: %w", ecli, err)
+		}
+		text := renderText(d)
+		d.Body = "" // the head carries the metadata; the text is paged
+		return d, text, nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	d, page, pages := doc.Head, doc.Text, doc.Pages
 	title := d.Title
 	if title == "" {
 		title = strings.TrimRight(strings.Join([]string{d.ECLI, d.Court, d.Date, d.CaseNumbers}, ", "), ", ")

@@ -207,3 +207,110 @@ type FetchReply struct {
 	Response *FetchResponse `json:"response,omitempty"`
 	Error    *FetchError    `json:"error,omitempty"`
 }
+
+// TextStore is implemented by a Host that keeps the texts connectors
+// extract from upstream documents: a PDF's text, a judgement's XML turned
+// into prose. Extraction is the expensive step of reading a long document,
+// and a reader asks for it page by page; with a TextStore the connector
+// extracts once, the host keeps the pages in the platform's cache
+// (versioned and expiring like every entry, never longer than the answers
+// the text came from), and every later page is a slice the host hands
+// back without the connector touching the document again.
+//
+// Connectors use it through sdk.PagedText, which falls back to extracting
+// on every call when the host has no TextStore.
+type TextStore interface {
+	// TextPage returns page n (1-based) of the text kept under key, with
+	// the head kept with it. ok is false when no complete entry of this
+	// build is fresh (never kept, expired, evicted, cleared). A page past
+	// the last is ok with an empty Text: Pages says how many there are.
+	TextPage(ctx context.Context, key TextKey, n int) (page TextPage, ok bool, err error)
+	// PutText keeps an extracted text, already cut into pages, for as
+	// long as the upstream answers this call used stay fresh. The host
+	// may decline silently (the call used a stale or failed answer, the
+	// text is too large for the platform's cache, no cache is
+	// configured); an error means the request itself was refused.
+	PutText(ctx context.Context, text ExtractedText) error
+}
+
+// TextKey names a kept text: the connector's own key for the document
+// (typically the URL its text comes from, plus anything else that shapes
+// the text) and the declared cache class whose time to live applies.
+type TextKey struct {
+	Key        string `json:"key"`
+	CacheClass string `json:"cache_class"`
+}
+
+// TextPage is one page of a kept text.
+type TextPage struct {
+	// Head is the small JSON value kept with the text: what the connector
+	// learned from the document besides its text (title, date, notes).
+	Head json.RawMessage `json:"head,omitempty"`
+	// Text is the page's text; Page is its 1-based number, Pages the
+	// number of pages.
+	Text  string `json:"text"`
+	Page  int    `json:"page"`
+	Pages int    `json:"pages"`
+}
+
+// ExtractedText is a text to keep: its key, its head and its pages.
+type ExtractedText struct {
+	TextKey
+	Head  json.RawMessage `json:"head,omitempty"`
+	Pages []string        `json:"pages"`
+}
+
+// Limits a host applies to kept texts; a larger request is refused.
+const (
+	// MaxTextKey is the longest TextKey.Key, in bytes.
+	MaxTextKey = 4 << 10
+	// MaxTextHead is the largest ExtractedText.Head, in bytes.
+	MaxTextHead = 256 << 10
+	// MaxTextPages is the most pages one text may have.
+	MaxTextPages = 1 << 16
+)
+
+// Validate checks a text before it is kept; the error names what is wrong.
+func (t *ExtractedText) Validate() error {
+	if err := t.TextKey.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case len(t.Head) > MaxTextHead:
+		return fmt.Errorf("text head of %d bytes exceeds %d", len(t.Head), MaxTextHead)
+	case len(t.Head) > 0 && !json.Valid(t.Head):
+		return errors.New("text head is not valid JSON")
+	case len(t.Pages) == 0:
+		return errors.New("text has no pages")
+	case len(t.Pages) > MaxTextPages:
+		return fmt.Errorf("text of %d pages exceeds %d", len(t.Pages), MaxTextPages)
+	}
+	return nil
+}
+
+// Validate checks a text key; the error names what is wrong.
+func (k TextKey) Validate() error {
+	switch {
+	case k.Key == "":
+		return errors.New("text key is empty")
+	case len(k.Key) > MaxTextKey:
+		return fmt.Errorf("text key of %d bytes exceeds %d", len(k.Key), MaxTextKey)
+	case k.CacheClass == "":
+		return errors.New("text key names no cache class")
+	}
+	return nil
+}
+
+// TextReply is the host's answer to a text request on the WebAssembly
+// ABI: a page (Found false when nothing is kept) or an error.
+type TextReply struct {
+	Found bool        `json:"found,omitempty"`
+	Page  *TextPage   `json:"page,omitempty"`
+	Error *FetchError `json:"error,omitempty"`
+}
+
+// TextRequest is a page request on the WebAssembly ABI.
+type TextRequest struct {
+	TextKey
+	Page int `json:"page"`
+}

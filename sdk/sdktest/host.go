@@ -22,12 +22,20 @@ type Route struct {
 }
 
 // Host is a fake host. Unmatched requests fail the test and get a 404.
+//
+// Like the BesluitBron host it keeps the texts connectors extract
+// (connector.TextStore), in memory and without expiry, so a test can read
+// a document page by page and check that it was extracted once
+// ([Host.TextsKept]); [Host.ForgetTexts] drops them.
 type Host struct {
 	t      testing.TB
 	mu     sync.Mutex
 	routes []Route
 	reqs   []connector.FetchRequest
 	logs   []string
+	texts  map[connector.TextKey]connector.ExtractedText
+	kept   int
+	served int
 }
 
 // NewHost returns a fake host answering from routes.
@@ -113,4 +121,63 @@ func (h *Host) URLs() []string {
 	return out
 }
 
-var _ connector.Host = (*Host)(nil)
+// TextPage implements connector.TextStore.
+func (h *Host) TextPage(_ context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
+	if err := key.Validate(); err != nil {
+		return connector.TextPage{}, false, &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ok := h.texts[key]
+	if !ok {
+		return connector.TextPage{}, false, nil
+	}
+	h.served++
+	p := connector.TextPage{Head: t.Head, Page: n, Pages: len(t.Pages)}
+	if n >= 1 && n <= len(t.Pages) {
+		p.Text = t.Pages[n-1]
+	}
+	return p, true, nil
+}
+
+// PutText implements connector.TextStore.
+func (h *Host) PutText(_ context.Context, t connector.ExtractedText) error {
+	if err := t.Validate(); err != nil {
+		return &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.texts == nil {
+		h.texts = map[connector.TextKey]connector.ExtractedText{}
+	}
+	h.texts[t.TextKey] = t
+	h.kept++
+	return nil
+}
+
+// TextsKept is how many texts connectors handed over to keep: one per
+// extraction.
+func (h *Host) TextsKept() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.kept
+}
+
+// TextPagesServed is how many pages were answered from kept texts.
+func (h *Host) TextPagesServed() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.served
+}
+
+// ForgetTexts drops the kept texts, as an expiry or a cache clear would.
+func (h *Host) ForgetTexts() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.texts = nil
+}
+
+var (
+	_ connector.Host      = (*Host)(nil)
+	_ connector.TextStore = (*Host)(nil)
+)

@@ -14,6 +14,7 @@ import (
 // *Metrics is valid and records nothing. Safe for concurrent use.
 type Metrics struct {
 	hits, misses, stale, coalesced, discards, oversize, stored, storedBytes *prometheus.CounterVec
+	textsKept, textPages                                                    *prometheus.CounterVec
 	saves                                                                   *prometheus.CounterVec
 	saveSeconds                                                             *prometheus.GaugeVec
 
@@ -38,6 +39,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		oversize:    counter("oversize_refusals_total", "Responses not stored because they exceed 1/8 of the platform's cache size."),
 		stored:      counter("stored_total", "Responses written to the cache."),
 		storedBytes: counter("stored_bytes_total", "Bytes written to the cache (encoded entries)."),
+		textsKept:   counter("texts_kept_total", "Texts a connector extracted from documents and the cache keeps, paged (one per extraction)."),
+		textPages:   counter("text_pages_total", "Pages of kept texts served without the connector extracting again."),
 		saves: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "besluitbron_cache_saves_total", Help: "Saves of a platform's cache to disk, by result (ok, error, meta_only).",
 		}, []string{"platform", "result"}),
@@ -49,7 +52,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		capacity: prometheus.NewDesc("besluitbron_cache_capacity_bytes", "The platform's cache budget (connectors.<id>.cache_mb).", []string{"platform"}, nil),
 		waiting:  prometheus.NewDesc("besluitbron_cache_waiting", "Fetches waiting now for a platform answer that a cache miss asked for (shared by identical requests).", []string{"platform"}, nil),
 	}
-	reg.MustRegister(m.hits, m.misses, m.stale, m.coalesced, m.discards, m.oversize, m.stored, m.storedBytes, m.saves, m.saveSeconds, m)
+	reg.MustRegister(m.hits, m.misses, m.stale, m.coalesced, m.discards, m.oversize, m.stored, m.storedBytes, m.textsKept, m.textPages, m.saves, m.saveSeconds, m)
 	return m
 }
 
@@ -110,6 +113,8 @@ func (m *Metrics) bind(platform string, c *class) {
 	c.oversize.p = m.oversize.WithLabelValues(platform, c.name)
 	c.stored.p = m.stored.WithLabelValues(platform, c.name)
 	c.storedBytes.p = m.storedBytes.WithLabelValues(platform, c.name)
+	c.textsKept.p = m.textsKept.WithLabelValues(platform, c.name)
+	c.textPages.p = m.textPages.WithLabelValues(platform, c.name)
 }
 
 // saved records one save's result.

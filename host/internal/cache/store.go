@@ -72,6 +72,10 @@ type Counters struct {
 	Oversize        uint64 `json:"oversize_refusals"`
 	Stored          uint64 `json:"stored"`
 	StoredBytes     uint64 `json:"stored_bytes"`
+	// TextsKept counts extracted texts kept (one per extraction a
+	// connector handed over); TextPages counts pages served from them.
+	TextsKept uint64 `json:"texts_kept"`
+	TextPages uint64 `json:"text_pages"`
 }
 
 // class is one cache class's policy and counters.
@@ -79,6 +83,7 @@ type class struct {
 	name                                                                    string
 	ttl                                                                     time.Duration
 	hits, misses, stale, coalesced, discards, oversize, stored, storedBytes ctr
+	textsKept, textPages                                                    ctr
 	forgotten                                                               ctr // stored, then dropped because the call failed
 }
 
@@ -100,6 +105,7 @@ func (c *class) counters() Counters {
 	return Counters{
 		Hits: c.hits.n.Load(), Misses: c.misses.n.Load(), Stale: c.stale.n.Load(), Coalesced: c.coalesced.n.Load(),
 		VersionDiscards: c.discards.n.Load(), Oversize: c.oversize.n.Load(), Stored: c.stored.n.Load(), StoredBytes: c.storedBytes.n.Load(),
+		TextsKept: c.textsKept.n.Load(), TextPages: c.textPages.n.Load(),
 	}
 }
 
@@ -112,6 +118,8 @@ func (c *class) restore(k Counters) {
 	c.oversize.n.Add(k.Oversize)
 	c.stored.n.Add(k.Stored)
 	c.storedBytes.n.Add(k.StoredBytes)
+	c.textsKept.n.Add(k.TextsKept)
+	c.textPages.n.Add(k.TextPages)
 }
 
 // Store is one platform's cache. It implements fetch.Cache: a fresh entry
@@ -364,7 +372,18 @@ func (s *Store) fill(ctx context.Context, cl *class, k []byte, fill Fill) fillRe
 
 // put stores resp under k, written at now, and reports whether it did.
 func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.Time) bool {
-	n := encodedLen(resp)
+	if !s.write(cl, k, &entry{stamp: s.stamp, written: now, expires: now.Add(cl.ttl), resp: resp}) {
+		return false
+	}
+	s.changes.Add(1)
+	cl.stored.add(1)
+	return true
+}
+
+// write stores e under k when fastcache can give it back, counting a
+// refusal as oversize, and adds the encoded size to the class's bytes.
+func (s *Store) write(cl *class, k []byte, e *entry) bool {
+	n := encodedLen(e.resp)
 	if n < 0 {
 		return false // a header longer than 64 KiB: not worth a format for
 	}
@@ -373,7 +392,7 @@ func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.
 		s.o.Logger.Debug("response too large for the cache", "connector", s.o.Platform, "class", cl.name, "bytes", n)
 		return false
 	}
-	v := appendEntry(make([]byte, 0, n), &entry{stamp: s.stamp, written: now, expires: now.Add(cl.ttl), resp: resp})
+	v := appendEntry(make([]byte, 0, n), e)
 	if 4+len(k)+len(v) >= bigValue {
 		if !fitsBig(k, v, s.o.MaxBytes) {
 			cl.oversize.add(1)
@@ -384,8 +403,6 @@ func (s *Store) put(cl *class, k []byte, resp connector.FetchResponse, now time.
 	} else {
 		s.c.Set(k, v)
 	}
-	s.changes.Add(1)
-	cl.stored.add(1)
 	cl.storedBytes.add(uint64(len(v)))
 	return true
 }

@@ -38,6 +38,7 @@ type Info struct {
 	mu       sync.Mutex
 	until    time.Time // the earliest expiry of the cached answers used
 	volatile bool      // some answer was not cached: the result may not be kept
+	degraded bool      // some answer was stale or failed: nothing derived from this call may be kept
 	classes  []string  // the cache class of each cached answer used
 	undo     []func()  // forget what this call stored, if its result fails
 	cache    string
@@ -121,6 +122,31 @@ func (i *Info) Volatile() {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.volatile = true
+}
+
+// Degrade records that an answer the call used was stale, or that a fetch
+// failed (an error, a 5xx, a 429): what the connector built may be a
+// fallback, so no text extracted during the call is kept.
+func (i *Info) Degrade() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.degraded = true
+}
+
+// Degraded reports whether [Info.Degrade] was called.
+func (i *Info) Degraded() bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.degraded
+}
+
+// Horizon is the earliest expiry of the cached answers the call used so
+// far (zero when it used none), whether or not it also used uncached ones:
+// a text extracted from those answers may be kept no longer.
+func (i *Info) Horizon() time.Time {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.until
 }
 
 // Note adds a line for the result (for example the age of a stale answer).

@@ -40,6 +40,15 @@ type Cache interface {
 	Do(ctx context.Context, class, key string, fill func(context.Context) (resp connector.FetchResponse, cacheable bool, err error)) (connector.FetchResponse, string, error)
 }
 
+// TextCache is the part of a platform's cache that keeps the texts
+// connectors extract from documents (package cache implements it). A Gate
+// whose Cache is not one keeps no texts: connectors then extract on every
+// call.
+type TextCache interface {
+	TextPage(ctx context.Context, class, key string, n int) (connector.TextPage, bool)
+	PutText(ctx context.Context, class, key string, head []byte, pages []string)
+}
+
 // Options configure a Gate. Zero values mean defaults.
 type Options struct {
 	// Manifest is the connector's validated manifest.
@@ -302,14 +311,18 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 		// A 2xx is kept unless its body is visibly broken (wellformed.go).
 		return resp, resp.Status >= 200 && resp.Status < 300 && wellFormed(resp), nil
 	}
+	var resp connector.FetchResponse
+	outcome := callinfo.Bypass
 	if g.o.Cache == nil || req.CacheClass == connector.ClassNone {
 		info.Volatile() // an uncached answer: the call's result may not be kept
-		resp, _, err := fill(ctx)
-		info.AddFetch(callinfo.Bypass, time.Duration(queued.Load()), time.Duration(upstream.Load()))
-		return resp, err
+		resp, _, err = fill(ctx)
+	} else {
+		resp, outcome, err = g.o.Cache.Do(ctx, req.CacheClass, Key(req, u), fill)
 	}
-	resp, outcome, err := g.o.Cache.Do(ctx, req.CacheClass, Key(req, u), fill)
 	info.AddFetch(outcome, time.Duration(queued.Load()), time.Duration(upstream.Load()))
+	if err != nil || outcome == callinfo.Stale || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests {
+		info.Degrade()
+	}
 	return resp, err
 }
 
@@ -406,6 +419,45 @@ func flatten(h http.Header) map[string]string {
 	return out
 }
 
+// textCache returns the cache that keeps texts of key's class, or nil
+// when none does; an error refuses a malformed key or an undeclared class.
+func (g *Gate) textCache(key connector.TextKey) (TextCache, error) {
+	if err := key.Validate(); err != nil {
+		return nil, refused("%v", err)
+	}
+	if key.CacheClass == connector.ClassNone {
+		return nil, nil
+	}
+	if _, ok := g.o.Manifest.CacheClass(key.CacheClass); !ok {
+		return nil, refused("cache class %q is not declared by connector %q", key.CacheClass, g.id)
+	}
+	tc, _ := g.o.Cache.(TextCache)
+	return tc, nil
+}
+
+// TextPage implements connector.TextStore.
+func (g *Gate) TextPage(ctx context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
+	tc, err := g.textCache(key)
+	if tc == nil {
+		return connector.TextPage{}, false, err
+	}
+	page, ok := tc.TextPage(ctx, key.CacheClass, key.Key, n)
+	return page, ok, nil
+}
+
+// PutText implements connector.TextStore.
+func (g *Gate) PutText(ctx context.Context, t connector.ExtractedText) error {
+	if err := t.Validate(); err != nil {
+		return refused("%v", err)
+	}
+	tc, err := g.textCache(t.TextKey)
+	if tc == nil {
+		return err
+	}
+	tc.PutText(ctx, t.CacheClass, t.Key, t.Head, t.Pages)
+	return nil
+}
+
 // Log implements connector.Host.
 func (g *Gate) Log(ctx context.Context, level int, msg string) {
 	if len(msg) > 4096 {
@@ -415,3 +467,5 @@ func (g *Gate) Log(ctx context.Context, level int, msg string) {
 }
 
 var _ connector.Host = (*Gate)(nil)
+
+var _ connector.TextStore = (*Gate)(nil)

@@ -174,6 +174,22 @@ func (h clientHost) Progress(ctx context.Context, done, total float64, msg strin
 	h.c.progress(ctx, done, total, msg)
 }
 
+// TextPage implements connector.TextStore when the underlying host does.
+func (h clientHost) TextPage(ctx context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
+	if ts, ok := h.Host.(connector.TextStore); ok {
+		return ts.TextPage(ctx, key, n)
+	}
+	return connector.TextPage{}, false, nil
+}
+
+// PutText implements connector.TextStore when the underlying host does.
+func (h clientHost) PutText(ctx context.Context, t connector.ExtractedText) error {
+	if ts, ok := h.Host.(connector.TextStore); ok {
+		return ts.PutText(ctx, t)
+	}
+	return nil
+}
+
 // mcpLevel maps a log/slog level to the syslog levels of MCP.
 func mcpLevel(level int) mcp.LoggingLevel {
 	switch {
@@ -226,4 +242,5 @@ func (s *Server) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.Com
 var (
 	_ connector.Host       = clientHost{}
 	_ connector.Progresser = clientHost{}
+	_ connector.TextStore  = clientHost{}
 )

@@ -19,6 +19,10 @@ import (
 // maxFetchRequest caps a guest's fetch request JSON (URL, headers, body).
 const maxFetchRequest = 4 << 20
 
+// maxTextPut caps a guest's text_put JSON: an extracted text of tens of
+// megabytes is already more than any platform cache keeps.
+const maxTextPut = 64 << 20
+
 // callState is one export call's input, output and pending fetch reply. It
 // travels in the context wazero passes to host functions.
 type callState struct {
@@ -95,6 +99,8 @@ func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
 		st.output = read(mod, ptr, size)
 	}).Export("output_write").
 		NewFunctionBuilder().WithFunc(hostFetch).Export("fetch").
+		NewFunctionBuilder().WithFunc(hostTextPage).Export("text_page").
+		NewFunctionBuilder().WithFunc(hostTextPut).Export("text_put").
 		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr uint32) {
 		st := state(ctx)
 		write(mod, ptr, st.reply)
@@ -155,6 +161,80 @@ func hostFetch(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 		}
 	}
 	b, err := json.Marshal(rep)
+	if err != nil {
+		panic(err)
+	}
+	st.reply = b
+	return uint32(len(b))
+}
+
+// hostTextPage answers a guest's connector.TextRequest with a
+// connector.TextReply, left for fetch_read like a fetch reply; it returns
+// the reply's size.
+func hostTextPage(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
+	st := state(ctx)
+	var rep connector.TextReply
+	var req connector.TextRequest
+	store, _ := st.host.(connector.TextStore)
+	switch {
+	case size > connector.MaxTextKey+1024:
+		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("text request of %d bytes is too large", size)}
+	case json.Unmarshal(read(mod, ptr, size), &req) != nil:
+		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "malformed text request"}
+	case store == nil:
+		// A host without a text store keeps nothing: the guest extracts.
+	default:
+		page, ok, err := store.TextPage(ctx, req.TextKey, req.Page)
+		switch {
+		case err != nil:
+			rep.Error = fetchError(err)
+		case ok:
+			rep.Found, rep.Page = true, &page
+		}
+	}
+	return st.setReply(rep)
+}
+
+// hostTextPut keeps a guest's connector.ExtractedText. It returns 0, or
+// the size of a connector.TextReply carrying the refusal.
+func hostTextPut(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
+	st := state(ctx)
+	var rep connector.TextReply
+	var t connector.ExtractedText
+	store, _ := st.host.(connector.TextStore)
+	switch {
+	case size > maxTextPut:
+		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("text of %d bytes exceeds %d", size, maxTextPut)}
+	case store == nil:
+		return 0
+	default:
+		if err := json.Unmarshal(read(mod, ptr, size), &t); err != nil {
+			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "malformed text: " + err.Error()}
+		} else if err := t.Validate(); err != nil {
+			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
+		} else if err := store.PutText(ctx, t); err != nil {
+			rep.Error = fetchError(err)
+		}
+	}
+	if rep.Error == nil {
+		return 0
+	}
+	return st.setReply(rep)
+}
+
+// fetchError is err as the guest sees it.
+func fetchError(err error) *connector.FetchError {
+	var fe *connector.FetchError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &connector.FetchError{Kind: connector.FetchUnavailable, Message: err.Error()}
+}
+
+// setReply encodes v as the reply fetch_read hands the guest next, and
+// returns its size.
+func (st *callState) setReply(v any) uint32 {
+	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
 	}

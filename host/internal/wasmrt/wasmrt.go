@@ -243,7 +243,11 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 		WithName("").
 		WithStartFunctions(). // reactor: no _start
 		WithStderr(stderr).
-		WithStdout(stderr)
+		WithStdout(stderr).
+		// The only environment a guest gets: its memory limit, which the
+		// Go runtime reads, so its collector works harder as the heap
+		// nears the cap instead of growing into a trap.
+		WithEnv("GOMEMLIMIT", fmt.Sprintf("%dMiB", c.opts.MemoryLimitMB*3/4))
 	mod, err := c.runtime.InstantiateModule(ctx, c.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)

@@ -35,9 +35,11 @@ type Client struct {
 // accounting and cancellation, which live in that context, and a closure
 // keeps the context where it belongs, in the call's frame.
 type inflight struct {
+	ctx      context.Context // the call's: the text store reads its accounting
 	fetch    func(context.Context, connector.FetchRequest) (connector.FetchResponse, error)
 	log      func(context.Context, int, string)
 	progress func(done, total float64, message string) // nil when the host has no Progress
+	texts    connector.TextStore                       // nil when the host keeps no texts
 }
 
 // hostServer is the handler type of the Host service.
@@ -45,6 +47,8 @@ type hostServer interface {
 	fetch(context.Context, *FetchArgs) (*connector.FetchReply, error)
 	log(context.Context, *LogArgs) (*empty, error)
 	progress(context.Context, *ProgressArgs) (*empty, error)
+	textPage(context.Context, *TextPageArgs) (*connector.TextReply, error)
+	textPut(context.Context, *TextPutArgs) (*connector.TextReply, error)
 }
 
 var hostDesc = grpc.ServiceDesc{
@@ -54,6 +58,8 @@ var hostDesc = grpc.ServiceDesc{
 		{MethodName: "Fetch", Handler: unary(methodFetch, hostServer.fetch)},
 		{MethodName: "Log", Handler: unary(methodLog, hostServer.log)},
 		{MethodName: "Progress", Handler: unary(methodProgress, hostServer.progress)},
+		{MethodName: "TextPage", Handler: unary(methodTextPage, hostServer.textPage)},
+		{MethodName: "TextPut", Handler: unary(methodTextPut, hostServer.textPut)},
 	},
 	Metadata: "besluitbron/sdk/internal/nativewire",
 }
@@ -105,6 +111,8 @@ func (c *Client) Call(ctx context.Context, req connector.CallRequest, h connecto
 	if p, ok := h.(progresser); ok {
 		call.progress = func(done, total float64, msg string) { p.Progress(ctx, done, total, msg) }
 	}
+	call.texts, _ = h.(connector.TextStore)
+	call.ctx = ctx
 	c.mu.Lock()
 	c.next++
 	id := c.next
@@ -180,6 +188,53 @@ func (c *Client) progress(_ context.Context, a *ProgressArgs) (*empty, error) {
 		call.progress(a.Done, a.Total, msg)
 	}
 	return &empty{}, nil
+}
+
+func (c *Client) textPage(cb context.Context, a *TextPageArgs) (*connector.TextReply, error) {
+	call := c.lookup(a.CallID)
+	if call == nil {
+		return &connector.TextReply{Error: &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("call %d is not in flight", a.CallID)}}, nil
+	}
+	if call.texts == nil {
+		return &connector.TextReply{}, nil
+	}
+	ctx, cancel := merge(call.ctx, cb)
+	defer cancel()
+	page, ok, err := call.texts.TextPage(ctx, a.Request.TextKey, a.Request.Page)
+	switch {
+	case err != nil:
+		return &connector.TextReply{Error: asFetchError(err)}, nil
+	case !ok:
+		return &connector.TextReply{}, nil
+	}
+	return &connector.TextReply{Found: true, Page: &page}, nil
+}
+
+func (c *Client) textPut(cb context.Context, a *TextPutArgs) (*connector.TextReply, error) {
+	call := c.lookup(a.CallID)
+	if call == nil {
+		return &connector.TextReply{Error: &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("call %d is not in flight", a.CallID)}}, nil
+	}
+	if call.texts == nil {
+		return &connector.TextReply{}, nil
+	}
+	if err := a.Text.Validate(); err != nil {
+		return &connector.TextReply{Error: &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}}, nil
+	}
+	ctx, cancel := merge(call.ctx, cb)
+	defer cancel()
+	if err := call.texts.PutText(ctx, a.Text); err != nil {
+		return &connector.TextReply{Error: asFetchError(err)}, nil
+	}
+	return &connector.TextReply{}, nil
+}
+
+func asFetchError(err error) *connector.FetchError {
+	var fe *connector.FetchError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &connector.FetchError{Kind: connector.FetchUnavailable, Message: err.Error()}
 }
 
 var _ connector.Connector = (*Client)(nil)

@@ -128,7 +128,43 @@ func (h *remoteHost) Progress(ctx context.Context, done, total float64, message 
 	_ = h.conn.Invoke(ctx, methodProgress, &ProgressArgs{CallID: h.id, Done: done, Total: total, Message: message}, &empty{}, callOpts...)
 }
 
+// TextPage asks the host for a page of a kept text. A host that predates
+// kept texts answers Unimplemented: nothing is kept, the connector
+// extracts.
+func (h *remoteHost) TextPage(ctx context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
+	var rep connector.TextReply
+	if err := h.conn.Invoke(ctx, methodTextPage, &TextPageArgs{CallID: h.id, Request: connector.TextRequest{TextKey: key, Page: n}}, &rep, callOpts...); err != nil {
+		if status.Code(err) == codes.Unimplemented {
+			return connector.TextPage{}, false, nil
+		}
+		return connector.TextPage{}, false, fmt.Errorf("the host did not answer: %v", status.Convert(err).Message())
+	}
+	if rep.Error != nil {
+		return connector.TextPage{}, false, rep.Error
+	}
+	if !rep.Found || rep.Page == nil {
+		return connector.TextPage{}, false, nil
+	}
+	return *rep.Page, true, nil
+}
+
+// PutText hands the host an extracted text to keep.
+func (h *remoteHost) PutText(ctx context.Context, t connector.ExtractedText) error {
+	var rep connector.TextReply
+	if err := h.conn.Invoke(ctx, methodTextPut, &TextPutArgs{CallID: h.id, Text: t}, &rep, callOpts...); err != nil {
+		if status.Code(err) == codes.Unimplemented {
+			return nil
+		}
+		return fmt.Errorf("the host did not answer: %v", status.Convert(err).Message())
+	}
+	if rep.Error != nil {
+		return rep.Error
+	}
+	return nil
+}
+
 var (
-	_ connector.Host = (*remoteHost)(nil)
-	_ progresser     = (*remoteHost)(nil)
+	_ connector.TextStore = (*remoteHost)(nil)
+	_ connector.Host      = (*remoteHost)(nil)
+	_ progresser          = (*remoteHost)(nil)
 )

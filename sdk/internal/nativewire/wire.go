@@ -24,6 +24,11 @@ const (
 	// methodProgress came after version 1's first release: a host that
 	// lacks it answers Unimplemented, which the process ignores.
 	methodProgress = "/" + hostService + "/Progress"
+	// methodTextPage and methodTextPut came later still: a host without
+	// them answers Unimplemented, and the process then extracts every
+	// page itself.
+	methodTextPage = "/" + hostService + "/TextPage"
+	methodTextPut  = "/" + hostService + "/TextPut"
 )
 
 // OpenArgs start a session with a fresh process.
@@ -67,6 +72,18 @@ type ProgressArgs struct {
 	Done    float64 `json:"done"`
 	Total   float64 `json:"total,omitempty"`
 	Message string  `json:"message,omitempty"`
+}
+
+// TextPageArgs asks for a page of a kept text.
+type TextPageArgs struct {
+	CallID  uint64                `json:"call_id"`
+	Request connector.TextRequest `json:"request"`
+}
+
+// TextPutArgs hands the host an extracted text to keep.
+type TextPutArgs struct {
+	CallID uint64                  `json:"call_id"`
+	Text   connector.ExtractedText `json:"text"`
 }
 
 // progresser is the optional connector.Host method through which a
@@ -113,5 +130,18 @@ func unary[S, A, R any](method string, fn func(S, context.Context, *A) (*R, erro
 	}
 }
 
-// callOpts make a call use the JSON codec.
-var callOpts = []grpc.CallOption{grpc.CallContentSubtype(CodecName)}
+// MaxMessage is the largest message either side sends or accepts: a
+// response body (up to the host's max_response_mb), a call's result or an
+// extracted text. gRPC's own default of 4 MiB would fail every long
+// document.
+const MaxMessage = 64 << 20
+
+// ServerOptions are the options of every gRPC server speaking this
+// protocol, on either side.
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage)}
+}
+
+// callOpts make a call use the JSON codec and carry messages up to
+// MaxMessage.
+var callOpts = []grpc.CallOption{grpc.CallContentSubtype(CodecName), grpc.MaxCallRecvMsgSize(MaxMessage), grpc.MaxCallSendMsgSize(MaxMessage)}

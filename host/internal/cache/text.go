@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -19,6 +21,15 @@ import (
 // page 40 reads two small entries instead of fetching, decoding and
 // extracting the whole document again.
 //
+// Placement. fastcache puts an entry in bucket xxhash(key) % 512, each
+// bucket a ring of 64 KiB chunks that overwrites its oldest entries when
+// it wraps; at the default sizes a bucket holds a handful of 20 KB pages.
+// Hundreds of pages thrown into buckets by chance would overrun some ring
+// and lose a page, so each page's key carries a salt chosen among a few
+// candidates to land in a bucket the text has not yet filled (the salts
+// travel in the head entry). A text that cannot be spread so is refused
+// and counted as oversize, never kept in part.
+//
 // Text keys cannot meet fetch keys: a fetch key is "<class> <METHOD> <url>
 // <digest>", a text key starts with a NUL.
 
@@ -30,8 +41,50 @@ const pagesHeader = "Pages"
 
 func textHeadKey(class, key string) []byte { return storeKey(class, textPrefix+key) }
 
-func textPageKey(class, key string, n int) []byte {
-	return storeKey(class, textPrefix+key+"\x00"+strconv.Itoa(n))
+func textPageKey(class, key string, n int, salt byte) []byte {
+	return storeKey(class, textPrefix+key+"\x00"+strconv.Itoa(n)+"\x00"+strconv.Itoa(int(salt)))
+}
+
+// maxSalt is how many buckets a page may choose from.
+const maxSalt = 64
+
+// spread chooses a salt for each page so that no bucket receives more of
+// the text's entries than its ring keeps whatever its write position:
+// (chunks per bucket × entries per chunk) − 2, the two lost to a
+// partly filled first chunk and the wrap. It returns nil when the text
+// cannot be spread.
+func spread(class, key string, pages []string, maxBytes int) []byte {
+	perBucket := ((maxBytes+fcBuckets-1)/fcBuckets + fcChunk - 1) / fcChunk
+	largest := 0
+	for i, p := range pages {
+		if n := 4 + len(textPageKey(class, key, i+1, maxSalt)) + headerLen + len(p); n > largest {
+			largest = n
+		}
+	}
+	if largest > fcChunk {
+		return nil
+	}
+	slots := perBucket*(fcChunk/largest) - 2
+	if slots < 1 {
+		return nil
+	}
+	var load [fcBuckets]int
+	salts := make([]byte, len(pages))
+	for i := range pages {
+		placed := false
+		for salt := byte(0); salt < maxSalt; salt++ {
+			b := xxhash.Sum64(textPageKey(class, key, i+1, salt)) % fcBuckets
+			if load[b] < slots {
+				load[b]++
+				salts[i], placed = salt, true
+				break
+			}
+		}
+		if !placed {
+			return nil
+		}
+	}
+	return salts
 }
 
 // TextPage returns page n of the text kept under (class, key), when a
@@ -58,16 +111,17 @@ func (s *Store) TextPage(ctx context.Context, class, key string, n int) (connect
 	}
 	head, err := decodeEntry(v)
 	pages, perr := strconv.Atoi(head.resp.Header[pagesHeader])
-	if err != nil || perr != nil || pages < 1 {
+	if err != nil || perr != nil || pages < 1 || len(head.resp.Body) < pages {
 		s.c.Del(hk)
 		return connector.TextPage{}, false
 	}
+	salts, headJSON := head.resp.Body[:pages], head.resp.Body[pages:]
 	out := connector.TextPage{Page: n, Pages: pages}
-	if len(head.resp.Body) > 0 {
-		out.Head = append([]byte(nil), head.resp.Body...)
+	if len(headJSON) > 0 {
+		out.Head = append([]byte(nil), headJSON...)
 	}
 	if n >= 1 && n <= pages {
-		pv, pst := s.lookup(cl, textPageKey(class, key, n), now)
+		pv, pst := s.lookup(cl, textPageKey(class, key, n, salts[n-1]), now)
 		if pst != fresh {
 			return connector.TextPage{}, false // the page was evicted: extract again
 		}
@@ -119,16 +173,22 @@ func (s *Store) PutText(ctx context.Context, class, key string, head []byte, pag
 		s.o.Logger.Debug("text too large for the cache", "connector", s.o.Platform, "class", cl.name, "bytes", size)
 		return
 	}
+	salts := spread(class, key, pages, s.o.MaxBytes)
+	if salts == nil {
+		cl.oversize.add(1)
+		s.o.Logger.Debug("text cannot be spread over the cache's buckets", "connector", s.o.Platform, "class", cl.name, "bytes", size, "pages", len(pages))
+		return
+	}
 	at := func(body []byte, hdr map[string]string) *entry {
 		return &entry{stamp: s.stamp, written: now, expires: expires, resp: connector.FetchResponse{Status: 200, Header: hdr, Body: body}}
 	}
 	for i, p := range pages {
-		if !s.write(cl, textPageKey(class, key, i+1), at([]byte(p), nil)) {
+		if !s.write(cl, textPageKey(class, key, i+1, salts[i]), at([]byte(p), nil)) {
 			return // no head: the pages written are never read
 		}
 	}
 	hk := textHeadKey(class, key)
-	if !s.write(cl, hk, at(head, map[string]string{pagesHeader: strconv.Itoa(len(pages))})) {
+	if !s.write(cl, hk, at(append(salts, head...), map[string]string{pagesHeader: strconv.Itoa(len(pages))})) {
 		return
 	}
 	s.changes.Add(1)

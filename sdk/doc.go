@@ -57,7 +57,13 @@
 //	output_write(ptr, len)              sets the current call's output
 //	fetch(ptr, len) -> i32              performs the FetchRequest JSON at ptr;
 //	                                    returns the size of the FetchReply JSON
-//	fetch_read(ptr)                     copies the last FetchReply to ptr
+//	fetch_read(ptr)                     copies the last reply (a FetchReply's or a
+//	                                    TextReply's) to ptr
+//	text_page(ptr, len) -> i32          asks for a page of a kept text (TextRequest
+//	                                    JSON); returns the size of the TextReply
+//	text_put(ptr, len) -> i32           keeps an extracted text (ExtractedText
+//	                                    JSON); returns 0, or the size of a
+//	                                    TextReply carrying the refusal
 //	log(level, ptr, len)                logs a message at a log/slog level
 //	progress(done, total f64, ptr, len) reports progress with a message
 //	                                    (connector.Progresser); ignored when
@@ -71,8 +77,14 @@
 //	                                    without wazero's costly per-loop exit;
 //	                                    a module without it still works, slower
 //
-// The host grants nothing else: no filesystem, no environment, no sockets,
-// and WASI's clocks are wazero's fake clock. A module that reports another
+// The host grants nothing else: no filesystem, no sockets, WASI's clocks
+// are wazero's fake clock, and the environment holds only GOMEMLIMIT (three
+// quarters of the instance's memory limit), which Go's runtime reads. A
+// Go guest built with this package ends every call by yielding, so that a
+// garbage collection cycle begun during the call finishes (in a reactor
+// its mark workers run only then), and with a full collection after a call
+// that moved a megabyte or more. Full texts go through [PagedText], which
+// the text_page and text_put calls serve. A module that reports another
 // ABI version is refused at load with an error naming the connector and
 // both versions.
 package sdk

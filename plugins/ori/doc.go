@@ -27,9 +27,36 @@
 //     text, title, description and name, and _source.excludes of the full
 //     text fields, because a hit with its text can be megabytes.
 //   - full text: GET /ori_*/_search?q=_id:<id>, reading _source.md_text or
-//     _source.text (arrays, one string per page).
+//     _source.text (arrays, one string per page). A hit carries both and
+//     can be megabytes (2.2 MB observed), so get_document decodes only the
+//     first hit's metadata and md_text (text only when md_text has none)
+//     and reads through sdk.PagedText: the text is extracted once, its key
+//     is the lookup URL, and later pages come from the host.
 //   - organisations: POST /ori_*/_search filtered on classification
 //     municipality, province and water (the repository's own example).
+//
+// # Single points of failure
+//
+// What one change of the platform would break for every call of a tool:
+//
+//   - all tools: the proxy at api.openraadsinformatie.nl/v1/elastic
+//     answering as Elasticsearch (the announced switch-off; [GoneError]),
+//     and its answers keeping hits.hits with _index, _id and _source.
+//   - search: POST to /<index>/_search staying allowed; the fields the
+//     query names (text, title, description, name) and last_discussed_at
+//     (date filter and sort) keeping their names; index names keeping the
+//     form ori_<key>_<timestamp> (the organization filter ori_<key>_2*).
+//   - get_document: GET _search?q=_id:… staying allowed and ids staying
+//     unique per index. If md_text and text were renamed, documents would
+//     not fail but show only their fields, each time.
+//   - list_organizations: the classification field and its values
+//     municipality, province, water; every hit keeping its _index.
+//
+// What fails soft, with a note in the result: a search hit without _id
+// (left out, unless every hit lacks one), an unreadable highlight (no
+// snippet), _score (no score) or timed_out/_shards report (the results
+// may be incomplete); in get_document an unreadable md_text (the plain
+// text instead) and a second hit for the id (its index is named).
 //
 // No rate limit is published or observed; the manifest declares none
 // (Units 0), as the limits table says. The mapping from tool arguments to

@@ -1,6 +1,7 @@
 package ori
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,6 +41,20 @@ func DocumentURL(base, id, organization string) (string, error) {
 	return strings.TrimRight(base, "/") + "/" + index + "/_search?" + q.Encode(), nil
 }
 
+// docHead is what get_document keeps with a document's text: everything
+// the result shows besides the page, so a later page needs neither the
+// hit nor its decoding.
+type docHead struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type,omitempty"`
+	Title        string         `json:"title"`
+	Date         string         `json:"date,omitempty"`
+	Organization string         `json:"organization,omitempty"`
+	URL          string         `json:"url"`
+	Format       string         `json:"format"`
+	Extra        map[string]any `json:"extra"`
+}
+
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
 	var a GetDocumentArgs
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
@@ -53,73 +68,304 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
+	// The URL names everything that shapes the text (the id and the
+	// indexes looked in), so it is the text's key: the hit is decoded
+	// once, and later pages come from the host.
+	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (docHead, string, error) {
+		return extractDocument(ctx, h, u, a.ID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	hd := doc.Head
+	return sdk.Document{
+		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization,
+		URL: hd.URL, Format: hd.Format, Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
+		Extra: map[string]map[string]any{ID: hd.Extra},
+	}, nil
+}
+
+// extractDocument fetches the lookup and reads its first hit: its head and
+// its text. A hit with its text can be megabytes (md_text and text both,
+// one string per page), so the answer is never decoded as a whole: only
+// the first hit's metadata and md_text, its text only when md_text has
+// none, and of a second hit (the same id in another index) only its index.
+func extractDocument(ctx context.Context, h connector.Host, u, id string) (docHead, string, error) {
+	var hd docHead
 	resp, err := sdk.Get(ctx, h, u, Service, 1, connector.ClassDocument)
 	if err != nil {
-		return nil, fetchErr("get_document", err)
+		return hd, "", fetchErr("get_document", err)
 	}
-	var sr searchResponse
-	if err := decode("get_document", resp, &sr); err != nil {
-		return nil, err
+	var dr docResponse
+	if err := decode("get_document", resp, &dr); err != nil {
+		return hd, "", err
 	}
-	if sr.Hits == nil || sr.Hits.Hits == nil {
-		return nil, fmt.Errorf("get_document: the platform's response lacks hits.hits")
+	if dr.Hits == nil || dr.Hits.Hits == nil {
+		return hd, "", fmt.Errorf("get_document: the platform's response lacks hits.hits")
 	}
-	if len(sr.Hits.Hits) == 0 {
-		return nil, fmt.Errorf("get_document: no ORI item with id %q (ids change when ORI re-indexes; search again)", a.ID)
+	hits := dr.Hits.Hits
+	if hits.err != nil {
+		return hd, "", fmt.Errorf("get_document: the platform's hits.hits is not the expected list: %v", hits.err)
 	}
-	hit := sr.Hits.Hits[0]
+	if hits.n == 0 {
+		return hd, "", fmt.Errorf("get_document: no ORI item with id %q (ids change when ORI re-indexes; search again)", id)
+	}
+	hit := hits.first
 	if hit.Source == nil {
-		return nil, fmt.Errorf("get_document: the hit for %q lacks _source", a.ID)
+		return hd, "", fmt.Errorf("get_document: the hit for %q lacks _source", id)
 	}
-	text, format, err := RenderText(hit.Source)
-	if err != nil {
-		return nil, fmt.Errorf("get_document: %v", err)
+	src := hit.Source.fields()
+	hd = docHead{
+		ID: hit.ID, Type: str(src, "@type"), Title: title(src, hit.ID), Date: date(src),
+		Organization: IndexKey(hit.Index), URL: citeURL(src, hit.ID), Extra: map[string]any{"index": hit.Index},
 	}
-	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
-	if err != nil {
-		return nil, err
-	}
-	extra := map[string]any{"index": hit.Index}
 	for _, k := range []string{"content_type", "file_name", "size_in_bytes", "is_referenced_by", "has_organization_name", "date_modified"} {
-		if v, ok := hit.Source[k]; ok && v != nil && v != "" {
-			extra[k] = v
+		if v, ok := src[k]; ok && v != nil && v != "" {
+			hd.Extra[k] = v
 		}
 	}
-	if len(sr.Hits.Hits) > 1 {
-		extra["note"] = fmt.Sprintf("id %s exists in more than one index (%s, %s); this is the first. Pass organization to choose.", a.ID, hit.Index, sr.Hits.Hits[1].Index)
+	var notes []string
+	if hits.n > 1 {
+		notes = append(notes, fmt.Sprintf("id %s exists in more than one index (%s, %s); this is the first. Pass organization to choose.", id, hit.Index, hits.second))
 	}
-	return sdk.Document{
-		Platform: ID, ID: hit.ID, Type: str(hit.Source, "@type"), Title: title(hit.Source, hit.ID), Date: date(hit.Source),
-		Organization: IndexKey(hit.Index), URL: citeURL(hit.Source, hit.ID), Format: format,
-		Page: a.Page, Pages: pages, Text: page, Extra: map[string]map[string]any{ID: extra},
-	}, nil
+	text, format, err := "", "", error(nil)
+	md := hit.Source.MDText
+	switch {
+	case md.err != nil:
+		// md_text is the better text, not the only one: a broken one
+		// costs the markdown, not the document.
+		notes = append(notes, fmt.Sprintf("ORI's md_text (the markdown) of this item is unreadable and left out: %v.", md.err))
+	case len(md.pages) > 0:
+		text, format = joinPages(md.pages), "markdown"
+	}
+	if text == "" {
+		var plain struct {
+			Source struct {
+				Text textField `json:"text"`
+			} `json:"_source"`
+		}
+		if err := json.Unmarshal(hits.firstRaw, &plain); err != nil {
+			return hd, "", fmt.Errorf("get_document: the hit for %q is not the expected JSON: %v", id, err)
+		}
+		if t := plain.Source.Text; t.err != nil {
+			return hd, "", fmt.Errorf("get_document: field text: %v", t.err)
+		} else if len(t.pages) > 0 {
+			text, format = joinPages(t.pages), "text"
+		}
+	}
+	if text == "" {
+		// No text at all: a meeting, or a file ORI could not read. Such
+		// an item is small, so its fields are read as a whole.
+		var all struct {
+			Source map[string]any `json:"_source"`
+		}
+		if err := json.Unmarshal(hits.firstRaw, &all); err != nil {
+			return hd, "", fmt.Errorf("get_document: the hit for %q is not the expected JSON: %v", id, err)
+		}
+		text, format = fieldsText(all.Source), "text"
+	}
+	hd.Format = format
+	if len(notes) > 0 {
+		hd.Extra["notes"] = notes
+	}
+	return hd, text, nil
+}
+
+// docResponse is the document lookup's answer as get_document reads it.
+type docResponse struct {
+	Hits *struct {
+		Hits *docHits `json:"hits"`
+	} `json:"hits"`
+}
+
+// docHits is hits.hits read element by element: the first hit in full
+// (firstRaw is its JSON, a slice of the answer), the others only for
+// their index.
+type docHits struct {
+	n        int
+	first    docHit
+	firstRaw []byte
+	second   string
+	err      error
+}
+
+// docHit is a hit with only the _source fields get_document shows.
+type docHit struct {
+	Index  string     `json:"_index"`
+	ID     string     `json:"_id"`
+	Source *docSource `json:"_source"`
+}
+
+// docSource holds the metadata fields as any (a field of an unexpected
+// type is then simply not text, as with the map search reads) and md_text
+// as pages; text is read separately, only when md_text has none.
+type docSource struct {
+	Type                any       `json:"@type"`
+	Name                any       `json:"name"`
+	Title               any       `json:"title"`
+	FileName            any       `json:"file_name"`
+	LastDiscussedAt     any       `json:"last_discussed_at"`
+	StartDate           any       `json:"start_date"`
+	DateModified        any       `json:"date_modified"`
+	OriginalURL         any       `json:"original_url"`
+	URL                 any       `json:"url"`
+	ContentType         any       `json:"content_type"`
+	SizeInBytes         any       `json:"size_in_bytes"`
+	IsReferencedBy      any       `json:"is_referenced_by"`
+	HasOrganizationName any       `json:"has_organization_name"`
+	MDText              textField `json:"md_text"`
+}
+
+// fields is the metadata as the map the search helpers read.
+func (s *docSource) fields() map[string]any {
+	m := map[string]any{
+		"@type": s.Type, "name": s.Name, "title": s.Title, "file_name": s.FileName,
+		"last_discussed_at": s.LastDiscussedAt, "start_date": s.StartDate, "date_modified": s.DateModified,
+		"original_url": s.OriginalURL, "url": s.URL, "content_type": s.ContentType, "size_in_bytes": s.SizeInBytes,
+		"is_referenced_by": s.IsReferencedBy, "has_organization_name": s.HasOrganizationName,
+	}
+	for k, v := range m {
+		if v == nil {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// UnmarshalJSON reads the list without decoding more than the first hit.
+// encoding/json has checked the whole answer before it calls this, and b
+// is a slice of the answer, kept (as firstRaw) only for this call.
+func (d *docHits) UnmarshalJSON(b []byte) error {
+	err := eachElement(b, func(i int, elem []byte) error {
+		d.n++
+		switch i {
+		case 0:
+			d.firstRaw = elem
+			return json.Unmarshal(elem, &d.first)
+		case 1:
+			var other struct {
+				Index string `json:"_index"`
+			}
+			if err := json.Unmarshal(elem, &other); err != nil {
+				return err
+			}
+			d.second = other.Index
+		}
+		return nil
+	})
+	if err != nil {
+		d.err = err
+	}
+	return nil
+}
+
+// eachElement calls f with each element of the JSON array b, valid JSON,
+// as a slice of b: nothing is copied or decoded beyond what f does.
+func eachElement(b []byte, f func(i int, elem []byte) error) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		return fmt.Errorf("not a list")
+	}
+	depth, start, n, inString := 0, 1, 0, false
+	for j := 1; j < len(b); j++ {
+		c := b[j]
+		if inString {
+			switch c {
+			case '\\':
+				j++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if elem := bytes.TrimSpace(b[start:j]); len(elem) > 0 {
+				return f(n, elem)
+			}
+			return nil
+		case ',':
+			if depth == 0 {
+				if err := f(n, bytes.TrimSpace(b[start:j])); err != nil {
+					return err
+				}
+				n++
+				start = j + 1
+			}
+		}
+	}
+	return fmt.Errorf("unterminated list")
+}
+
+// textField is md_text or text: an array with one string per page of the
+// original, or a bare string (old indexes). A value of another shape is
+// kept as err rather than failing the decode, so the other field can
+// still give the text.
+type textField struct {
+	pages []string
+	err   error
+}
+
+func (t *textField) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.err = err
+		return nil
+	}
+	t.pages, t.err = textPages(v)
+	return nil
 }
 
 // RenderText is an item's readable text: md_text (markdown) when ORI has
 // it, else text, both arrays with one string per page of the original, so
 // page markers keep citations by page possible. An item without text
 // (a meeting, a file ORI could not read) gets its scalar fields instead.
+// get_document reads a hit without the whole map (extractDocument); the
+// result is the same.
 func RenderText(src map[string]any) (text, format string, err error) {
 	for _, f := range []struct{ field, format string }{{"md_text", "markdown"}, {"text", "text"}} {
 		pages, err := textPages(src[f.field])
 		if err != nil {
 			return "", "", fmt.Errorf("field %s: %v", f.field, err)
 		}
-		if len(pages) == 0 {
-			continue
+		if len(pages) > 0 {
+			return joinPages(pages), f.format, nil
 		}
-		if len(pages) == 1 {
-			return pages[0], f.format, nil
-		}
-		var b strings.Builder
-		for i, p := range pages {
-			if i > 0 {
-				b.WriteString("\n\n")
-			}
-			fmt.Fprintf(&b, "--- pagina %d ---\n\n%s", i+1, strings.TrimSpace(p))
-		}
-		return b.String(), f.format, nil
 	}
+	return fieldsText(src), "text", nil
+}
+
+// joinPages is a text of one or more pages of the original, each after a
+// page marker when there are several.
+func joinPages(pages []string) string {
+	if len(pages) == 1 {
+		return pages[0]
+	}
+	n := 0
+	for _, p := range pages {
+		n += len(p) + 24
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range pages {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "--- pagina %d ---\n\n%s", i+1, strings.TrimSpace(p))
+	}
+	return b.String()
+}
+
+// fieldsText lists the scalar fields of an item without text.
+func fieldsText(src map[string]any) string {
 	var keys []string
 	for k, v := range src {
 		switch v.(type) {
@@ -135,7 +381,7 @@ func RenderText(src map[string]any) (text, format string, err error) {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s: %v\n", k, src[k])
 	}
-	return b.String(), "text", nil
+	return b.String()
 }
 
 // textPages accepts the array form (current ORI) and a bare string (old

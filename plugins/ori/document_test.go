@@ -49,33 +49,154 @@ func TestGetDocument(t *testing.T) {
 	}
 }
 
-func TestGetDocumentLarge(t *testing.T) {
-	// About 1.2 MB over 100 pages, ORI's extraction maximum.
-	pages := make([]string, 100)
-	for i := range pages {
-		pages[i] = strings.Repeat(fmt.Sprintf("Regel %d over de ijsbaan en het café van Soest, één van vele.\n", i), 190)
+// endPhrase closes the long test documents: Dutch characters (é, ë, ï, ü)
+// must reach the last page intact.
+const endPhrase = "Slot: één reünie met Zoë, naïef maar gemeend."
+
+// longHit is an ORI answer like the 2.2 MB hit that exhausted the
+// WebAssembly instance: one MediaObject with md_text and text both, 100
+// pages each (ORI's extraction maximum), over 1 MB of text each. Lines
+// hold quotes, brackets and backslashes, which the answer escapes.
+func longHit(t *testing.T, second bool) ([]byte, map[string]any) {
+	md, plain := make([]any, 100), make([]any, 100)
+	for i := range md {
+		line := fmt.Sprintf("Regel %d: de raad bespreekt de ijsbaan, het café en één \"naïeve\" coördinatie [bijlage {%d}] met C:\\stukken.\n", i, i)
+		md[i] = fmt.Sprintf("## Pagina %d\n\n%s", i+1, strings.Repeat(line, 120))
+		plain[i] = strings.Repeat(line, 120)
 	}
-	src := map[string]any{"@type": "MediaObject", "name": "Begroting", "text": pages}
-	b, err := json.Marshal(map[string]any{"hits": map[string]any{"total": 1, "hits": []any{map[string]any{"_index": "ori_soest_20250629013104", "_id": "6074541", "_source": src}}}})
+	md[99] = md[99].(string) + endPhrase
+	plain[99] = plain[99].(string) + endPhrase
+	src := map[string]any{
+		"@type": "MediaObject", "@id": "6074541", "name": "Rapport rekenkamercommissie: één reünie",
+		"file_name": "Rapport.pdf", "original_url": "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/6074541",
+		"url": "https://api.openraadsinformatie.nl/v1/resolve/utrecht/6074541", "content_type": "application/pdf",
+		"size_in_bytes": float64(2300000), "date_modified": "2024-06-27T10:00:00", "last_discussed_at": "2024-06-27T19:30:00",
+		"has_organization_name": "7200001", "md_text": md, "text": plain,
+		"was_generated_by": map[string]any{"@type": "Activity", "app_semver": "1.x"},
+	}
+	hits := []any{map[string]any{"_index": "ori_utrecht_20250629013104", "_type": "_doc", "_id": "6074541", "_score": 1.0, "_source": src}}
+	if second {
+		hits = append(hits, map[string]any{"_index": "ori_utrecht_20240101000000", "_type": "_doc", "_id": "6074541", "_score": 1.0, "_source": src})
+	}
+	b, err := json.Marshal(map[string]any{"took": 20, "timed_out": false, "_shards": map[string]any{"total": 331, "successful": 331, "failed": 0},
+		"hits": map[string]any{"total": map[string]any{"value": len(hits), "relation": "eq"}, "max_score": 1.0, "hits": hits}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) < 1_000_000 {
-		t.Fatalf("fixture is only %d bytes", len(b))
+	return b, src
+}
+
+// readAllPages reads a document page by page to its last page and checks
+// that every page carries the same head and page count, then returns the
+// pages.
+func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
+	t.Helper()
+	var first sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", args(1)), &first)
+	docs := []sdk.Document{first}
+	for p := 2; p <= first.Pages; p++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", args(p)), &d)
+		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
+			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
+		}
+		head, firstHead := d, first
+		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
+		if diff := cmp.Diff(firstHead, head); diff != "" {
+			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
+		}
+		docs = append(docs, d)
 	}
-	h := sdktest.NewHost(t).HandleBody(docURL, 200, b)
-	var first, last sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`), &first)
-	if first.Format != "text" || first.Pages < 50 || len(first.Text) > sdk.TextPageSize || !strings.HasPrefix(first.Text, "--- pagina 1 ---\n\nRegel 0") {
-		t.Fatalf("page 1 of %d: %d bytes, format %s, starts %q", first.Pages, len(first.Text), first.Format, first.Text[:40])
+	return docs
+}
+
+// TestGetDocumentLongKept: a 2.2 MB hit is decoded once, its pages come
+// from the host after that, its last page ends with the document's last
+// phrase, and a kept page is what a fresh extraction gives.
+func TestGetDocumentLongKept(t *testing.T) {
+	body, src := longHit(t, false)
+	if len(body) < 2_000_000 {
+		t.Fatalf("fixture is only %d bytes", len(body))
 	}
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", fmt.Sprintf(`{"id":"6074541","page":%d}`, first.Pages)), &last)
-	if last.Page != first.Pages || !strings.Contains(last.Text, "--- pagina 100 ---") || !strings.HasSuffix(last.Text, "één van vele.") {
-		t.Errorf("last page %d: ends %q", last.Page, last.Text[max(0, len(last.Text)-40):])
+	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
+	args := func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) }
+	docs := readAllPages(t, h, args)
+	first, last := docs[0], docs[len(docs)-1]
+	if first.Format != "markdown" || first.Pages < 50 || first.Title != "Rapport rekenkamercommissie: één reünie" || first.Date != "2024-06-27" ||
+		first.Organization != "utrecht" || first.URL != "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/6074541" ||
+		first.Extra["ori"]["size_in_bytes"] != float64(2300000) || !strings.HasPrefix(first.Text, "--- pagina 1 ---\n\n## Pagina 1") {
+		t.Fatalf("page 1 = %+v", first)
 	}
-	res := sdktest.Call(t, ori.Plugin(), h, "get_document", fmt.Sprintf(`{"id":"6074541","page":%d}`, first.Pages+1))
-	if !res.IsError || !strings.Contains(res.Text, `"page"`) {
+	if !strings.HasSuffix(last.Text, endPhrase) || !strings.Contains(last.Text, "Regel 99: de raad bespreekt de ijsbaan, het café en één \"naïeve\" coördinatie [bijlage {99}]") {
+		t.Errorf("last page %d ends %q", last.Page, last.Text[max(0, len(last.Text)-80):])
+	}
+	var all strings.Builder
+	for _, d := range docs {
+		all.WriteString(d.Text)
+	}
+	want, format, err := ori.RenderText(src)
+	if err != nil || format != "markdown" || all.String() != want {
+		t.Errorf("the pages joined differ from RenderText of the hit (%d and %d bytes, %s, %v)", all.Len(), len(want), format, err)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the text was extracted %d times, want once", n)
+	}
+	if n := len(h.Requests()); n != 1 {
+		t.Errorf("%d fetches for %d pages, want 1", n, len(docs))
+	}
+	if n := h.TextPagesServed(); n != len(docs)-1 {
+		t.Errorf("%d pages served from the kept text, want %d", n, len(docs)-1)
+	}
+
+	// A kept page equals the same page extracted afresh.
+	mid := len(docs) / 2
+	h.ForgetTexts()
+	var fresh sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", args(mid)), &fresh)
+	if diff := cmp.Diff(docs[mid-1], fresh); diff != "" {
+		t.Errorf("kept page %d differs from a fresh extraction (-kept +fresh):\n%s", mid, diff)
+	}
+	if n := h.TextsKept(); n != 2 {
+		t.Errorf("after ForgetTexts: %d extractions, want 2", n)
+	}
+	res := sdktest.Call(t, ori.Plugin(), h, "get_document", args(len(docs)+1))
+	if !res.IsError || !strings.Contains(res.Text, fmt.Sprintf("has %d page(s)", len(docs))) {
 		t.Errorf("page out of range: %+v", res)
+	}
+}
+
+// TestGetDocumentLongDuplicate: the same long item in two indexes (ORI
+// re-indexed) reads the first hit's text and names the second index.
+func TestGetDocumentLongDuplicate(t *testing.T) {
+	body, _ := longHit(t, true)
+	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
+	docs := readAllPages(t, h, func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) })
+	notes, _ := docs[0].Extra["ori"]["notes"].([]any)
+	if len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "(ori_utrecht_20250629013104, ori_utrecht_20240101000000)") {
+		t.Errorf("notes = %v", notes)
+	}
+	if last := docs[len(docs)-1]; !strings.HasSuffix(last.Text, endPhrase) || h.TextsKept() != 1 {
+		t.Errorf("last page ends %q; %d extractions", last.Text[max(0, len(last.Text)-80):], h.TextsKept())
+	}
+}
+
+// TestGetDocumentBrokenMarkdown: an md_text of another shape costs the
+// markdown, not the document: the plain text follows, with a note.
+func TestGetDocumentBrokenMarkdown(t *testing.T) {
+	body := []byte(`{"hits":{"total":1,"hits":[{"_index":"ori_soest_20250629013104","_id":"6074541","_source":{"@type":"MediaObject","name":"Raadsvoorstel","md_text":[{"page":1}],"text":["Eén pagina.","Twee pagina's."]}}]}}`)
+	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`), &d)
+	notes, _ := d.Extra["ori"]["notes"].([]any)
+	if d.Format != "text" || d.Text != "--- pagina 1 ---\n\nEén pagina.\n\n--- pagina 2 ---\n\nTwee pagina's." ||
+		len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "md_text") {
+		t.Errorf("document = %+v", d)
+	}
+	// Without a readable text either, it is a tool error naming the field.
+	body = []byte(`{"hits":{"total":1,"hits":[{"_index":"ori_soest_20250629013104","_id":"6074541","_source":{"md_text":5,"text":[{"page":1}]}}]}}`)
+	h = sdktest.NewHost(t).HandleBody(docURL, 200, body)
+	if res := sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`); !res.IsError || !strings.Contains(res.Text, "field text: page 1 is a map") {
+		t.Errorf("no readable text: %+v", res)
 	}
 }
 
@@ -87,7 +208,7 @@ func TestGetDocumentTextOnlyInOneOrganization(t *testing.T) {
 	if d.Format != "text" || d.Text != "Eén pagina platte tekst." || d.Organization != "soest" {
 		t.Errorf("document = %+v", d)
 	}
-	if note, _ := d.Extra["ori"]["note"].(string); !strings.Contains(note, "more than one index") {
+	if notes, _ := d.Extra["ori"]["notes"].([]any); len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "more than one index") {
 		t.Errorf("duplicate id not noted: %v", d.Extra)
 	}
 }

@@ -67,10 +67,11 @@ func manifest() connector.Manifest {
 				Title: "Read a document (Open Raadsinformatie Classic)",
 				Description: shutdownNote +
 					"Full text of one document by its ORI id from ori_search (markdown when ORI has it, else plain text, with page markers of the original). " +
-					"ORI extracted at most 100 pages per file. Long texts come in pages: pass page (1-based); the result states page and pages. " +
+					"ORI extracted at most 100 pages of the original per file, but a council document can still run to over 1 MB of text: 50 or more pages of 20 000 bytes. " +
+					"Texts come in pages: pass page (1-based); the result states page and pages; read a long one page by page. " +
 					"Giving the organization key as well makes the lookup touch one index instead of all.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "The most expensive call of this platform (the whole text travels), not queued; cached for weeks after the first read.",
+				CostNote:    "The first page is the most expensive call of this platform (the whole item, up to several MB, travels and is read once), not queued. Later pages come from the text BesluitBron keeps: they cost the platform nothing and are fast. Cached for weeks.",
 			},
 			{
 				Name:  "list_organizations",

@@ -173,23 +173,27 @@ func SearchRequest(base string, a *SearchArgs) (string, []byte, error) {
 type obj = map[string]any
 
 type searchResponse struct {
-	TimedOut bool `json:"timed_out"`
-	Shards   *struct {
-		Total  int `json:"total"`
-		Failed int `json:"failed"`
-	} `json:"_shards"`
-	Hits *struct {
+	// timed_out, _shards, _score and highlight are optional: their shape
+	// changing costs a note or a snippet, never the search.
+	TimedOut soft[bool]    `json:"timed_out"`
+	Shards   soft[*shards] `json:"_shards"`
+	Hits     *struct {
 		Total json.RawMessage `json:"total"`
 		Hits  []hit           `json:"hits"`
 	} `json:"hits"`
 }
 
+type shards struct {
+	Total  int `json:"total"`
+	Failed int `json:"failed"`
+}
+
 type hit struct {
-	Index     string              `json:"_index"`
-	ID        string              `json:"_id"`
-	Score     *float64            `json:"_score"`
-	Source    map[string]any      `json:"_source"`
-	Highlight map[string][]string `json:"highlight"`
+	Index     string                    `json:"_index"`
+	ID        string                    `json:"_id"`
+	Score     soft[*float64]            `json:"_score"`
+	Source    map[string]any            `json:"_source"`
+	Highlight soft[map[string][]string] `json:"highlight"`
 }
 
 // total reads hits.total in both ES 7 forms: {"value":n,"relation":"eq"}
@@ -232,25 +236,49 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if sr.Hits == nil || sr.Hits.Hits == nil {
 		return nil, fmt.Errorf("search: the platform's response lacks hits.hits")
 	}
-	if a.Organization != "" && sr.Shards != nil && sr.Shards.Total == 0 {
+	sh := sr.Shards.V
+	if a.Organization != "" && sh != nil && sh.Total == 0 {
 		return nil, fmt.Errorf("search: organization %q matches no ORI index; take a key from ori_list_organizations", a.Organization)
 	}
 	out := sdk.SearchResult{Platform: ID, Offset: a.Offset, Results: []sdk.Item{}}
 	out.Total, out.TotalIsApproximate = total(sr.Hits.Total)
+	var noID, noSnippet, noScore int
+	var snippetErr, scoreErr error
 	for _, h := range sr.Hits.Hits {
-		it, err := hitItem(h)
-		if err != nil {
-			return nil, err
+		if h.ID == "" {
+			noID++
+			continue
 		}
-		out.Results = append(out.Results, it)
+		if h.Highlight.Err != nil {
+			noSnippet, snippetErr = noSnippet+1, h.Highlight.Err
+		}
+		if h.Score.Err != nil {
+			noScore, scoreErr = noScore+1, h.Score.Err
+		}
+		out.Results = append(out.Results, hitItem(h))
 	}
-	if out.Total != nil {
-		out.HasMore = a.Offset+len(out.Results) < *out.Total && a.Offset+len(out.Results) < MaxWindow
+	if noID > 0 && len(out.Results) == 0 {
+		return nil, fmt.Errorf("search: every hit of the platform is without _id (%d of %d)", noID, len(sr.Hits.Hits))
+	}
+	if seen := a.Offset + len(sr.Hits.Hits); out.Total != nil {
+		out.HasMore = seen < *out.Total && seen < MaxWindow
 	} else {
-		out.HasMore = len(out.Results) == a.Limit
+		out.HasMore = len(sr.Hits.Hits) == a.Limit
 	}
-	if sr.TimedOut || (sr.Shards != nil && sr.Shards.Failed > 0) {
+	switch {
+	case sr.TimedOut.Err != nil || sr.Shards.Err != nil:
+		out.Notes = append(out.Notes, "Elasticsearch's report of timeouts and failed shards is unreadable: these results may be incomplete.")
+	case sr.TimedOut.V || (sh != nil && sh.Failed > 0):
 		out.Notes = append(out.Notes, "Elasticsearch reports a timeout or failed shards: these results may be incomplete.")
+	}
+	if noID > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d hit(s) without an ORI id (_id) are left out.", noID))
+	}
+	if noSnippet > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("The snippets of %d hit(s) are left out: Elasticsearch's highlight is unreadable (%v).", noSnippet, snippetErr))
+	}
+	if noScore > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("The scores of %d hit(s) are left out: Elasticsearch's _score is unreadable (%v).", noScore, scoreErr))
 	}
 	if note := sunsetNote(resp); note != "" {
 		out.Notes = append(out.Notes, note)
@@ -258,16 +286,13 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	return out, nil
 }
 
-// hitItem normalises one hit. Source fields vary by @type, so _source is
-// read as a map.
-func hitItem(h hit) (sdk.Item, error) {
-	if h.ID == "" {
-		return sdk.Item{}, fmt.Errorf("search: a hit without _id")
-	}
+// hitItem normalises one hit, which has an _id. Source fields vary by
+// @type, so _source is read as a map.
+func hitItem(h hit) sdk.Item {
 	s := h.Source
 	extra := map[string]any{"index": h.Index}
-	if h.Score != nil {
-		extra["score"] = *h.Score
+	if h.Score.V != nil {
+		extra["score"] = *h.Score.V
 	}
 	for _, k := range []string{"content_type", "file_name", "size_in_bytes", "is_referenced_by", "has_organization_name", "classification"} {
 		if v, ok := s[k]; ok && v != nil && v != "" {
@@ -279,14 +304,14 @@ func hitItem(h hit) (sdk.Item, error) {
 	}
 	var frags []string
 	for _, f := range []string{"text", "description", "name", "title"} {
-		for _, fr := range h.Highlight[f] {
+		for _, fr := range h.Highlight.V[f] {
 			frags = append(frags, strings.Join(strings.Fields(sdk.StripTags(fr)), " "))
 		}
 	}
 	return sdk.Item{
 		ID: h.ID, Type: str(s, "@type"), Title: title(s, h.ID), Date: date(s), Organization: IndexKey(h.Index),
 		Snippet: clip(strings.Join(frags, " … "), 600), URL: citeURL(s, h.ID), Extra: map[string]map[string]any{ID: extra},
-	}, nil
+	}
 }
 
 var indexName = regexp.MustCompile(`^ori_(.+?)_[0-9]{8,}$`)

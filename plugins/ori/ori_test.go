@@ -300,3 +300,25 @@ func TestSearchPlatformErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchOptionalPartsFailSoft: a highlight, a _score or a _shards
+// report of another shape, or a hit without _id, costs that part and a
+// note, not the search.
+func TestSearchOptionalPartsFailSoft(t *testing.T) {
+	b := []byte(`{"timed_out":false,"_shards":"all fine","hits":{"total":{"value":3,"relation":"eq"},"hits":[
+ {"_index":"ori_soest_20250629013104","_id":"1","_score":"hoog","_source":{"@type":"MediaObject","name":"Eén"},"highlight":{"text":"<mark>ijsbaan</mark>"}},
+ {"_index":"ori_soest_20250629013104","_source":{"name":"zonder id"}},
+ {"_index":"ori_soest_20250629013104","_id":"3","_score":2.5,"_source":{"name":"Drie"},"highlight":{"name":["<mark>Drie</mark>"]}}]}}`)
+	h := sdktest.NewHost(t).HandleBody(base+"/ori_*/_search", 200, b)
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"ijsbaan"}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].ID != "1" || sr.Results[0].Snippet != "" || sr.Results[0].Extra["ori"]["score"] != nil ||
+		sr.Results[1].Snippet != "Drie" || sr.Results[1].Extra["ori"]["score"] != 2.5 || sr.HasMore {
+		t.Errorf("results = %+v, has_more %v", sr.Results, sr.HasMore)
+	}
+	for _, want := range []string{"report of timeouts and failed shards is unreadable", "1 hit(s) without an ORI id", "snippets of 1 hit(s) are left out", "scores of 1 hit(s) are left out"} {
+		if !strings.Contains(strings.Join(sr.Notes, "\n"), want) {
+			t.Errorf("notes %q lack %q", sr.Notes, want)
+		}
+	}
+}

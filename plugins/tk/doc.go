@@ -26,6 +26,59 @@
 // their OData record. Pages on www.tweedekamer.nl are not linked: their
 // address pattern is known only from third parties, who disagree on it.
 //
+// Reading a long document: tk_get_document extracts a document's text
+// once (sdk.PagedText) and the host keeps it, with what the text source
+// was (official XML, PDF and its page count, notes) as its head; a later
+// page reads the metadata (cached a day) and takes its slice of the kept
+// text. The text key is the file's URL plus what decides the text: the
+// official XML URL from the metadata, the content type and size, the
+// version. A lookup that lost the XML twin (see below) therefore never
+// serves its PDF text to one that found it.
+//
 // The mapping from tool arguments to requests lives in this package; limits
 // and caching are the host's.
+//
+// # What fails soft
+//
+//   - The metadata of tk_get_document asks for the current version
+//     ($expand=HuidigeDocumentVersie), the only way to the official XML's
+//     identifier. When the platform refuses that (HTTP 400, for a renamed
+//     or dropped navigation), the metadata is asked for again without the
+//     expansion, then without $select; the text then comes from
+//     Document({Id})/resource and extra.tk.notes says the official XML
+//     could not be looked up and why. When no metadata request succeeds
+//     for a document named by Id, its file is read with only the Id known
+//     (no title, type or date), with a note. While the platform refuses,
+//     every call repeats the refused requests: answers other than 2xx are
+//     not cached.
+//   - The official XML failing (not published, limit, an error page) falls
+//     back to the Kamer's file, with a note; a file that cannot be read
+//     (Word, ZIP, a scan, a broken PDF) is described instead of read.
+//   - A field that arrives in another JSON type (a number turned string)
+//     is left out of its result or entry with a note (search notes,
+//     extra.tk.notes of a document or list entry); a search result without
+//     a readable Id is left out with a note, as long as one result is
+//     readable.
+//
+// # Single points of failure
+//
+// One platform change that breaks every call of a tool:
+//
+//   - tk_search: the entity sets Document, Zaak and Activiteit, and the
+//     properties its $filter, $select and $orderby name (Verwijderd, Titel,
+//     Onderwerp, Soort, Datum, GestartOp, Zaak/Nummer, Id and the selected
+//     ones): a renamed one is an HTTP 400 for every search. It is not
+//     retried with less, since a search without a filter answers another
+//     question. Also the collection envelope (value, @odata.count or
+//     @odata.nextLink) and the 100-node filter limit as measured.
+//   - tk_get_document: for every document, Document({Id})/resource (when
+//     the official XML cannot be used) and the ledongthuc/pdf reader for
+//     PDFs; by document number also the $filter on DocumentNummer and
+//     Verwijderd, without which a number names no Id. The official XML's
+//     host and the op-xml format (root <officiele-publicatie>) only cost
+//     the fallback to the PDF.
+//   - tk_list_fracties, tk_list_commissies, tk_list_kamerleden: the entity
+//     sets Fractie, Commissie and Persoon with the properties filtered and
+//     ordered on (Verwijderd, DatumInactief, Functie = 'Tweede Kamerlid',
+//     NaamNL, Achternaam), and an Id (and Achternaam) in every entry.
 package tk

@@ -3,11 +3,14 @@ package tk
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
@@ -28,18 +31,41 @@ const documentExpand = "HuidigeDocumentVersie($select=Id,ExterneIdentifier,Exten
 const documentSelect = "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Vergaderjaar,Organisatie,ContentType,ContentLength,Verwijderd"
 
 // DocumentURL is the metadata request for a document by Id (GUID) or by
-// document number (2024D41173).
+// document number (2024D41173), with the current version expanded.
 func DocumentURL(base, id string) (string, error) {
+	urls, err := MetadataURLs(base, id)
+	if err != nil {
+		return "", err
+	}
+	return urls[0], nil
+}
+
+// MetadataURLs are the metadata requests for a document, richest first:
+// with the current version expanded (the only way to the external
+// identifier of the official XML), then without the expansion, then
+// without $select. A platform that renames or drops a property or a
+// navigation answers HTTP 400 naming it; the next request asks less.
+func MetadataURLs(base, id string) ([]string, error) {
+	var path string
+	var filter, top []param
 	switch {
 	case guidPattern.MatchString(id):
-		return odataURL(base, "Document("+strings.ToLower(id)+")",
-			param{"$select", documentSelect}, param{"$expand", documentExpand}), nil
+		path = "Document(" + strings.ToLower(id) + ")"
 	case documentNummer.MatchString(strings.ToUpper(id)):
-		return odataURL(base, "Document",
-			param{"$filter", "DocumentNummer eq " + Literal(strings.ToUpper(id)) + " and Verwijderd eq false"},
-			param{"$select", documentSelect}, param{"$expand", documentExpand}, param{"$top", "2"}), nil
+		path = "Document"
+		filter = []param{{"$filter", "DocumentNummer eq " + Literal(strings.ToUpper(id)) + " and Verwijderd eq false"}}
+		top = []param{{"$top", "2"}}
+	default:
+		return nil, fmt.Errorf("argument \"id\": %q is neither a document Id (GUID) nor a document number like 2024D41173", id)
 	}
-	return "", fmt.Errorf("argument \"id\": %q is neither a document Id (GUID) nor a document number like 2024D41173", id)
+	build := func(ps ...param) string {
+		return odataURL(base, path, append(append(append([]param(nil), filter...), ps...), top...)...)
+	}
+	return []string{
+		build(param{"$select", documentSelect}, param{"$expand", documentExpand}),
+		build(param{"$select", documentSelect}),
+		build(),
+	}, nil
 }
 
 // OfficialXMLURL is the official publication's XML for an external
@@ -68,25 +94,28 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		return nil, err
 	}
 	base := BaseURL
-	u, err := DocumentURL(base, strings.TrimSpace(a.ID))
+	// The metadata is read on every call (cached a day): it names the
+	// document's text source, and the text key depends on it.
+	rec, notes, err := fetchDocument(ctx, h, base, strings.TrimSpace(a.ID))
 	if err != nil {
 		return nil, err
 	}
-	rec, err := fetchDocument(ctx, h, u, a.ID)
+	xu := ""
+	if rec.Version != nil {
+		xu = OfficialXMLURL(rec.Version.ExterneIdentifier)
+	}
+	// The text is fetched and extracted once; its pages and its source are
+	// kept by the host, so page 40 of a Handelingen neither downloads nor
+	// parses it again.
+	doc, err := sdk.PagedText(ctx, h, textKey(base, rec, xu), connector.ClassDocument, a.Page,
+		func(ctx context.Context) (textSource, string, error) { return readText(ctx, h, base, rec, xu) })
 	if err != nil {
 		return nil, err
 	}
-	text, src, err := readText(ctx, h, base, rec)
-	if err != nil {
-		return nil, err
-	}
-	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
-	if err != nil {
-		return nil, err
-	}
+	src := doc.Head
 	title, _ := titleAndContext(rec.Onderwerp, rec.Titel)
 	title = firstNonEmpty(title, rec.Soort+" "+rec.DocumentNummer, rec.ID)
-	extra := map[string]any{"text_source": src.kind, "resource_url": ResourceURL(base, rec.ID)}
+	extra := map[string]any{"text_source": src.Kind, "resource_url": ResourceURL(base, rec.ID)}
 	for k, v := range map[string]string{"document_nummer": rec.DocumentNummer, "titel": rec.Titel, "vergaderjaar": rec.Vergaderjaar, "content_type": rec.ContentType} {
 		if v != "" {
 			extra[k] = v
@@ -98,126 +127,212 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if rec.ContentLength != nil {
 		extra["content_length"] = *rec.ContentLength
 	}
-	if src.format != "" {
-		extra["file_format"] = src.format
+	if src.Format != "" {
+		extra["file_format"] = src.Format
 	}
-	if src.pdfPages > 0 {
-		extra["pdf_pages"] = src.pdfPages
+	if src.PDFPages > 0 {
+		extra["pdf_pages"] = src.PDFPages
 	}
-	if len(src.notes) > 0 {
-		extra["notes"] = src.notes
+	if notes = append(notes, src.Notes...); len(notes) > 0 {
+		extra["notes"] = notes
 	}
 	return sdk.Document{
 		Platform: ID, ID: rec.ID, Type: rec.Soort, Title: title, Date: sdk.ISODate(rec.Datum),
-		Organization: firstNonEmpty(rec.Organisatie, Organization), URL: src.url, Format: "text",
-		Page: a.Page, Pages: pages, Text: page, Extra: map[string]map[string]any{ID: extra},
+		Organization: firstNonEmpty(rec.Organisatie, Organization), URL: src.URL, Format: "text",
+		Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Extra: map[string]map[string]any{ID: extra},
 	}, nil
 }
 
-// fetchDocument reads a document's metadata, by key (one entity) or by
-// number (a collection of at most one live document).
-func fetchDocument(ctx context.Context, h connector.Host, u, id string) (*record, error) {
-	resp, err := sdk.Get(ctx, h, u, ServiceOData, 1, ClassMetadata)
-	if err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
-	}
-	if resp.Status == 404 || resp.Status == 204 {
-		return nil, fmt.Errorf("get_document: no document %q", id)
-	}
-	var rec record
-	if guidPattern.MatchString(strings.TrimSpace(id)) {
-		if err := sdk.DecodeJSON(resp, "get_document", &rec); err != nil {
-			return nil, err
+// textKey names a document's text for the host: its file, and what else
+// decides the text read (the official XML twin, the content type and size
+// that decide whether the file is read at all, the version).
+func textKey(base string, rec *record, xu string) string {
+	k := ResourceURL(base, rec.ID) + "#text"
+	add := func(name, v string) {
+		if v != "" {
+			k += " " + name + "=" + v
 		}
-	} else {
+	}
+	add("xml", xu)
+	add("type", rec.ContentType)
+	if rec.ContentLength != nil {
+		add("length", strconv.FormatInt(*rec.ContentLength, 10))
+	}
+	if v := rec.Version; v != nil {
+		add("version", v.ID)
+		if v.Versienummer != nil {
+			add("nr", strconv.Itoa(*v.Versienummer))
+		}
+	}
+	if len(k) > connector.MaxTextKey {
+		sum := sha256.Sum256([]byte(k))
+		k = ResourceURL(base, rec.ID) + "#text sha256=" + hex.EncodeToString(sum[:])
+	}
+	return k
+}
+
+// answer marks a metadata error that is the platform's answer about the
+// document (unknown, deleted, ambiguous), not a failure to read it.
+type answer struct{ error }
+
+// fetchDocument reads a document's metadata, by key (one entity) or by
+// number (a collection of at most one live document). When the platform
+// refuses a request with HTTP 400 (a renamed property or navigation), it
+// asks again for less, and says in the notes what was lost; when even the
+// barest request fails for a document named by Id, it goes on with only
+// the Id, so that the file can still be read.
+func fetchDocument(ctx context.Context, h connector.Host, base, id string) (*record, []string, error) {
+	urls, err := MetadataURLs(base, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	byKey := guidPattern.MatchString(id)
+	var notes, refusals []string
+	for i, u := range urls {
+		resp, err := sdk.Get(ctx, h, u, ServiceOData, 1, ClassMetadata)
+		if err == nil && resp.Status == 400 && i+1 < len(urls) {
+			refusal := sdk.CheckStatus(resp).Error()
+			refusals = append(refusals, refusal)
+			if i == 0 {
+				notes = append(notes, "The official XML twin on officielebekendmakingen.nl could not be looked up: the platform refused to expand the document's current version (HuidigeDocumentVersie; "+refusal+"), so the text comes from the Tweede Kamer's own file.")
+			} else {
+				notes = append(notes, "The platform also refused the selected metadata fields ("+refusal+"); the metadata was read in full instead.")
+			}
+			continue
+		}
+		var rec *record
+		if err == nil {
+			var more []string
+			rec, more, err = parseDocument(resp, id, byKey)
+			notes = append(notes, more...)
+		}
+		if err != nil {
+			var ans answer
+			if i == 0 || errors.As(err, &ans) {
+				return nil, nil, err
+			}
+			if !byKey {
+				// Without metadata a number names no file.
+				return nil, nil, fmt.Errorf("%w; the platform had refused the fuller metadata requests (%s). Pass the document's Id (GUID) from tk_search instead: by Id its file is read even without metadata", err, strings.Join(refusals, "; "))
+			}
+			notes = append(notes, "The document's metadata could not be read ("+err.Error()+"): its title, type and date are unknown, and its file was read without them.")
+			return &record{ID: strings.ToLower(id)}, notes, nil
+		}
+		if i == 0 && rec.Version == nil {
+			notes = append(notes, "The platform's metadata names no current version (HuidigeDocumentVersie), so no official XML twin was looked for; the text comes from the Tweede Kamer's own file.")
+		}
+		return rec, notes, nil
+	}
+	return nil, nil, errors.New("get_document: no metadata request left") // not reached: the last request never continues
+}
+
+// parseDocument reads one metadata answer.
+func parseDocument(resp connector.FetchResponse, id string, byKey bool) (*record, []string, error) {
+	if resp.Status == 404 || resp.Status == 204 {
+		return nil, nil, answer{fmt.Errorf("get_document: no document %q", id)}
+	}
+	if err := sdk.CheckStatus(resp); err != nil {
+		return nil, nil, fmt.Errorf("get_document: %w", err)
+	}
+	entity := json.RawMessage(resp.Body)
+	if !byKey {
 		var c collection
 		if err := sdk.DecodeJSON(resp, "get_document", &c); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if c.Value == nil {
-			return nil, fmt.Errorf("get_document: the platform's response lacks value")
+			return nil, nil, fmt.Errorf("get_document: the platform's response lacks value")
 		}
 		if len(c.Value) == 0 {
-			return nil, fmt.Errorf("get_document: no document with number %q", id)
+			return nil, nil, answer{fmt.Errorf("get_document: no document with number %q", id)}
 		}
 		if len(c.Value) > 1 {
-			return nil, fmt.Errorf("get_document: the number %q names more than one document; pass the Id from tk_search", id)
+			return nil, nil, answer{fmt.Errorf("get_document: the number %q names more than one document; pass the Id from tk_search", id)}
 		}
-		if err := json.Unmarshal(c.Value[0], &rec); err != nil {
-			return nil, fmt.Errorf("get_document: the platform's document is not the expected entity: %v", err)
+		entity = c.Value[0]
+	}
+	var rec record
+	dropped, err := decodeEntity(entity, &rec, "Id")
+	if err != nil {
+		if byKey {
+			return nil, nil, fmt.Errorf("get_document: the platform's response is not the expected JSON: %v", err)
 		}
+		return nil, nil, fmt.Errorf("get_document: the platform's document is not the expected entity: %v", err)
 	}
 	if rec.ID == "" {
-		return nil, fmt.Errorf("get_document: the platform's response lacks Id")
+		return nil, nil, fmt.Errorf("get_document: the platform's response lacks Id")
 	}
 	if rec.Verwijderd != nil && *rec.Verwijderd {
-		return nil, fmt.Errorf("get_document: document %q is marked deleted (Verwijderd) by the platform", id)
+		return nil, nil, answer{fmt.Errorf("get_document: document %q is marked deleted (Verwijderd) by the platform", id)}
 	}
-	return &rec, nil
-}
-
-// textSource says where a document's text came from.
-type textSource struct {
-	kind     string // officielebekendmakingen_xml, pdf, xml, none
-	format   string // the unreadable file's format, when kind is none
-	url      string // the citable source
-	pdfPages int
-	notes    []string
-}
-
-// readText returns the document's text: the official XML twin when there
-// is one, else the platform's file (PDF text), else an explanation of what
-// the file is and where it is.
-func readText(ctx context.Context, h connector.Host, base string, rec *record) (string, textSource, error) {
 	var notes []string
-	if rec.Version != nil {
-		if xu := OfficialXMLURL(rec.Version.ExterneIdentifier); xu != "" {
-			text, err := officialText(ctx, h, xu)
-			if err == nil {
-				return text, textSource{kind: "officielebekendmakingen_xml", url: strings.TrimSuffix(xu, ".xml") + ".html"}, nil
-			}
-			notes = append(notes, "The official XML "+xu+" could not be used ("+err.Error()+"); the text comes from the Tweede Kamer's own file instead.")
+	if len(dropped) > 0 {
+		notes = append(notes, droppedNote("the document's metadata", dropped))
+	}
+	return &rec, notes, nil
+}
+
+// textSource says where a document's text came from: the head kept with
+// the text, all a later page needs besides the metadata.
+type textSource struct {
+	Kind     string   `json:"kind"`             // officielebekendmakingen_xml, pdf, xml, none
+	Format   string   `json:"format,omitempty"` // the unreadable file's format, when kind is none
+	URL      string   `json:"url"`              // the citable source
+	PDFPages int      `json:"pdf_pages,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// readText returns the document's text: the official XML twin xu when
+// there is one, else the platform's file (PDF text), else an explanation
+// of what the file is and where it is.
+func readText(ctx context.Context, h connector.Host, base string, rec *record, xu string) (textSource, string, error) {
+	var notes []string
+	if xu != "" {
+		text, err := officialText(ctx, h, xu)
+		if err == nil {
+			return textSource{Kind: "officielebekendmakingen_xml", URL: strings.TrimSuffix(xu, ".xml") + ".html"}, text, nil
 		}
+		notes = append(notes, "The official XML "+xu+" could not be used ("+err.Error()+"); the text comes from the Tweede Kamer's own file instead.")
 	}
 	resURL := ResourceURL(base, rec.ID)
-	src := textSource{kind: "none", url: resURL, notes: notes}
+	src := textSource{Kind: "none", URL: resURL, Notes: notes}
 	if kind := fileKind(rec.ContentType, nil); kind != "" && kind != "PDF" && kind != "XML" {
 		// No use downloading what cannot be read.
-		src.format = kind
-		return unreadable(kind, rec.ContentLength, resURL), src, nil
+		src.Format = kind
+		return src, unreadable(kind, rec.ContentLength, resURL), nil
 	}
 	resp, err := sdk.Get(ctx, h, resURL, ServiceOData, 1, connector.ClassDocument)
 	if err != nil {
-		return "", src, fmt.Errorf("get_document: downloading the file: %w", err)
+		return src, "", fmt.Errorf("get_document: downloading the file: %w", err)
 	}
 	if resp.Status == 404 || resp.Status == 204 {
-		return "", src, fmt.Errorf("get_document: the platform has no file for document %s", rec.ID)
+		return src, "", fmt.Errorf("get_document: the platform has no file for document %s", rec.ID)
 	}
 	if err := sdk.CheckStatus(resp); err != nil {
-		return "", src, fmt.Errorf("get_document: downloading the file: %w", err)
+		return src, "", fmt.Errorf("get_document: downloading the file: %w", err)
 	}
 	size := int64(len(resp.Body))
 	switch kind := fileKind(rec.ContentType, resp.Body); kind {
 	case "PDF":
 		text, pages, err := PDFText(resp.Body)
 		if err != nil {
-			src.format = "PDF"
-			return unreadable("PDF", &size, resURL) + "\n" + err.Error(), src, nil
+			src.Format = "PDF"
+			return src, unreadable("PDF", &size, resURL) + "\n" + err.Error(), nil
 		}
-		src.kind, src.pdfPages = "pdf", pages
-		return text, src, nil
+		src.Kind, src.PDFPages = "pdf", pages
+		return src, text, nil
 	case "HTML":
-		return "", src, fmt.Errorf("get_document: the platform answered with an HTML page instead of the document's file")
+		return src, "", fmt.Errorf("get_document: the platform answered with an HTML page instead of the document's file")
 	case "XML":
 		text, err := xmlText(resp.Body, "")
 		if err != nil {
-			return "", src, fmt.Errorf("get_document: the platform's XML file: %v", err)
+			return src, "", fmt.Errorf("get_document: the platform's XML file: %v", err)
 		}
-		src.kind = "xml"
-		return text, src, nil
+		src.Kind = "xml"
+		return src, text, nil
 	default:
-		src.format = kind
-		return unreadable(kind, &size, resURL), src, nil
+		src.Format = kind
+		return src, unreadable(kind, &size, resURL), nil
 	}
 }
 

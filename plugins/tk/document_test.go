@@ -1,9 +1,12 @@
 package tk_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/besluitbron/besluitbron/plugins/tk"
 	"github.com/besluitbron/besluitbron/sdk"
@@ -26,6 +29,15 @@ func metaURL(id string) string {
 	return u
 }
 
+// metaURLs are the metadata requests for id: expanded, selected, bare.
+func metaURLs(id string) []string {
+	u, err := tk.MetadataURLs(base, id)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
 func TestDocumentURL(t *testing.T) {
 	const sel = "$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2COrganisatie%2CContentType%2CContentLength%2CVerwijderd&$expand=HuidigeDocumentVersie%28%24select%3DId%2CExterneIdentifier%2CExtensie%2CBestandsgrootte%2CVersienummer%29"
 	for _, c := range []struct{ id, want string }{
@@ -36,6 +48,15 @@ func TestDocumentURL(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("DocumentURL(%s) = %s, %v\nwant %s", c.id, got, err, c.want)
 		}
+	}
+	urls, err := tk.MetadataURLs(base, "2024D41173")
+	wantURLs := []string{
+		base + "/Document?$filter=DocumentNummer%20eq%20%272024D41173%27%20and%20Verwijderd%20eq%20false&" + sel + "&$top=2",
+		base + "/Document?$filter=DocumentNummer%20eq%20%272024D41173%27%20and%20Verwijderd%20eq%20false&" + sel[:strings.Index(sel, "&$expand")] + "&$top=2",
+		base + "/Document?$filter=DocumentNummer%20eq%20%272024D41173%27%20and%20Verwijderd%20eq%20false&$top=2",
+	}
+	if err != nil || !cmp.Equal(urls, wantURLs) {
+		t.Errorf("MetadataURLs = %q, %v\nwant %q", urls, err, wantURLs)
 	}
 	for _, extid := range []string{"kst-33328-AI", "ah-tk-20232024-1244", "h-tk-20232024-12-3"} {
 		if got := tk.OfficialXMLURL(extid); got != tk.OBKBaseURL+"/"+extid+".xml" {
@@ -241,6 +262,18 @@ func TestGetDocumentPaging(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Text, `"page": 9999 is out of range`) {
 		t.Errorf("page out of range: %+v", res)
 	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the XML was extracted %d times, want once", n)
+	}
+	xmlFetches := 0
+	for _, r := range h.Requests() {
+		if r.URL == obkXML {
+			xmlFetches++
+		}
+	}
+	if xmlFetches != 1 {
+		t.Errorf("the XML was fetched %d times, want once", xmlFetches)
+	}
 }
 
 func TestGetDocumentErrors(t *testing.T) {
@@ -305,5 +338,240 @@ func TestGetDocumentErrors(t *testing.T) {
 	res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+pdfID+`"}`)
 	if !res.IsError || !strings.Contains(res.Text, "downloading the file: unavailable: response larger than 20 MB") {
 		t.Errorf("oversized file: %+v", res)
+	}
+}
+
+// bigPDF is a Kamerstuk-like PDF with more than 1 MB of text: 300 pages
+// of 55 lines, the last line ending in a phrase with Dutch characters.
+func bigPDF() []byte {
+	pages := make([][]string, 300)
+	for p := range pages {
+		lines := make([]string, 55)
+		for l := range lines {
+			lines[l] = fmt.Sprintf("Pagina %d regel %d: de financiële positie van gemeenten en één ijsbaan per regio.", p+1, l+1)
+		}
+		pages[p] = lines
+	}
+	pages[299][54] = "Slotzin: het café, de financiële reünie en een naïeve coördinatie."
+	return makePDF(pages...)
+}
+
+// readAll reads every page of a document, checking that the page count
+// stays what the first page said.
+func readAll(t *testing.T, h *sdktest.Host, id string) []sdk.Document {
+	t.Helper()
+	var docs []sdk.Document
+	for n := 1; n == 1 || n <= docs[0].Pages; n++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, id, n)), &d)
+		if d.Page != n || len(docs) > 0 && d.Pages != docs[0].Pages {
+			t.Fatalf("page %d: page %d of %d, first said %d pages", n, d.Page, d.Pages, docs[0].Pages)
+		}
+		if len(d.Text) > sdk.TextPageSize {
+			t.Errorf("page %d has %d bytes", n, len(d.Text))
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestGetDocumentLargePDF reads a PDF of more than 1 MB of text page by
+// page: the file is downloaded and extracted once, the host keeps the
+// text, and every later page, read from it, equals what a fresh
+// extraction gives.
+func TestGetDocumentLargePDF(t *testing.T) {
+	resource := base + "/Document(" + pdfID + ")/resource"
+	pdf := bigPDF()
+	h := sdktest.NewHost(t).Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").HandleBody(resource, 200, pdf)
+	docs := readAll(t, h, pdfID)
+	last := docs[len(docs)-1]
+	total := 0
+	for _, d := range docs {
+		total += len(d.Text)
+	}
+	if total < 1<<20 || len(docs) < 50 {
+		t.Errorf("%d bytes in %d pages, want more than 1 MB", total, len(docs))
+	}
+	if !strings.HasPrefix(docs[0].Text, "[page 1]\nPagina 1 regel 1: de financiële positie") ||
+		!strings.Contains(last.Text, "Slotzin: het café, de financiële reünie en een naïeve coördinatie.") {
+		t.Errorf("first page starts %.60q; last page ends %q", docs[0].Text, last.Text[max(0, len(last.Text)-100):])
+	}
+	if last.Extra["tk"]["pdf_pages"] != float64(300) || last.Extra["tk"]["text_source"] != "pdf" || last.URL != resource || last.Title != docs[0].Title {
+		t.Errorf("last page = %+v", last.Extra)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the PDF was extracted %d times, want once", n)
+	}
+	if n := h.TextPagesServed(); n != len(docs)-1 {
+		t.Errorf("%d pages served from the kept text, want %d", n, len(docs)-1)
+	}
+	downloads := 0
+	for _, r := range h.Requests() {
+		if r.URL == resource {
+			downloads++
+		}
+	}
+	if downloads != 1 {
+		t.Errorf("the file was downloaded %d times, want once", downloads)
+	}
+	// What a kept page says is what a fresh extraction says.
+	for _, n := range []int{len(docs) / 2, len(docs)} {
+		h.ForgetTexts()
+		var fresh sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, pdfID, n)), &fresh)
+		if diff := cmp.Diff(fresh, docs[n-1]); diff != "" {
+			t.Errorf("page %d kept differs from a fresh extraction (-fresh +kept):\n%s", n, diff)
+		}
+	}
+	if n := h.TextsKept(); n != 3 {
+		t.Errorf("%d extractions, want 3 (one, then one after each ForgetTexts)", n)
+	}
+}
+
+// expansionRefused is the platform's answer to $expand when the
+// navigation property is gone.
+const expansionRefused = `{"error":{"code":"","message":"Could not find a property named 'HuidigeDocumentVersie' on type 'TK.DA.GGM.OData.Document'."}}`
+
+// kstPlain is the Kamerstuk's metadata as the platform gives it without
+// the expansion.
+const kstPlain = `{"Id":"` + kstID + `","Soort":"Verslag van een schriftelijk overleg","DocumentNummer":"2023D52517","Titel":"Wet open overheid",` +
+	`"Onderwerp":"Verslag van een schriftelijk overleg over de Woo","Datum":"2023-12-28T00:00:00+01:00","Organisatie":"Tweede Kamer","ContentType":"application/pdf","ContentLength":187654,"Verwijderd":false}`
+
+// TestGetDocumentExpansionRefused: when the platform refuses to expand
+// HuidigeDocumentVersie, tk_get_document asks for less and reads the
+// Kamer's own file, saying that the official XML twin could not be
+// looked up; the same by document number.
+func TestGetDocumentExpansionRefused(t *testing.T) {
+	resource := base + "/Document(" + kstID + ")/resource"
+	pdf := makePDF([]string{"Verslag van een schriftelijk overleg", "Eén vraag over de Woo"})
+	for _, id := range []string{kstID, "2023D52517"} {
+		t.Run(id, func(t *testing.T) {
+			urls := metaURLs(id)
+			plain := kstPlain
+			if id != kstID {
+				plain = `{"value":[` + kstPlain + `]}`
+			}
+			h := sdktest.NewHost(t).
+				HandleBody(urls[0], 400, []byte(expansionRefused)).
+				HandleBody(urls[1], 200, []byte(plain)).
+				HandleBody(resource, 200, pdf)
+			var d sdk.Document
+			sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+id+`"}`), &d)
+			x := d.Extra["tk"]
+			notes, _ := x["notes"].([]any)
+			if d.ID != kstID || d.Title != "Verslag van een schriftelijk overleg over de Woo" || d.Date != "2023-12-28" || d.URL != resource ||
+				x["text_source"] != "pdf" || !strings.Contains(d.Text, "Eén vraag over de Woo") || len(notes) != 1 {
+				t.Fatalf("document = %+v", d)
+			}
+			for _, w := range []string{"official XML twin", "could not be looked up", "refused to expand", "HuidigeDocumentVersie", "HTTP 400: Could not find a property named 'HuidigeDocumentVersie'"} {
+				if !strings.Contains(notes[0].(string), w) {
+					t.Errorf("note lacks %q: %s", w, notes[0])
+				}
+			}
+			var got []string
+			for _, r := range h.Requests() {
+				got = append(got, r.URL)
+			}
+			if want := []string{urls[0], urls[1], resource}; !cmp.Equal(got, want) {
+				t.Errorf("requests = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestGetDocumentMetadataDrift: the requests after a refused expansion
+// may fail too. A refused $select reads the whole entity; when nothing
+// can be read, a document named by Id is still read from its file, with
+// what is known; one named by number cannot be, and the error says why.
+func TestGetDocumentMetadataDrift(t *testing.T) {
+	resource := base + "/Document(" + kstID + ")/resource"
+	pdf := makePDF([]string{"Eén vraag over de Woo"})
+	selectRefused := `{"error":{"code":"","message":"Could not find a property named 'Onderwerp' on type 'TK.DA.GGM.OData.Document'."}}`
+	urls := metaURLs(kstID)
+	t.Run("select refused", func(t *testing.T) {
+		h := sdktest.NewHost(t).
+			HandleBody(urls[0], 400, []byte(expansionRefused)).
+			HandleBody(urls[1], 400, []byte(selectRefused)).
+			HandleBody(urls[2], 200, []byte(strings.Replace(kstPlain, `"Onderwerp"`, `"Onderwerpen"`, 1))).
+			HandleBody(resource, 200, pdf)
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`), &d)
+		notes, _ := d.Extra["tk"]["notes"].([]any)
+		if d.Title != "Wet open overheid" || d.Type != "Verslag van een schriftelijk overleg" || len(notes) != 2 ||
+			!strings.Contains(notes[1].(string), "also refused the selected metadata fields (upstream answered HTTP 400: Could not find a property named 'Onderwerp'") {
+			t.Errorf("document = %+v", d)
+		}
+	})
+	t.Run("nothing readable", func(t *testing.T) {
+		h := sdktest.NewHost(t).
+			HandleBody(urls[0], 400, []byte(expansionRefused)).
+			HandleBody(urls[1], 400, []byte(selectRefused)).
+			HandleBody(urls[2], 500, []byte(`{"error":{"code":"","message":"An error has occurred."}}`)).
+			HandleBody(resource, 200, pdf)
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+strings.ToUpper(kstID)+`"}`), &d)
+		notes, _ := d.Extra["tk"]["notes"].([]any)
+		if d.ID != kstID || d.Title != kstID || d.URL != resource || d.Extra["tk"]["text_source"] != "pdf" || !strings.Contains(d.Text, "Eén vraag") || len(notes) != 3 ||
+			!strings.Contains(notes[2].(string), "metadata could not be read (get_document: upstream answered HTTP 500: An error has occurred.)") {
+			t.Errorf("document = %+v", d)
+		}
+	})
+	t.Run("by number", func(t *testing.T) {
+		urls := metaURLs("2023D52517")
+		h := sdktest.NewHost(t).
+			HandleBody(urls[0], 400, []byte(expansionRefused)).
+			HandleBody(urls[1], 400, []byte(selectRefused)).
+			HandleBody(urls[2], 400, []byte(`{"error":{"code":"","message":"Could not find a property named 'DocumentNummer' on type 'TK.DA.GGM.OData.Document'."}}`))
+		res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"2023D52517"}`)
+		if !res.IsError || !strings.Contains(res.Text, "'DocumentNummer'") || !strings.Contains(res.Text, "'HuidigeDocumentVersie'") || !strings.Contains(res.Text, "Pass the document's Id (GUID)") {
+			t.Errorf("got %+v", res)
+		}
+	})
+	t.Run("unknown after refusal", func(t *testing.T) {
+		h := sdktest.NewHost(t).
+			HandleBody(urls[0], 400, []byte(expansionRefused)).
+			HandleBody(urls[1], 404, []byte(`{"error":{"code":"","message":"Not found"}}`))
+		res := sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`)
+		if !res.IsError || !strings.Contains(res.Text, "no document") {
+			t.Errorf("got %+v", res)
+		}
+	})
+	t.Run("no version", func(t *testing.T) {
+		h := sdktest.NewHost(t).HandleBody(urls[0], 200, []byte(kstPlain)).HandleBody(resource, 200, pdf)
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`), &d)
+		notes, _ := d.Extra["tk"]["notes"].([]any)
+		if len(notes) != 1 || !strings.Contains(notes[0].(string), "names no current version") {
+			t.Errorf("document = %+v", d)
+		}
+	})
+}
+
+// TestGetDocumentTextKey: the kept text follows what decides it. By Id
+// and by number the same document shares one text; when the expansion is
+// refused for one lookup, its PDF text is not served to a lookup that
+// does find the official XML.
+func TestGetDocumentTextKey(t *testing.T) {
+	resource := base + "/Document(" + kstID + ")/resource"
+	h := sdktest.NewHost(t).
+		HandleBody(metaURLs(kstID)[0], 400, []byte(expansionRefused)).
+		HandleBody(metaURLs(kstID)[1], 200, []byte(kstPlain)).
+		HandleBody(resource, 200, makePDF([]string{"Eén vraag over de Woo"})).
+		Handle(metaURL("2023D52517"), 200, td+"tk-document-by-number.json").
+		Handle(obkXML, 200, td+"obk-kst-33328-AI.xml")
+	var byID, byNumber sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`), &byID)
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"2023D52517"}`), &byNumber)
+	if byID.Extra["tk"]["text_source"] != "pdf" || byNumber.Extra["tk"]["text_source"] != "officielebekendmakingen_xml" || h.TextsKept() != 2 {
+		t.Errorf("by id %v, by number %v, %d texts kept", byID.Extra["tk"]["text_source"], byNumber.Extra["tk"]["text_source"], h.TextsKept())
+	}
+	h = sdktest.NewHost(t).
+		Handle(metaURL(kstID), 200, td+"tk-document-kst.json").
+		Handle(metaURL("2023D52517"), 200, td+"tk-document-by-number.json").
+		Handle(obkXML, 200, td+"obk-kst-33328-AI.xml")
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+kstID+`"}`), &byID)
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"2023D52517"}`), &byNumber)
+	if h.TextsKept() != 1 || h.TextPagesServed() != 1 || !cmp.Equal(byID, byNumber) {
+		t.Errorf("%d texts kept, %d pages served; by id %+v, by number %+v", h.TextsKept(), h.TextPagesServed(), byID, byNumber)
 	}
 }

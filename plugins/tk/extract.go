@@ -83,14 +83,19 @@ func xmlText(b []byte, root string) (string, error) {
 		}
 	}
 	p.flush()
-	text := strings.TrimSpace(p.out.String())
-	if text == "" {
+	// Every line written is collapsed and ends in a line break, so the
+	// text needs no trimming (and no copy of a multi-MB string).
+	if p.out.Len() == 0 {
 		return "", errors.New("the XML holds no text")
 	}
 	if len(p.notes) > 0 {
-		text += "\n\nNoten:\n" + strings.Join(p.notes, "\n")
+		p.out.WriteString("\nNoten:\n")
+		for _, n := range p.notes {
+			p.out.WriteString(n)
+			p.out.WriteByte('\n')
+		}
 	}
-	return text + "\n", nil
+	return p.out.String(), nil
 }
 
 func (p *pubText) start(name string) {
@@ -266,7 +271,10 @@ func PDFText(b []byte) (text string, pages int, err error) {
 		}
 		return "", 0, fmt.Errorf("the PDF has no text layer (%d pages, probably scanned images)", n)
 	}
-	text = strings.TrimSpace(out.String()) + "\n"
+	// Each page ends in a blank line: keep one line break, without
+	// copying the text.
+	text = out.String()
+	text = text[:len(strings.TrimRight(text, "\n"))+1]
 	if len(failed) > 0 {
 		text += fmt.Sprintf("\n(Pages %v of this PDF could not be read.)\n", failed)
 	}

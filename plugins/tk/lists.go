@@ -90,7 +90,8 @@ func listGroups(ctx context.Context, h connector.Host, raw json.RawMessage, tool
 	out := sdk.ListResult{Platform: ID, List: list, Items: []sdk.Item{}}
 	for i, r := range recs {
 		var g group
-		if err := json.Unmarshal(r, &g); err != nil {
+		dropped, err := decodeEntity(r, &g, "Id")
+		if err != nil {
 			return nil, fmt.Errorf("%s: entry %d is not the expected %s: %v", tool, i+1, set, err)
 		}
 		if g.ID == "" {
@@ -111,6 +112,9 @@ func listGroups(ctx context.Context, h connector.Host, raw json.RawMessage, tool
 		}
 		if g.AantalStemmen != nil {
 			extra["stemmen"] = *g.AantalStemmen
+		}
+		if len(dropped) > 0 {
+			extra["notes"] = []string{droppedNote("this entry", dropped)}
 		}
 		out.Items = append(out.Items, sdk.Item{
 			ID: g.ID, Type: firstNonEmpty(g.Soort, set), Title: firstNonEmpty(g.NaamNL, g.Afkorting, g.ID),
@@ -164,7 +168,8 @@ func listKamerleden(ctx context.Context, h connector.Host, raw json.RawMessage) 
 	out := sdk.ListResult{Platform: ID, List: "kamerleden", Items: []sdk.Item{}}
 	for i, r := range recs {
 		var p persoon
-		if err := json.Unmarshal(r, &p); err != nil {
+		dropped, err := decodeEntity(r, &p, "Id", "Achternaam")
+		if err != nil {
 			return nil, fmt.Errorf("list_kamerleden: entry %d is not the expected Persoon: %v", i+1, err)
 		}
 		if p.ID == "" || p.Achternaam == "" {
@@ -179,6 +184,9 @@ func listKamerleden(ctx context.Context, h connector.Host, raw json.RawMessage) 
 		}
 		if p.Nummer != nil {
 			extra["nummer"] = *p.Nummer
+		}
+		if len(dropped) > 0 {
+			extra["notes"] = []string{droppedNote("this entry", dropped)}
 		}
 		name := strings.Join(nonEmpty(firstNonEmpty(p.Roepnaam, p.Initialen), p.Tussenvoegsel, p.Achternaam), " ")
 		out.Items = append(out.Items, sdk.Item{

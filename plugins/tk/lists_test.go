@@ -120,7 +120,8 @@ func TestListPlatformErrors(t *testing.T) {
 		{"malformed", 200, `[`, "list_fracties: the platform's response is not the expected JSON"},
 		{"no value", 200, `{"@odata.count":3}`, "lacks value"},
 		{"no Id", 200, `{"value":[{"NaamNL":"X"}]}`, "entry 1 lacks Id"},
-		{"wrong type", 200, `{"value":[{"Id":"x","AantalZetels":"veel"}]}`, "entry 1 is not the expected Fractie"},
+		{"Id of another type", 200, `{"value":[{"Id":7,"NaamNL":"X"}]}`, "entry 1 is not the expected Fractie"},
+		{"not an object", 200, `{"value":["x"]}`, "entry 1 is not the expected Fractie"},
 		{"endless", 200, `{"@odata.count":99999,"value":[{"Id":"x"}],"@odata.nextLink":"https://gegevensmagazijn.tweedekamer.nl/OData/v4/2.0/Fractie?$skip=250"}`, "more than 2000 entries"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,5 +140,31 @@ func TestListPlatformErrors(t *testing.T) {
 	res = sdktest.Call(t, tk.Plugin(), h, "list_kamerleden", `{}`)
 	if !res.IsError || !strings.Contains(res.Text, "lacks Id or Achternaam") {
 		t.Errorf("member without surname: %+v", res)
+	}
+}
+
+// TestListFieldOfAnotherType: a field the platform starts sending in
+// another form is left out of its entry, with a note there, instead of
+// failing the whole list.
+func TestListFieldOfAnotherType(t *testing.T) {
+	h := sdktest.NewHost(t).HandleBody(base+"/Fractie?*", 200,
+		[]byte(`{"value":[{"Id":"x","NaamNL":"Partij X","AantalZetels":"veel","DatumActief":"2023-12-06T00:00:00+01:00"},{"Id":"y","NaamNL":"Partij Y","AantalZetels":3}]}`))
+	var l sdk.ListResult
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "list_fracties", `{}`), &l)
+	if l.Count != 2 {
+		t.Fatalf("list = %+v", l)
+	}
+	x, y := l.Items[0].Extra["tk"], l.Items[1].Extra["tk"]
+	notes, _ := x["notes"].([]any)
+	if x["zetels"] != nil || x["datum_actief"] != "2023-12-06" || len(notes) != 1 || !strings.Contains(notes[0].(string), "AantalZetels in an unexpected form") {
+		t.Errorf("entry with a changed field: %v", x)
+	}
+	if y["zetels"] != float64(3) || y["notes"] != nil {
+		t.Errorf("intact entry: %v", y)
+	}
+	h = sdktest.NewHost(t).HandleBody(base+"/Persoon?*", 200, []byte(`{"value":[{"Id":"x","Achternaam":"Jansen","Nummer":"12a"}]}`))
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "list_kamerleden", `{}`), &l)
+	if l.Count != 1 || l.Items[0].Title != "Jansen" || l.Items[0].Extra["tk"]["notes"] == nil || l.Items[0].Extra["tk"]["nummer"] != nil {
+		t.Errorf("member with a changed field: %+v", l.Items)
 	}
 }

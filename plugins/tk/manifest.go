@@ -82,9 +82,10 @@ func manifest() connector.Manifest {
 				Description: "Full text of a Tweede Kamer document by its id (the GUID from tk_search) or its document number (e.g. 2024D41173). " +
 					"Kamerstukken, Handelingen and Aanhangsels (answers to written questions) are read from their official XML on officielebekendmakingen.nl; other documents from the Kamer's own file, with the text extracted from the PDF (layout and tables are lost; scanned PDFs have no text). " +
 					"Word (DOCX, DOC) and ZIP files cannot be read here: the result says so and gives the format, size and download link. " +
-					"Long texts come in pages: pass page (1-based); the result states page and pages. url is the citable source of the text read.",
+					"Texts can be long: a Kamerstuk, a Handelingen report or an attached report can be a PDF of several MB and hundreds of printed pages, which is dozens of text pages of 20 000 bytes here; read it page by page (pass page, 1-based; the result states page and pages) and stop when the question is answered. " +
+					"url is the citable source of the text read; extra.tk.notes says when a fallback was taken (no official XML, metadata the platform refused).",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "Two requests: the document's metadata (cached a day), then its text. The official-XML route counts against officielebekendmakingen.nl's limit of 10 requests per 30 s and may queue; the PDF route downloads the whole file (often hundreds of KB) and extracts it, the slowest call of this connector. The text is cached for 28 days, so further pages are free.",
+				CostNote:    "The first page takes two requests: the document's metadata (cached a day), then its text. The official-XML route counts against officielebekendmakingen.nl's limit of 10 requests per 30 s and may queue; the PDF route downloads the whole file (often hundreds of KB, sometimes several MB) and extracts it, the slowest call of this connector. The text is extracted once: later pages come from the text the host keeps (as long as the cached metadata, up to a day; the file itself is cached 28 days), so they cost the platform nothing and are fast.",
 			},
 			{
 				Name:        "list_fracties",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -258,17 +259,46 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		return nil, fmt.Errorf("search: the platform's response lacks value")
 	}
 	out := sdk.SearchResult{Platform: ID, Total: c.Count, Offset: a.Offset, Results: []sdk.Item{}}
+	// A result the connector cannot read is left out with a note, and a
+	// field of an unexpected type is left out of its result: one changed
+	// field must not fail every search. Only when no result is readable
+	// is the answer an error.
+	var bad error
+	skipped := 0
+	var dropped []string
 	for i, rawRec := range c.Value {
 		var r record
-		if err := json.Unmarshal(rawRec, &r); err != nil {
-			return nil, fmt.Errorf("search: result %d is not the expected entity: %v", i+1, err)
+		d, err := decodeEntity(rawRec, &r, "Id")
+		switch {
+		case err != nil:
+			err = fmt.Errorf("search: result %d is not the expected entity: %v", i+1, err)
+		case r.ID == "":
+			err = fmt.Errorf("search: result %d lacks Id", i+1)
 		}
-		if r.ID == "" {
-			return nil, fmt.Errorf("search: result %d lacks Id", i+1)
+		if err != nil {
+			if bad == nil {
+				bad = err
+			}
+			skipped++
+			continue
+		}
+		for _, f := range d {
+			if !slices.Contains(dropped, f) {
+				dropped = append(dropped, f)
+			}
 		}
 		out.Results = append(out.Results, item(base, entity, &r))
 	}
-	out.HasMore = c.hasMore(a.Offset + len(out.Results))
+	if bad != nil && len(out.Results) == 0 {
+		return nil, bad
+	}
+	if skipped > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d of the %d results the platform sent could not be read and were left out (%v).", skipped, len(c.Value), strings.TrimPrefix(bad.Error(), "search: ")))
+	}
+	if len(dropped) > 0 {
+		out.Notes = append(out.Notes, droppedNote("results", dropped))
+	}
+	out.HasMore = c.hasMore(a.Offset + len(c.Value))
 	if a.Query != "" {
 		out.Notes = append(out.Notes, "Words were matched in titles and subjects only: the Tweede Kamer API has no full-text search.")
 	}

@@ -300,3 +300,31 @@ func TestSearchPlatformErrors(t *testing.T) {
 		t.Errorf("fetch error: %+v", res)
 	}
 }
+
+// TestSearchSoftFailures: a result the connector cannot read is left out
+// with a note, and a field in another form is left out of its result,
+// with a note; neither fails the search.
+func TestSearchSoftFailures(t *testing.T) {
+	body := `{"@odata.count":4,"value":[` +
+		`{"Id":"a","Soort":"Motie","Onderwerp":"Motie over de Woo","Datum":"2024-10-01T00:00:00+02:00","ContentLength":"groot","Kamer":2},` +
+		`{"Titel":"zonder Id"},` +
+		`{"Id":6},` +
+		`{"Id":"d","Soort":"Brief regering","Onderwerp":"Brief over de Woo","Kamer":"twee"}]}`
+	h := sdktest.NewHost(t).HandleBody(base+"/Document?*", 200, []byte(body))
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "search", `{"query":"Woo"}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].ID != "a" || sr.Results[1].ID != "d" || sr.HasMore {
+		t.Fatalf("result = %+v", sr)
+	}
+	if a := sr.Results[0]; a.Date != "2024-10-01" || a.Extra["tk"]["content_length"] != nil || a.Extra["tk"]["kamer"] != float64(2) {
+		t.Errorf("result with a changed field = %+v", a)
+	}
+	want := []string{
+		"2 of the 4 results the platform sent could not be read and were left out (result 2 lacks Id).",
+		"The platform sent results with ContentLength, Kamer in an unexpected form; left out.",
+		"Words were matched in titles and subjects only: the Tweede Kamer API has no full-text search.",
+	}
+	if diff := cmp.Diff(want, sr.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}

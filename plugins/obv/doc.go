@@ -6,6 +6,35 @@
 // /api/status (import freshness per source and supplier, [StatusResult]) on
 // https://openbesluitvorming.nl; a token bucket of 60 units per minute per
 // client, search costing max(1, ceil(limit/24)) units ([SearchCost]).
+// get_document reads through sdk.PagedText: an entity (a document's
+// markdownText can be megabytes) is decoded once, into the fields the
+// result shows, its text key is the entity's URL, and later pages come
+// from the host without a request.
+//
 // The mapping from tool arguments to requests lives in this package; limits
 // and caching are the host's.
+//
+// # Single points of failure
+//
+// What one change of the platform would break for every call of a tool:
+//
+//   - all tools: the paths under /api/ answering JSON (an HTML page or
+//     an error status is a tool error).
+//   - search: the query parameters (query, organization, entityType,
+//     dateFrom, dateTo, sort, limit, offset), the results list and each
+//     result's entityId.
+//   - get_document: /api/entities/{id} with entityId, and markdownText
+//     as a string (a document's only text; renamed, every document would
+//     read as having no text).
+//   - list_sources: the sources list and its key and label fields.
+//   - status: /api/status and each source's sourceKey and state.
+//
+// What fails soft, with a note in the result: in search a result of
+// another shape or without entityId (left out, unless none is readable),
+// an unreadable matchedPage or pageCount, totalCount, or hasMore (then
+// inferred from a full page); in get_document every part besides entityId
+// and markdownText (title, dates, organisation, download URL, content
+// type, meeting id, agenda, motions, recordings, motion); in status a
+// source or supplier row of another shape, an unreadable or missing
+// suppliers list, windowHours or indexActivityAvailable.
 package obv

@@ -65,11 +65,12 @@ func manifest() connector.Manifest {
 				CostNote:    "1 unit per 24 results (limit 24 costs 1, limit 100 costs 5) of a 60-units-per-minute platform limit; searching all sources is as cheap as one source. Repeating a search within 10 minutes is free (cached).",
 			},
 			{
-				Name:        "get_document",
-				Title:       "Read a document, meeting, motion or recording (OpenBesluitvorming)",
-				Description: "Full text (markdown) of a document, or the agenda, motions and votes of a meeting, or a motion's votes, by entity id from obv_search. Long texts come in pages: pass page (1-based); the result states page and pages.",
+				Name:  "get_document",
+				Title: "Read a document, meeting, motion or recording (OpenBesluitvorming)",
+				Description: "Full text (markdown) of a document, or the agenda, motions and votes of a meeting, or a motion's votes, by entity id from obv_search. " +
+					"Texts come in pages of 20 000 bytes: pass page (1-based); the result states page and pages. A council document can run to over 1 MB, 50 or more pages: read it page by page.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "1 unit; the slowest call of this platform on first read, then cached for weeks.",
+				CostNote:    "1 unit for the first page, the slowest call of this platform (the whole entity, up to several MB, travels and is read once). Later pages come from the text BesluitBron keeps: they cost no unit and are fast. Cached for weeks.",
 			},
 			{
 				Name:        "list_sources",

@@ -82,24 +82,31 @@ func SearchURL(base string, a SearchArgs) (string, float64, error) {
 	return strings.TrimRight(base, "/") + "/api/search?" + q.Encode(), SearchCost(a.Limit), nil
 }
 
+// searchRow is one search result with the fields the item shows.
+type searchRow struct {
+	EntityID        string `json:"entityId"`
+	EntityType      string `json:"entityType"`
+	EntityTypeLabel string `json:"entityTypeLabel"`
+	Organization    string `json:"organization"`
+	Date            string `json:"date"`
+	SortDate        string `json:"sortDate"`
+	Title           string `json:"title"`
+	Summary         string `json:"summary"`
+	DownloadURL     string `json:"downloadUrl"`
+	// MatchedPage and PageCount are enrichments: unreadable, they are
+	// left out with a note.
+	MatchedPage soft[int] `json:"matchedPage"`
+	PageCount   soft[int] `json:"pageCount"`
+}
+
+// searchResponse is a search answer. A result row of another shape is
+// left out with a note rather than failing the search, and so are an
+// unreadable total and has-more flag (has_more is then inferred).
 type searchResponse struct {
-	Results []struct {
-		EntityID        string `json:"entityId"`
-		EntityType      string `json:"entityType"`
-		EntityTypeLabel string `json:"entityTypeLabel"`
-		Organization    string `json:"organization"`
-		Date            string `json:"date"`
-		SortDate        string `json:"sortDate"`
-		Title           string `json:"title"`
-		Summary         string `json:"summary"`
-		SummaryHTML     string `json:"summaryHtml"`
-		DownloadURL     string `json:"downloadUrl"`
-		MatchedPage     int    `json:"matchedPage"`
-		PageCount       int    `json:"pageCount"`
-	} `json:"results"`
-	TotalCount         *int  `json:"totalCount"`
-	TotalIsApproximate bool  `json:"totalIsApproximate"`
-	HasMore            *bool `json:"hasMore"`
+	Results            []soft[searchRow] `json:"results"`
+	TotalCount         soft[*int]        `json:"totalCount"`
+	TotalIsApproximate soft[bool]        `json:"totalIsApproximate"`
+	HasMore            soft[*bool]       `json:"hasMore"`
 }
 
 func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
@@ -119,25 +126,37 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if err := sdk.DecodeJSON(resp, "search", &sr); err != nil {
 		return nil, err
 	}
-	if sr.Results == nil || sr.HasMore == nil {
-		return nil, fmt.Errorf("search: the platform's response lacks results or hasMore")
+	if sr.Results == nil {
+		return nil, fmt.Errorf("search: the platform's response lacks results")
 	}
-	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount, TotalIsApproximate: sr.TotalIsApproximate, HasMore: *sr.HasMore, Offset: a.Offset, Results: []sdk.Item{}}
+	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount.V, TotalIsApproximate: sr.TotalIsApproximate.V, Offset: a.Offset, Results: []sdk.Item{}}
 	base := BaseURL
-	for _, r := range sr.Results {
-		if r.EntityID == "" {
-			return nil, fmt.Errorf("search: a result without entityId")
+	skipped, firstSkipped := 0, ""
+	var noPage error
+	for i, row := range sr.Results {
+		r := row.V
+		if row.Err != nil || r.EntityID == "" {
+			if skipped++; skipped == 1 {
+				firstSkipped = fmt.Sprintf("result %d: no entityId", a.Offset+i+1)
+				if row.Err != nil {
+					firstSkipped = fmt.Sprintf("result %d: %v", a.Offset+i+1, row.Err)
+				}
+			}
+			continue
 		}
 		date := sdk.ISODate(r.SortDate)
 		if date == "" {
 			date = sdk.ISODate(r.Date)
 		}
 		extra := map[string]any{"entity_type_label": r.EntityTypeLabel}
-		if r.MatchedPage > 0 {
-			extra["matched_page"] = r.MatchedPage
+		if r.MatchedPage.V > 0 {
+			extra["matched_page"] = r.MatchedPage.V
 		}
-		if r.PageCount > 0 {
-			extra["page_count"] = r.PageCount
+		if r.PageCount.V > 0 {
+			extra["page_count"] = r.PageCount.V
+		}
+		if err := cmpErr(r.MatchedPage.Err, r.PageCount.Err); err != nil {
+			noPage = err
 		}
 		out.Results = append(out.Results, sdk.Item{
 			ID: r.EntityID, Type: r.EntityType, Title: r.Title, Date: date, Organization: r.Organization,
@@ -145,10 +164,52 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 			Extra: map[string]map[string]any{ID: extra},
 		})
 	}
+	if skipped > 0 && len(out.Results) == 0 {
+		return nil, fmt.Errorf("search: none of the platform's %d results is readable (%s)", skipped, firstSkipped)
+	}
+	switch {
+	case sr.HasMore.V != nil:
+		out.HasMore = *sr.HasMore.V
+	default:
+		out.HasMore = len(sr.Results) >= a.limit()
+		why := "gave no hasMore"
+		if sr.HasMore.Err != nil {
+			why = fmt.Sprintf("gave an unreadable hasMore (%v)", sr.HasMore.Err)
+		}
+		out.Notes = append(out.Notes, "OpenBesluitvorming "+why+"; has_more is inferred from a full page.")
+	}
+	if sr.TotalCount.Err != nil || sr.TotalIsApproximate.Err != nil {
+		out.Total, out.TotalIsApproximate = nil, false
+		out.Notes = append(out.Notes, fmt.Sprintf("OpenBesluitvorming's total is unreadable and left out: %v.", cmpErr(sr.TotalCount.Err, sr.TotalIsApproximate.Err)))
+	}
+	if skipped > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d result(s) the platform sent in an unreadable shape are left out (%s).", skipped, firstSkipped))
+	}
+	if noPage != nil {
+		out.Notes = append(out.Notes, fmt.Sprintf("The matched page or page count of some results is unreadable and left out: %v.", noPage))
+	}
 	if a.Query != "" && (a.DateFrom != "" || a.DateTo != "") {
 		out.Notes = append(out.Notes, "With a query, OpenBesluitvorming filters dates only within a bounded relevance window: results for old date ranges may be incomplete.")
 	}
 	return out, nil
+}
+
+// limit is the page size asked for, the default applied.
+func (a SearchArgs) limit() int {
+	if a.Limit == 0 {
+		return 24
+	}
+	return a.Limit
+}
+
+// cmpErr is the first non-nil error.
+func cmpErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // citeURL is the link for citation: the original file when the platform
@@ -162,34 +223,50 @@ func citeURL(base, id, download string) string {
 	return strings.TrimRight(base, "/") + "/api/entities/" + escapeID(id)
 }
 
+// entity is an /api/entities answer with the fields get_document shows.
+// entityId and markdownText are its core; the rest is optional: a part
+// of another shape (an agenda, the recordings, a title) is left out with
+// a note instead of failing the document.
 type entity struct {
-	EntityID        string       `json:"entityId"`
-	EntityType      string       `json:"entityType"`
-	EntityTypeLabel string       `json:"entityTypeLabel"`
-	Title           string       `json:"title"`
-	Organization    string       `json:"organization"`
-	Date            string       `json:"date"`
-	SortDate        string       `json:"sortDate"`
-	MarkdownText    string       `json:"markdownText"`
-	DownloadURL     string       `json:"downloadUrl"`
-	ContentType     string       `json:"contentType"`
-	MeetingID       string       `json:"meetingId"`
-	Agenda          []agendaItem `json:"agenda"`
-	Motions         []motion     `json:"motions"`
-	Recordings      []struct {
-		ID              string  `json:"id"`
-		MediaType       string  `json:"media_type"`
-		DurationSeconds float64 `json:"duration_seconds"`
-		Chapters        []struct {
-			Title        string  `json:"title"`
-			StartSeconds float64 `json:"start_seconds"`
-		} `json:"chapters"`
-		Segments []struct {
-			StartSeconds float64 `json:"start_seconds"`
-			Text         string  `json:"text"`
-		} `json:"segments"`
-	} `json:"recordings"`
-	Motion *motion `json:"motion"`
+	EntityID        string             `json:"entityId"`
+	MarkdownText    string             `json:"markdownText"`
+	EntityType      soft[string]       `json:"entityType"`
+	EntityTypeLabel soft[string]       `json:"entityTypeLabel"`
+	Title           soft[string]       `json:"title"`
+	Organization    soft[string]       `json:"organization"`
+	Date            soft[string]       `json:"date"`
+	SortDate        soft[string]       `json:"sortDate"`
+	DownloadURL     soft[string]       `json:"downloadUrl"`
+	ContentType     soft[string]       `json:"contentType"`
+	MeetingID       soft[string]       `json:"meetingId"`
+	Agenda          soft[[]agendaItem] `json:"agenda"`
+	Motions         soft[[]motion]     `json:"motions"`
+	Recordings      soft[[]recording]  `json:"recordings"`
+	Motion          soft[*motion]      `json:"motion"`
+}
+
+// notes are the entity's unreadable optional parts.
+func (e *entity) notes() []string {
+	return unreadable([]softErr{
+		{"entityType", e.EntityType.Err}, {"entityTypeLabel", e.EntityTypeLabel.Err}, {"title", e.Title.Err},
+		{"organization", e.Organization.Err}, {"date", e.Date.Err}, {"sortDate", e.SortDate.Err},
+		{"downloadUrl", e.DownloadURL.Err}, {"contentType", e.ContentType.Err}, {"meetingId", e.MeetingID.Err},
+		{"agenda", e.Agenda.Err}, {"motions", e.Motions.Err}, {"recordings", e.Recordings.Err}, {"motion", e.Motion.Err},
+	}, "entity")
+}
+
+type recording struct {
+	ID              string  `json:"id"`
+	MediaType       string  `json:"media_type"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Chapters        []struct {
+		Title        string  `json:"title"`
+		StartSeconds float64 `json:"start_seconds"`
+	} `json:"chapters"`
+	Segments []struct {
+		StartSeconds float64 `json:"start_seconds"`
+		Text         string  `json:"text"`
+	} `json:"segments"`
 }
 
 type agendaItem struct {
@@ -230,6 +307,18 @@ func EntityURL(base, id string) string {
 	return strings.TrimRight(base, "/") + "/api/entities/" + escapeID(id)
 }
 
+// docHead is what get_document keeps with an entity's text: everything
+// the result shows besides the page.
+type docHead struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type,omitempty"`
+	Title        string         `json:"title"`
+	Date         string         `json:"date,omitempty"`
+	Organization string         `json:"organization,omitempty"`
+	URL          string         `json:"url"`
+	Extra        map[string]any `json:"extra"`
+}
+
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
 	var a GetDocumentArgs
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
@@ -242,42 +331,61 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if !strings.Contains(a.EntityID, ":") {
 		return nil, fmt.Errorf("argument \"entity_id\": %q is not an OpenBesluitvorming entity id (like document:notubiz:gemeente:soest:12345)", a.EntityID)
 	}
-	base := BaseURL
-	resp, err := sdk.Get(ctx, h, EntityURL(base, a.EntityID), Service, 1, connector.ClassDocument)
+	// The entity's URL is all that shapes its text, so it is the text's
+	// key: the answer is decoded once, and later pages come from the host.
+	u := EntityURL(BaseURL, a.EntityID)
+	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (docHead, string, error) {
+		return extractEntity(ctx, h, u, a.EntityID)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
+		return nil, err
+	}
+	hd := doc.Head
+	return sdk.Document{
+		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization,
+		URL: hd.URL, Format: "markdown", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
+		Extra: map[string]map[string]any{ID: hd.Extra},
+	}, nil
+}
+
+// extractEntity fetches an entity and renders its text. A document's
+// markdownText can be megabytes; it is decoded once, into the one string
+// the text's pages share.
+func extractEntity(ctx context.Context, h connector.Host, u, id string) (docHead, string, error) {
+	var hd docHead
+	resp, err := sdk.Get(ctx, h, u, Service, 1, connector.ClassDocument)
+	if err != nil {
+		return hd, "", fmt.Errorf("get_document: %w", err)
 	}
 	if resp.Status == 404 {
-		return nil, fmt.Errorf("get_document: no entity %q", a.EntityID)
+		return hd, "", fmt.Errorf("get_document: no entity %q", id)
 	}
 	var e entity
 	if err := sdk.DecodeJSON(resp, "get_document", &e); err != nil {
-		return nil, err
+		return hd, "", err
 	}
 	if e.EntityID == "" {
-		return nil, fmt.Errorf("get_document: the platform's response lacks entityId")
+		return hd, "", fmt.Errorf("get_document: the platform's response lacks entityId")
 	}
-	text := RenderText(&e)
-	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
-	if err != nil {
-		return nil, err
-	}
-	date := sdk.ISODate(e.SortDate)
+	date := sdk.ISODate(e.SortDate.V)
 	if date == "" {
-		date = sdk.ISODate(e.Date)
+		date = sdk.ISODate(e.Date.V)
 	}
-	extra := map[string]any{"entity_type_label": e.EntityTypeLabel}
-	if e.MeetingID != "" {
-		extra["meeting_id"] = e.MeetingID
+	hd = docHead{
+		ID: e.EntityID, Type: e.EntityType.V, Title: firstNonEmpty(e.Title.V, motionName(e.Motion.V)), Date: date,
+		Organization: e.Organization.V, URL: citeURL(BaseURL, e.EntityID, e.DownloadURL.V),
+		Extra: map[string]any{"entity_type_label": e.EntityTypeLabel.V},
 	}
-	if e.ContentType != "" {
-		extra["content_type"] = e.ContentType
+	if e.MeetingID.V != "" {
+		hd.Extra["meeting_id"] = e.MeetingID.V
 	}
-	return sdk.Document{
-		Platform: ID, ID: e.EntityID, Type: e.EntityType, Title: firstNonEmpty(e.Title, motionName(e.Motion)), Date: date,
-		Organization: e.Organization, URL: citeURL(base, e.EntityID, e.DownloadURL), Format: "markdown",
-		Page: a.Page, Pages: pages, Text: page, Extra: map[string]map[string]any{ID: extra},
-	}, nil
+	if e.ContentType.V != "" {
+		hd.Extra["content_type"] = e.ContentType.V
+	}
+	if notes := e.notes(); len(notes) > 0 {
+		hd.Extra["notes"] = notes
+	}
+	return hd, RenderText(&e), nil
 }
 
 func motionName(m *motion) string {
@@ -299,25 +407,29 @@ func firstNonEmpty(s ...string) string {
 // RenderText is the readable text of an entity: its markdown when it has
 // one, else its agenda, motions and recordings rendered as markdown.
 func RenderText(e *entity) string {
+	if e.MarkdownText != "" && len(e.Agenda.V) == 0 && e.Motion.V == nil && len(e.Motions.V) == 0 && len(e.Recordings.V) == 0 {
+		// A document: its markdown as it came, not a copy of it.
+		return strings.TrimLeft(e.MarkdownText, "\n")
+	}
 	var b strings.Builder
 	if e.MarkdownText != "" {
 		b.WriteString(e.MarkdownText)
 	}
-	if len(e.Agenda) > 0 {
+	if len(e.Agenda.V) > 0 {
 		b.WriteString("\n## Agenda\n")
-		writeAgenda(&b, e.Agenda, 0)
+		writeAgenda(&b, e.Agenda.V, 0)
 	}
-	if e.Motion != nil {
+	if e.Motion.V != nil {
 		b.WriteString("\n## Motie\n")
-		writeMotion(&b, e.Motion)
+		writeMotion(&b, e.Motion.V)
 	}
-	if len(e.Motions) > 0 {
+	if len(e.Motions.V) > 0 {
 		b.WriteString("\n## Moties\n")
-		for i := range e.Motions {
-			writeMotion(&b, &e.Motions[i])
+		for i := range e.Motions.V {
+			writeMotion(&b, &e.Motions.V[i])
 		}
 	}
-	for _, r := range e.Recordings {
+	for _, r := range e.Recordings.V {
 		fmt.Fprintf(&b, "\n## Opname (%s, %d min)\n", r.MediaType, int(r.DurationSeconds/60))
 		for _, c := range r.Chapters {
 			fmt.Fprintf(&b, "- %s (vanaf %s)\n", c.Title, clock(c.StartSeconds))

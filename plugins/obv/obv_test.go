@@ -1,6 +1,8 @@
 package obv_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -111,22 +113,137 @@ func TestSearchPlatformErrors(t *testing.T) {
 	}
 }
 
-func TestGetDocumentPaging(t *testing.T) {
-	long := strings.Repeat("Één regel over de begroting van Soest.\n", 30000) // ≈1.2 MB
-	body := `{"entityId":"document:notubiz:gemeente:soest:12345","entityType":"Document","title":"Groot","organization":"Soest","sortDate":"2024-11-07 00:00:00","markdownText":` + quote(long) + `}`
-	h := sdktest.NewHost(t).HandleBody(base+"/api/entities/document%3Anotubiz%3Agemeente%3Asoest%3A12345", 200, []byte(body))
-	var d sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"document:notubiz:gemeente:soest:12345","page":2}`), &d)
-	if d.Page != 2 || d.Pages < 50 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "Één") {
-		t.Errorf("page %d of %d, %d bytes, starts %q", d.Page, d.Pages, len(d.Text), d.Text[:10])
+// endPhrase closes the long test documents: Dutch characters (é, ë, ï, ü)
+// must reach the last page intact.
+const endPhrase = "Slot: één reünie met Zoë, naïef maar gemeend."
+
+const longID = "document:ibabs:gemeente:utrecht:990101"
+
+// longEntity is an OpenBesluitvorming document entity in the platform's
+// shape (testdata/obv/obv-entity-document.json) whose markdownText is over
+// 1 MB, with quotes and backslashes the answer escapes.
+func longEntity(t *testing.T) []byte {
+	var md strings.Builder
+	md.WriteString("# Rapport rekenkamercommissie\n\n")
+	for i := 0; md.Len() < 1_200_000; i++ {
+		fmt.Fprintf(&md, "## %d. Bevinding\n\nDe raad bespreekt het café, de ijsbaan en één \"naïeve\" coördinatie (zie C:\\stukken\\%d).\n\n", i, i)
 	}
-	r := h.Requests()[0]
-	if r.CacheClass != connector.ClassDocument || r.Cost != 1 {
-		t.Errorf("request = %+v", r)
+	md.WriteString(endPhrase)
+	b, err := json.Marshal(map[string]any{
+		"entityId": longID, "entityType": "Document", "entityTypeLabel": "Document", "title": "Rapport rekenkamercommissie: één reünie",
+		"organization": "Utrecht", "date": "27 juni 2024", "sortDate": "2024-06-27 00:00:00", "markdownText": md.String(),
+		"downloadUrl": "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/990101", "contentType": "application/pdf",
+		"pdfUrl": "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/990101", "meetingId": "meeting:ibabs:gemeente:utrecht:99010",
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	res := sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"document:notubiz:gemeente:soest:12345","page":999}`)
-	if !res.IsError || !strings.Contains(res.Text, `"page"`) {
+	return b
+}
+
+// readAllPages reads a document page by page to its last page and checks
+// that every page carries the same head and page count.
+func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
+	t.Helper()
+	var first sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", args(1)), &first)
+	docs := []sdk.Document{first}
+	for p := 2; p <= first.Pages; p++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", args(p)), &d)
+		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
+			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
+		}
+		head, firstHead := d, first
+		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
+		if diff := cmp.Diff(firstHead, head); diff != "" {
+			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestGetDocumentLongKept: a document of over 1 MB is decoded once, its
+// pages come from the host after that, its last page ends with the
+// document's last phrase, and a kept page is what a fresh extraction
+// gives.
+func TestGetDocumentLongKept(t *testing.T) {
+	body := longEntity(t)
+	h := sdktest.NewHost(t).HandleBody(base+"/api/entities/document%3Aibabs%3Agemeente%3Autrecht%3A990101", 200, body)
+	args := func(p int) string { return fmt.Sprintf(`{"entity_id":%q,"page":%d}`, longID, p) }
+	docs := readAllPages(t, h, args)
+	first, last := docs[0], docs[len(docs)-1]
+	want := sdk.Document{
+		Platform: "obv", ID: longID, Type: "Document", Title: "Rapport rekenkamercommissie: één reünie", Date: "2024-06-27",
+		Organization: "Utrecht", URL: "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/990101", Format: "markdown",
+		Page: 1, Pages: first.Pages, Text: first.Text,
+		Extra: map[string]map[string]any{"obv": {"entity_type_label": "Document", "meeting_id": "meeting:ibabs:gemeente:utrecht:99010", "content_type": "application/pdf"}},
+	}
+	if diff := cmp.Diff(want, first); diff != "" || first.Pages < 50 || !strings.HasPrefix(first.Text, "# Rapport rekenkamercommissie\n\n## 0. Bevinding") {
+		t.Fatalf("page 1 of %d (-want +got):\n%s", first.Pages, diff)
+	}
+	if !strings.HasSuffix(last.Text, endPhrase) || !strings.Contains(last.Text, `één "naïeve" coördinatie (zie C:\stukken\`) {
+		t.Errorf("last page %d ends %q", last.Page, last.Text[max(0, len(last.Text)-120):])
+	}
+	var all strings.Builder
+	for _, d := range docs {
+		all.WriteString(d.Text)
+	}
+	var e struct{ MarkdownText string }
+	if err := json.Unmarshal(body, &e); err != nil || all.String() != e.MarkdownText {
+		t.Errorf("the pages joined (%d bytes) are not the markdownText (%d bytes): %v", all.Len(), len(e.MarkdownText), err)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the text was extracted %d times, want once", n)
+	}
+	if r := h.Requests(); len(r) != 1 || r[0].CacheClass != connector.ClassDocument || r[0].Cost != 1 {
+		t.Errorf("%d fetches for %d pages, want 1 (%+v)", len(r), len(docs), r)
+	}
+	if n := h.TextPagesServed(); n != len(docs)-1 {
+		t.Errorf("%d pages served from the kept text, want %d", n, len(docs)-1)
+	}
+
+	// A kept page equals the same page extracted afresh.
+	mid := len(docs) / 2
+	h.ForgetTexts()
+	var fresh sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", args(mid)), &fresh)
+	if diff := cmp.Diff(docs[mid-1], fresh); diff != "" {
+		t.Errorf("kept page %d differs from a fresh extraction (-kept +fresh):\n%s", mid, diff)
+	}
+	if n := h.TextsKept(); n != 2 {
+		t.Errorf("after ForgetTexts: %d extractions, want 2", n)
+	}
+	res := sdktest.Call(t, obv.Plugin(), h, "get_document", args(999))
+	if !res.IsError || !strings.Contains(res.Text, fmt.Sprintf("has %d page(s)", len(docs))) {
 		t.Errorf("page out of range: %+v", res)
+	}
+}
+
+// TestGetDocumentOptionalPartsFailSoft: an agenda, recordings or title of
+// another shape are left out with a note; the rest of the entity reads.
+func TestGetDocumentOptionalPartsFailSoft(t *testing.T) {
+	body := `{"entityId":"meeting:notubiz:gemeente:soest:1","entityType":"Meeting","title":{"nl":"Raad"},"organization":"Soest","sortDate":"2024-11-07 20:00:00",
+ "agenda":[{"id":"a1","title":"Opening","number":"1","documents":[],"agenda_items":[]}],
+ "motions":[{"name":"M1 Woningbouw","result":"aangenomen","tally":{"in_favour":"twintig","against":11}}],
+ "recordings":[{"id":"r1","media_type":"video","duration_seconds":"3:25:04"}]}`
+	h := sdktest.NewHost(t).HandleBody(base+"/api/entities/meeting%3Anotubiz%3Agemeente%3Asoest%3A1", 200, []byte(body))
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"meeting:notubiz:gemeente:soest:1"}`), &d)
+	if d.Text != "## Agenda\n- 1 Opening\n" || d.Title != "" || d.Date != "2024-11-07" || d.Organization != "Soest" {
+		t.Errorf("document = %+v", d)
+	}
+	notes := fmt.Sprint(d.Extra["obv"]["notes"])
+	for _, want := range []string{"title of this entity is unreadable", "motions of this entity is unreadable", "recordings of this entity is unreadable"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %s lack %q", notes, want)
+		}
+	}
+	// The core stays strict: without entityId it is a tool error.
+	h = sdktest.NewHost(t).HandleBody(base+"/api/entities/meeting%3Anotubiz%3Agemeente%3Asoest%3A1", 200, []byte(`{"title":"Raad"}`))
+	if res := sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"meeting:notubiz:gemeente:soest:1"}`); !res.IsError || !strings.Contains(res.Text, "lacks entityId") {
+		t.Errorf("no entityId: %+v", res)
 	}
 }
 
@@ -159,23 +276,6 @@ func TestListSources(t *testing.T) {
 	if l.Count != 1 || l.Items[0].ID != "soest" || l.Items[0].Type != "gemeente" || h.Requests()[0].CacheClass != connector.ClassList {
 		t.Errorf("sources = %+v", l)
 	}
-}
-
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '\n':
-			b.WriteString(`\n`)
-		case '"':
-			b.WriteString(`\"`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // testdata/obv/obv-status.json is reconstructed from the platform's
@@ -279,5 +379,66 @@ func TestDocumentBadPageNeverReachesThePlatform(t *testing.T) {
 	}
 	if n := len(h.Requests()); n != 0 {
 		t.Errorf("a bad page reached the platform (%d requests)", n)
+	}
+}
+
+// TestSearchOptionalPartsFailSoft: a result of another shape or without
+// entityId, an unreadable matchedPage, total or hasMore cost that part
+// and a note, not the search; only when no result is readable is it an
+// error.
+func TestSearchOptionalPartsFailSoft(t *testing.T) {
+	body := `{"results":[
+ {"entityId":"document:notubiz:gemeente:soest:1","entityType":"Document","title":"Eén","organization":"Soest","sortDate":"2024-11-07 00:00:00","matchedPage":"3"},
+ {"entityType":"Document","title":"zonder id"},
+ {"entityId":"document:notubiz:gemeente:soest:3","title":{"nl":"Drie"}},
+ {"entityId":"document:notubiz:gemeente:soest:4","title":"Vier","pageCount":12}],
+ "totalCount":"veel"}`
+	h := sdktest.NewHost(t).HandleBody(base+"/api/search?*", 200, []byte(body))
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "search", `{"query":"x","limit":4}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].Title != "Eén" || sr.Results[0].Extra["obv"]["matched_page"] != nil ||
+		sr.Results[1].Extra["obv"]["page_count"] != float64(12) || sr.Total != nil || !sr.HasMore {
+		t.Errorf("result = %+v", sr)
+	}
+	notes := strings.Join(sr.Notes, "\n")
+	for _, want := range []string{"gave no hasMore; has_more is inferred", "total is unreadable", "2 result(s) the platform sent in an unreadable shape are left out (result 2: no entityId)", "matched page or page count of some results is unreadable"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", sr.Notes, want)
+		}
+	}
+	h = sdktest.NewHost(t).HandleBody(base+"/api/search?*", 200, []byte(`{"results":[{"title":"a"},{"entityId":5}],"hasMore":false}`))
+	if res := sdktest.Call(t, obv.Plugin(), h, "search", `{"query":"x"}`); !res.IsError || !strings.Contains(res.Text, "none of the platform's 2 results is readable") {
+		t.Errorf("no readable result: %+v", res)
+	}
+}
+
+// TestStatusOptionalPartsFailSoft: a source row without sourceKey, an
+// unreadable suppliers list and a missing windowHours are left out with
+// notes; only a status without one readable source is an error.
+func TestStatusOptionalPartsFailSoft(t *testing.T) {
+	body := `{"generatedAt":"2026-06-30T08:00:00.000Z","indexActivityAvailable":true,"suppliers":"n/a","sources":[
+ {"sourceKey":"soest","label":"Soest","supplier":"notubiz","state":"ok","lastSuccessAt":"2026-06-30T02:00:00.000Z"},
+ {"label":"Zonder sleutel","state":"failing"},
+ {"sourceKey":"houten","label":"Houten","supplier":"ibabs","state":"failing","indexedDocuments":"veel"}]}`
+	h := sdktest.NewHost(t).HandleBody(base+"/api/status", 200, []byte(body))
+	var sr obv.StatusResult
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "status", `{"state":"all"}`), &sr)
+	if len(sr.Sources) != 1 || sr.Sources[0].Key != "soest" || len(sr.Suppliers) != 0 || sr.WindowHours != 0 || sr.Counts["ok"] != 1 || sr.Counts["failing"] != 0 {
+		t.Errorf("status = %+v", sr)
+	}
+	notes := strings.Join(sr.Notes, "\n")
+	for _, want := range []string{"imported successfully within the platform's window (its length unknown)", "lacks windowHours", "unreadable suppliers", "2 source row(s) of the platform are unreadable"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", sr.Notes, want)
+		}
+	}
+	// The supplier filter still filters the sources without the list.
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "status", `{"supplier":"ibabs","state":"all"}`), &sr)
+	if len(sr.Sources) != 0 {
+		t.Errorf("supplier ibabs: sources %+v", sr.Sources)
+	}
+	h = sdktest.NewHost(t).HandleBody(base+"/api/status", 200, []byte(`{"windowHours":36,"suppliers":[],"sources":[{"label":"x"}]}`))
+	if res := sdktest.Call(t, obv.Plugin(), h, "status", `{}`); !res.IsError || !strings.Contains(res.Text, "none of the platform's 1 sources is readable") {
+		t.Errorf("no readable source: %+v", res)
 	}
 }

@@ -101,41 +101,48 @@ type SourceStatus struct {
 // StatusURL is the platform's status request.
 func StatusURL(base string) string { return strings.TrimRight(base, "/") + "/api/status" }
 
+// statusResponse is a status answer. sources is its core; a source or
+// supplier row of another shape, and an unreadable or missing suppliers
+// list or windowHours, are left out with a note.
 type statusResponse struct {
-	GeneratedAt            string   `json:"generatedAt"`
-	WindowHours            *float64 `json:"windowHours"`
-	IndexActivityAvailable bool     `json:"indexActivityAvailable"`
-	Suppliers              []struct {
-		Supplier         string `json:"supplier"`
-		Label            string `json:"label"`
-		State            string `json:"state"`
-		SourceCount      int    `json:"sourceCount"`
-		OKSourceCount    int    `json:"okSourceCount"`
-		RunCount         int    `json:"runCount"`
-		SucceededCount   int    `json:"succeededCount"`
-		FailedCount      int    `json:"failedCount"`
-		LastSuccessAt    string `json:"lastSuccessAt"`
-		LastErrorMessage string `json:"lastErrorMessage"`
-	} `json:"suppliers"`
-	Sources []struct {
-		SourceKey         string `json:"sourceKey"`
-		Label             string `json:"label"`
-		Supplier          string `json:"supplier"`
-		OrganizationType  string `json:"organizationType"`
-		State             string `json:"state"`
-		LastSuccessAt     string `json:"lastSuccessAt"`
-		LastRunAt         string `json:"lastRunAt"`
-		LastRunStatus     string `json:"lastRunStatus"`
-		LastErrorMessage  string `json:"lastErrorMessage"`
-		LatestContentDate string `json:"latestContentDate"`
-		LastIndexedAt     string `json:"lastIndexedAt"`
-		IndexedDocuments  *int   `json:"indexedDocuments"`
-		DiscontinuedAt    string `json:"discontinuedAt"`
-		SucceededBy       *struct {
-			Label     string `json:"label"`
-			SourceKey string `json:"sourceKey"`
-		} `json:"succeededBy"`
-	} `json:"sources"`
+	GeneratedAt            string                    `json:"generatedAt"`
+	WindowHours            soft[*float64]            `json:"windowHours"`
+	IndexActivityAvailable soft[bool]                `json:"indexActivityAvailable"`
+	Suppliers              soft[[]soft[supplierRow]] `json:"suppliers"`
+	Sources                []soft[sourceRow]         `json:"sources"`
+}
+
+type supplierRow struct {
+	Supplier         string `json:"supplier"`
+	Label            string `json:"label"`
+	State            string `json:"state"`
+	SourceCount      int    `json:"sourceCount"`
+	OKSourceCount    int    `json:"okSourceCount"`
+	RunCount         int    `json:"runCount"`
+	SucceededCount   int    `json:"succeededCount"`
+	FailedCount      int    `json:"failedCount"`
+	LastSuccessAt    string `json:"lastSuccessAt"`
+	LastErrorMessage string `json:"lastErrorMessage"`
+}
+
+type sourceRow struct {
+	SourceKey         string `json:"sourceKey"`
+	Label             string `json:"label"`
+	Supplier          string `json:"supplier"`
+	OrganizationType  string `json:"organizationType"`
+	State             string `json:"state"`
+	LastSuccessAt     string `json:"lastSuccessAt"`
+	LastRunAt         string `json:"lastRunAt"`
+	LastRunStatus     string `json:"lastRunStatus"`
+	LastErrorMessage  string `json:"lastErrorMessage"`
+	LatestContentDate string `json:"latestContentDate"`
+	LastIndexedAt     string `json:"lastIndexedAt"`
+	IndexedDocuments  *int   `json:"indexedDocuments"`
+	DiscontinuedAt    string `json:"discontinuedAt"`
+	SucceededBy       *struct {
+		Label     string `json:"label"`
+		SourceKey string `json:"sourceKey"`
+	} `json:"succeededBy"`
 }
 
 // severity orders source states worst first.
@@ -167,12 +174,31 @@ func status(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 }
 
 func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
-	if sr.Sources == nil || sr.Suppliers == nil || sr.WindowHours == nil {
-		return nil, fmt.Errorf("status: the platform's response lacks sources, suppliers or windowHours")
+	if sr.Sources == nil {
+		return nil, fmt.Errorf("status: the platform's response lacks sources")
 	}
-	out := &StatusResult{Platform: ID, GeneratedAt: sr.GeneratedAt, WindowHours: *sr.WindowHours,
-		IndexActivityAvailable: sr.IndexActivityAvailable, Counts: map[string]int{}, Suppliers: []SupplierStatus{}, Sources: []SourceStatus{}}
-	for _, s := range sr.Suppliers {
+	out := &StatusResult{Platform: ID, GeneratedAt: sr.GeneratedAt, IndexActivityAvailable: sr.IndexActivityAvailable.V,
+		Counts: map[string]int{}, Suppliers: []SupplierStatus{}, Sources: []SourceStatus{}}
+	var notes []string
+	if sr.WindowHours.V != nil {
+		out.WindowHours = *sr.WindowHours.V
+	} else {
+		notes = append(notes, "The platform's answer "+missing("windowHours", sr.WindowHours.Err)+": the window the states are judged against is unknown (window_hours 0).")
+	}
+	if sr.IndexActivityAvailable.Err != nil {
+		notes = append(notes, fmt.Sprintf("The platform's indexActivityAvailable is unreadable (%v); index_activity_available is false.", sr.IndexActivityAvailable.Err))
+	}
+	suppliers := sr.Suppliers.V
+	if suppliers == nil {
+		notes = append(notes, "The platform's answer "+missing("suppliers", sr.Suppliers.Err)+": the suppliers' health is not listed.")
+	}
+	badSuppliers := 0
+	for _, row := range suppliers {
+		s := row.V
+		if row.Err != nil || s.Supplier == "" {
+			badSuppliers++
+			continue
+		}
 		if a.Supplier != "" && s.Supplier != a.Supplier {
 			continue
 		}
@@ -180,17 +206,22 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 			OKSourceCount: s.OKSourceCount, RunCount: s.RunCount, SucceededCount: s.SucceededCount, FailedCount: s.FailedCount,
 			LastSuccessAt: s.LastSuccessAt, LastError: s.LastErrorMessage})
 	}
-	if a.Supplier != "" && len(out.Suppliers) == 0 {
+	if badSuppliers > 0 {
+		notes = append(notes, fmt.Sprintf("%d supplier row(s) of the platform are unreadable and left out.", badSuppliers))
+	}
+	if a.Supplier != "" && len(out.Suppliers) == 0 && suppliers != nil && badSuppliers == 0 {
 		var known []string
-		for _, s := range sr.Suppliers {
-			known = append(known, s.Supplier)
+		for _, s := range suppliers {
+			known = append(known, s.V.Supplier)
 		}
 		return nil, fmt.Errorf("argument \"supplier\": no supplier %q (the platform has %s)", a.Supplier, strings.Join(known, ", "))
 	}
-	matched := false
-	for _, s := range sr.Sources {
-		if s.SourceKey == "" || s.State == "" {
-			return nil, fmt.Errorf("status: a source without sourceKey or state")
+	matched, badSources := false, 0
+	for _, row := range sr.Sources {
+		s := row.V
+		if row.Err != nil || s.SourceKey == "" || s.State == "" {
+			badSources++
+			continue
 		}
 		out.Counts[s.State]++
 		if a.Source != "" && s.SourceKey != a.Source && !strings.EqualFold(s.Label, a.Source) {
@@ -222,7 +253,16 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 		}
 		out.Sources = append(out.Sources, src)
 	}
+	if badSources > 0 && badSources == len(sr.Sources) {
+		return nil, fmt.Errorf("status: none of the platform's %d sources is readable (each needs sourceKey and state)", badSources)
+	}
+	if badSources > 0 {
+		notes = append(notes, fmt.Sprintf("%d source row(s) of the platform are unreadable (without sourceKey or state, or of another shape) and left out of the list and the counts.", badSources))
+	}
 	if a.Source != "" && !matched {
+		if badSources > 0 {
+			return nil, fmt.Errorf("argument \"source\": no readable source %q; %d of the platform's source rows are unreadable", a.Source, badSources)
+		}
 		return nil, fmt.Errorf("argument \"source\": no source %q; use a key from obv_list_sources, such as \"soest\"", a.Source)
 	}
 	sort.SliceStable(out.Sources, func(i, j int) bool {
@@ -237,7 +277,17 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 			out.Notes = append(out.Notes, describeSource(s, sr.GeneratedAt, out.WindowHours))
 		}
 	}
+	out.Notes = append(out.Notes, notes...)
 	return out, nil
+}
+
+// missing says how a part of the answer is absent: not sent, or
+// unreadable.
+func missing(field string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("has an unreadable %s (%v)", field, err)
+	}
+	return "lacks " + field
 }
 
 // describeSource says in one sentence how current a source is, measuring
@@ -247,11 +297,11 @@ func describeSource(s SourceStatus, generated string, window float64) string {
 	fmt.Fprintf(&b, "%s (%s, via %s): ", s.Label, s.Key, s.Supplier)
 	switch s.State {
 	case StateOK:
-		b.WriteString("current: imported successfully within the last " + hours(window))
+		b.WriteString("current: imported successfully " + within(window))
 	case StateStale:
-		b.WriteString("stale: no successful import within the last " + hours(window))
+		b.WriteString("stale: no successful import " + within(window))
 	case StateFailing:
-		b.WriteString("failing: the last import failed and none succeeded within the last " + hours(window))
+		b.WriteString("failing: the last import failed and none succeeded " + within(window))
 	case StateNeverImported:
 		b.WriteString("never imported yet")
 	case StateNotImplemented:
@@ -279,7 +329,13 @@ func describeSource(s SourceStatus, generated string, window float64) string {
 	return b.String() + "."
 }
 
-func hours(h float64) string { return fmt.Sprintf("%g hours", h) }
+// within is the window the states are judged against, in words.
+func within(h float64) string {
+	if h <= 0 {
+		return "within the platform's window (its length unknown)"
+	}
+	return fmt.Sprintf("within the last %g hours", h)
+}
 
 func ageOf(ts, ref string) string {
 	t, err1 := time.Parse(time.RFC3339, ts)

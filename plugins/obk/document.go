@@ -43,44 +43,70 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if len(a.ID) > 100 || !idPattern.MatchString(a.ID) {
 		return nil, fmt.Errorf("argument \"id\": %q is not a publication id like kst-33328-AI or stcrt-2015-47076 (take it from obk_search)", a.ID)
 	}
-	resp, err := sdk.Get(ctx, h, DocumentURL(a.ID), ServiceZoek, 1, connector.ClassDocument)
-	if err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
-	}
-	if resp.Status == 404 {
-		return nil, fmt.Errorf("get_document: zoek.officielebekendmakingen.nl has no XML for %q: the id is unknown or the publication has no XML rendition (its page would be %s)", a.ID, citeURL(a.ID, ""))
-	}
-	if err := statusError(resp); err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
-	}
-	doc, err := ExtractText(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("get_document %s: %w", a.ID, err)
-	}
-	text := doc.Text
-	if text == "" {
-		text = "(the XML of this publication holds no text; see the publication page or its PDF)"
-	}
-	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
+	u := DocumentURL(a.ID)
+	// The XML is fetched and turned into text once; the host keeps the
+	// pages with the head, so page 40 of a Handelingen costs neither a
+	// request (of the 10 per 30 s) nor a parse.
+	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (*docHead, string, error) {
+		return readDocument(ctx, h, u, a.ID)
+	})
 	if err != nil {
 		return nil, err
 	}
+	d := doc.Head
 	extra := map[string]any{
-		"xml_url": DocumentURL(a.ID),
+		"xml_url": u,
 		"pdf_url": ZoekBase + "/" + url.PathEscape(a.ID) + ".pdf",
-		"root":    doc.Root,
+		"root":    d.Root,
 	}
-	if m := doc.Meta["OVERHEIDop.externMetadataRecord"]; m != "" {
-		extra["metadata_url"] = m
+	if d.MetadataURL != "" {
+		extra["metadata_url"] = d.MetadataURL
 	}
-	title := firstNonEmpty(doc.Meta["DC.title"], doc.Meta["DCTERMS.title"], doc.Title, a.ID)
 	return sdk.Document{
-		Platform: ID, ID: a.ID, Type: publicationOf(a.ID), Title: title,
-		Date:         sdk.ISODate(firstNonEmpty(doc.Meta["DCTERMS.issued"], doc.Meta["DC.date"], doc.Meta["DCTERMS.available"])),
-		Organization: firstNonEmpty(doc.Meta["DC.creator"], doc.Meta["DCTERMS.creator"]),
-		URL:          citeURL(a.ID, ""), Format: "text", Page: a.Page, Pages: pages, Text: page,
+		Platform: ID, ID: a.ID, Type: publicationOf(a.ID), Title: firstNonEmpty(d.Title, a.ID),
+		Date: d.Date, Organization: d.Organization,
+		URL: citeURL(a.ID, ""), Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
 		Extra: map[string]map[string]any{ID: extra},
 	}, nil
+}
+
+// docHead is what a document's result needs besides its text, kept with
+// the text so that a later page needs neither the XML nor its parse.
+type docHead struct {
+	Root         string `json:"root"`
+	Title        string `json:"title,omitempty"`
+	Date         string `json:"date,omitempty"`
+	Organization string `json:"organization,omitempty"`
+	MetadataURL  string `json:"metadata_url,omitempty"`
+}
+
+// readDocument fetches a publication's XML and extracts its text and head.
+func readDocument(ctx context.Context, h connector.Host, u, id string) (*docHead, string, error) {
+	resp, err := sdk.Get(ctx, h, u, ServiceZoek, 1, connector.ClassDocument)
+	if err != nil {
+		return nil, "", fmt.Errorf("get_document: %w", err)
+	}
+	if resp.Status == 404 {
+		return nil, "", fmt.Errorf("get_document: zoek.officielebekendmakingen.nl has no XML for %q: the id is unknown or the publication has no XML rendition (its page would be %s)", id, citeURL(id, ""))
+	}
+	if err := statusError(resp); err != nil {
+		return nil, "", fmt.Errorf("get_document: %w", err)
+	}
+	x, err := ExtractText(resp.Body)
+	if err != nil {
+		return nil, "", fmt.Errorf("get_document %s: %w", id, err)
+	}
+	text := x.Text
+	if text == "" {
+		text = "(the XML of this publication holds no text; see the publication page or its PDF)"
+	}
+	return &docHead{
+		Root:         x.Root,
+		Title:        firstNonEmpty(x.Meta["DC.title"], x.Meta["DCTERMS.title"], x.Title),
+		Date:         sdk.ISODate(firstNonEmpty(x.Meta["DCTERMS.issued"], x.Meta["DC.date"], x.Meta["DCTERMS.available"])),
+		Organization: firstNonEmpty(x.Meta["DC.creator"], x.Meta["DCTERMS.creator"]),
+		MetadataURL:  x.Meta["OVERHEIDop.externMetadataRecord"],
+	}, text, nil
 }
 
 // publicationOf names the journal of an id by its prefix ("" when unknown).

@@ -1,6 +1,7 @@
 package obk_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -68,19 +69,102 @@ func TestGetDocumentKamerstuk(t *testing.T) {
 	}
 }
 
-func TestGetDocumentPaging(t *testing.T) {
-	para := "<al>Één alinea over de financiële ijkwaarden van de Staatscourant, met tekens als ë, é en ij.</al>\n"
-	body := `<?xml version="1.0" encoding="utf-8"?><officiele-publicatie><staatscourant><kop><titel>Groot besluit</titel></kop><tekst>` +
-		strings.Repeat(para, 11000) + `</tekst></staatscourant></officiele-publicatie>` // ≈1.1 MB
-	h := sdktest.NewHost(t).HandleBody(zoek+"/stcrt-2024-99999.xml", 200, []byte(body))
-	var d sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"stcrt-2024-99999","page":2}`), &d)
-	if d.Page != 2 || d.Pages < 40 || len(d.Text) > sdk.TextPageSize || !strings.HasPrefix(d.Text, "Één alinea") || d.Title != "Groot besluit" {
-		t.Errorf("page %d of %d, %d bytes, title %q, starts %.20q", d.Page, d.Pages, len(d.Text), d.Title, d.Text)
+// handelingen is the XML of a long Handelingen (a sitting day of the
+// Tweede Kamer) in the official-publication format, 1.9 MB with more than 1 MB
+// of text; its last paragraph ends in a phrase with Dutch characters.
+func handelingen() string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?>
+<officiele-publicatie xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="http://technische-documentatie.oep.overheid.nl/schema/op-xsd-2012-3">
+  <metadata>
+    <meta name="DC.title" content="Handelingen Tweede Kamer 2023-2024, vergadering 99, Stemmingen en debatten" />
+    <meta name="DC.creator" content="Tweede Kamer der Staten-Generaal" />
+    <meta name="DCTERMS.issued" scheme="OVERHEID.XSDdate" content="2024-06-14" />
+    <meta name="OVERHEIDop.externMetadataRecord" content="https://zoek.officielebekendmakingen.nl/h-tk-20232024-99-1/metadata.xml" />
+  </metadata>
+  <handelingen>
+    <kop><titel>Debat over de financiële positie van gemeenten</titel></kop>
+    <agendapunt>
+`)
+	for i := 1; b.Len() < 1_900_000; i++ {
+		fmt.Fprintf(&b, `      <spreekbeurt nieuw="ja"><spreker><voorvoegsels>De heer</voorvoegsels><naam><achternaam>Sprekër %d</achternaam></naam> (<politiek>VVD</politiek>):</spreker>
+        <tekst><al>Voorzitter. Dit is bijdrage %d over de financiële ruimte van gemeenten, het café op de hoek en de coördinatie van één ijsbaan per regio.</al>
+        <al>Ik vraag de minister om een reactie op de zorgen die in de Kamer leven over de uitvoerbaarheid.</al></tekst></spreekbeurt>
+`, i, i)
 	}
-	last := sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"stcrt-2024-99999","page":999}`)
-	if !last.IsError || !strings.Contains(last.Text, `"page"`) {
-		t.Errorf("page out of range: %+v", last)
+	b.WriteString(`      <spreekbeurt><spreker><voorvoegsels>De</voorvoegsels><naam><achternaam>voorzitter</achternaam></naam>:</spreker>
+        <tekst><al>Slotzin: het café, de financiële reünie en een naïeve coördinatie.</al></tekst></spreekbeurt>
+    </agendapunt>
+  </handelingen>
+</officiele-publicatie>
+`)
+	return b.String()
+}
+
+// readAll reads every page of a publication, checking that the page count
+// stays what the first page said.
+func readAll(t *testing.T, h *sdktest.Host, id string) []sdk.Document {
+	t.Helper()
+	var docs []sdk.Document
+	for n := 1; n == 1 || n <= docs[0].Pages; n++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, id, n)), &d)
+		if d.Page != n || len(docs) > 0 && d.Pages != docs[0].Pages {
+			t.Fatalf("page %d: page %d of %d, first said %d pages", n, d.Page, d.Pages, docs[0].Pages)
+		}
+		if len(d.Text) > sdk.TextPageSize {
+			t.Errorf("page %d has %d bytes", n, len(d.Text))
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestGetDocumentLarge reads a Handelingen of more than 1 MB of text page
+// by page: the XML is fetched and extracted once, the host keeps the text
+// and its head, and a later page read from it equals what a fresh
+// extraction gives.
+func TestGetDocumentLarge(t *testing.T) {
+	const id = "h-tk-20232024-99-1"
+	h := sdktest.NewHost(t).HandleBody(zoek+"/"+id+".xml", 200, []byte(handelingen()))
+	docs := readAll(t, h, id)
+	first, last := docs[0], docs[len(docs)-1]
+	total := 0
+	for _, d := range docs {
+		total += len(d.Text)
+	}
+	if total < 1<<20 || len(docs) < 50 {
+		t.Errorf("%d bytes in %d pages, want more than 1 MB", total, len(docs))
+	}
+	if first.Title != "Handelingen Tweede Kamer 2023-2024, vergadering 99, Stemmingen en debatten" || first.Date != "2024-06-14" ||
+		first.Organization != "Tweede Kamer der Staten-Generaal" || first.Type != "Handelingen" ||
+		!strings.HasPrefix(first.Text, "Debat over de financiële positie van gemeenten\n\nDe heer") {
+		t.Errorf("first page = %+v", first)
+	}
+	if !strings.HasSuffix(last.Text, "Slotzin: het café, de financiële reünie en een naïeve coördinatie.") {
+		t.Errorf("last page ends %q", last.Text[max(0, len(last.Text)-100):])
+	}
+	if last.Title != first.Title || last.Date != first.Date || last.Organization != first.Organization || !cmp.Equal(last.Extra, first.Extra) ||
+		last.Extra["obk"]["metadata_url"] != zoek+"/"+id+"/metadata.xml" {
+		t.Errorf("the last page's metadata differs from the first's: %+v", last)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the XML was extracted %d times, want once", n)
+	}
+	if n := len(h.Requests()); n != 1 {
+		t.Errorf("%d requests, want one", n)
+	}
+	for _, n := range []int{len(docs) / 2, len(docs)} {
+		h.ForgetTexts()
+		var fresh sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, id, n)), &fresh)
+		if diff := cmp.Diff(fresh, docs[n-1]); diff != "" {
+			t.Errorf("page %d kept differs from a fresh extraction (-fresh +kept):\n%s", n, diff)
+		}
+	}
+	res := sdktest.Call(t, obk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, id, len(docs)+1))
+	if !res.IsError || !strings.Contains(res.Text, fmt.Sprintf(`"page": %d is out of range, the document has %d page(s)`, len(docs)+1, len(docs))) {
+		t.Errorf("page out of range: %+v", res)
 	}
 }
 

@@ -74,11 +74,13 @@ func manifest() connector.Manifest {
 				CostNote:    "1 request to the SRU service, which has no published limit (we keep to 3 per second); repeating a search within 10 minutes is free (cached). Searching is much cheaper than reading documents.",
 			},
 			{
-				Name:        "get_document",
-				Title:       "Read an official publication (Officiële Bekendmakingen)",
-				Description: "Full text of one publication, by its id from obk_search (e.g. \"stcrt-2015-47076\", \"kst-33328-AI\", \"gmb-2023-174296\", \"h-tk-20232024-12-3\"), extracted from the official XML. Long texts come in pages: pass page (1-based); the result states page and pages. When the platform has no XML for an id, the tool says so and links the publication page instead.",
+				Name:  "get_document",
+				Title: "Read an official publication (Officiële Bekendmakingen)",
+				Description: "Full text of one publication, by its id from obk_search (e.g. \"stcrt-2015-47076\", \"kst-33328-AI\", \"gmb-2023-174296\", \"h-tk-20232024-12-3\"), extracted from the official XML. " +
+					"Texts can be long: the Handelingen of a long debate or a large Kamerstuk (a budget, an explanatory memorandum) can run to a megabyte of text or more, over 50 pages of 20 000 bytes; read it page by page (pass page, 1-based; the result states page and pages) and stop when the question is answered. " +
+					"When the platform has no XML for an id, the tool says so and links the publication page instead.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "1 request to zoek.officielebekendmakingen.nl, which allows only about 10 requests per 30 seconds (third-party figure), so a burst of document reads queues; each document is cached for 28 days after its first read, and further pages of it are free. Read only the documents whose search result looks relevant.",
+				CostNote:    "The first page is 1 request to zoek.officielebekendmakingen.nl, which allows only about 10 requests per 30 seconds (third-party figure), so a burst of document reads queues. The text is extracted once and kept by the host (up to 28 days): later pages cost the platform nothing, do not queue and are fast. Read only the documents whose search result looks relevant.",
 			},
 			{
 				Name:        "list_values",

@@ -210,15 +210,29 @@ func normalise(sr *sruResponse, a SearchArgs) (sdk.SearchResult, error) {
 		return sdk.SearchResult{}, fmt.Errorf("search: the platform's numberOfRecords %q is not a count", *sr.NumberOfRecords)
 	}
 	out := sdk.SearchResult{Platform: ID, Total: &total, Offset: a.Offset, Results: []sdk.Item{}}
+	// A record without an identifier cannot be read or cited: it is left
+	// out with a note, unless no record is readable.
+	var bad error
+	skipped := 0
 	for i, r := range sr.Records {
 		item, err := recordItem(&r)
 		if err != nil {
-			return sdk.SearchResult{}, fmt.Errorf("search: record %d: %w", a.Offset+i+1, err)
+			if bad == nil {
+				bad = fmt.Errorf("search: record %d: %w", a.Offset+i+1, err)
+			}
+			skipped++
+			continue
 		}
 		out.Results = append(out.Results, item)
 	}
-	next := a.Offset + len(out.Results)
-	out.HasMore = len(out.Results) > 0 && next < total
+	if bad != nil && len(out.Results) == 0 {
+		return sdk.SearchResult{}, bad
+	}
+	if skipped > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d of the %d records the platform sent could not be read and were left out (%s).", skipped, len(sr.Records), strings.TrimPrefix(bad.Error(), "search: ")))
+	}
+	next := a.Offset + len(sr.Records)
+	out.HasMore = len(sr.Records) > 0 && next < total
 	if out.HasMore && next > MaxOffset {
 		out.HasMore = false
 		out.Notes = append(out.Notes, fmt.Sprintf("The platform serves only the first 9,999 of the %d hits; narrow the filters (dates, publication, organization) to reach the rest.", total))

@@ -234,3 +234,23 @@ func TestListValues(t *testing.T) {
 		t.Errorf("list_values made %d upstream requests, want none", n)
 	}
 }
+
+// TestSearchRecordWithoutIdentifier: a record the connector cannot cite
+// is left out with a note; the other records are still answered.
+func TestSearchRecordWithoutIdentifier(t *testing.T) {
+	rec := func(id, title string) string {
+		return `<record><recordData><gzd><originalData><meta><owmskern>` + id + `<title>` + title + `</title></owmskern></meta></originalData></gzd></recordData></record>`
+	}
+	body := `<searchRetrieveResponse><numberOfRecords>3</numberOfRecords><records>` +
+		rec(`<identifier>gmb-2024-1</identifier>`, "Eerste") + rec("", "Zonder id") + rec(`<identifier>gmb-2024-3</identifier>`, "Derde") +
+		`</records></searchRetrieveResponse>`
+	h := sdktest.NewHost(t).HandleBody(sru+"?*", 200, []byte(body))
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "search", `{"query":"parkeren"}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].ID != "gmb-2024-1" || sr.Results[1].ID != "gmb-2024-3" || sr.HasMore {
+		t.Errorf("results = %+v", sr)
+	}
+	if len(sr.Notes) != 1 || sr.Notes[0] != "1 of the 3 records the platform sent could not be read and were left out (record 2: no dcterms:identifier)." {
+		t.Errorf("notes = %q", sr.Notes)
+	}
+}

@@ -24,4 +24,31 @@
 // each). An answer of another shape, or an HTML page where JSON was
 // expected, is a tool error that says the mapping is unverified, never a
 // guessed result. Tool descriptions tell the assistant the same.
+//
+// get_document reads through sdk.PagedText: the answer is decoded once,
+// small fields as they come and the text alone (decode.go), its text key
+// is the document's URL, and later pages come from the host without a
+// request.
+//
+// # Single points of failure
+//
+// The whole mapping is a guess, so every assumption in mapping.go is one:
+// should the live API differ, every call of the tool that uses it fails
+// with [ErrUnverifiedMapping]. Per tool:
+//
+//   - all tools: the site answering JSON under /api/ (an HTML page is
+//     [ErrUnverifiedMapping]).
+//   - search: the path /api/search and the parameter q; an answer that is
+//     a list or holds one under listKeys; records with an id under idKeys
+//     (the other parameters and fields only narrow or enrich).
+//   - get_document: the path /api/documents/{id}; a JSON object, itself the
+//     record or holding it under document or data, with an id. A text
+//     under none of textKeys does not fail: the result says no text came.
+//   - list_governments: the path /api/governments; a list of names or of
+//     records with a name under govNameKeys.
+//
+// What fails soft, with a note in the result: a search result that is not
+// an object or has no id is left out (unless none is readable: then the
+// mapping, not a record, is wrong and the call fails); a search answer
+// without a total or has-more flag infers has_more from a full page.
 package openarchivaris

@@ -58,9 +58,9 @@ func manifest() connector.Manifest {
 				Title: "Read an archived document (Open Archivaris)",
 				Description: unverified +
 					"Metadata and text of one archived document by its id from openarchivaris_search. Whether the platform serves full text through its API is unknown; when it gives none, the result says so and links the document. " +
-					"Long texts come in pages: pass page (1-based); the result states page and pages.",
+					"Texts come in pages of 20 000 bytes: pass page (1-based); the result states page and pages. A council document can run to over 1 MB, 50 or more pages: read it page by page.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "One call of the 120-per-minute limit; cached for weeks after the first read.",
+				CostNote:    "One call of the 120-per-minute limit for the first page (the whole document travels and is read once). Later pages come from the text BesluitBron keeps: they cost no call and are fast. Cached for weeks.",
 			},
 			{
 				Name:        "list_governments",

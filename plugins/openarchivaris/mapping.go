@@ -122,6 +122,10 @@ type searchPage struct {
 	Records []record
 	Total   *int
 	HasMore *bool
+	// Skipped counts results that are not readable records (not an
+	// object, or without an id); FirstSkipped says why the first is not.
+	Skipped      int
+	FirstSkipped error
 }
 
 // decodeSearch reads a search answer: an object holding a list of records
@@ -141,33 +145,74 @@ func decodeSearch(body []byte) (searchPage, error) {
 		}
 	}
 	for i, v := range list {
+		var r record
 		m, ok := v.(map[string]any)
 		if !ok {
-			return searchPage{}, fmt.Errorf("%w: result %d is not an object", ErrUnverifiedMapping, i+1)
+			err = fmt.Errorf("%w: result %d is not an object", ErrUnverifiedMapping, i+1)
+		} else if r, err = readRecord(m); err != nil {
+			err = fmt.Errorf("result %d: %w", i+1, err)
 		}
-		r, err := readRecord(m)
 		if err != nil {
-			return searchPage{}, fmt.Errorf("result %d: %w", i+1, err)
+			if p.Skipped++; p.FirstSkipped == nil {
+				p.FirstSkipped = err
+			}
+			continue
 		}
 		p.Records = append(p.Records, r)
+	}
+	if len(p.Records) == 0 && p.FirstSkipped != nil {
+		// Not one readable record: the mapping, not a record, is wrong.
+		return searchPage{}, p.FirstSkipped
 	}
 	return p, nil
 }
 
 // decodeDocument reads a document answer: the record itself, or the record
-// under "document"/"data".
+// under "document"/"data". Small fields are decoded as they come; the text
+// (which can be megabytes) is decoded alone, from the first of textKeys
+// the record has, and nothing else large is decoded at all.
 func decodeDocument(body []byte) (record, error) {
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
+	var top map[string]field
+	if err := json.Unmarshal(body, &top); err != nil {
 		return record{}, fmt.Errorf("%w: not a JSON object (%v)", ErrUnverifiedMapping, err)
 	}
+	fields, path := top, []string(nil)
 	for _, k := range []string{"document", "data"} {
-		if inner, ok := m[k].(map[string]any); ok {
-			m = inner
+		if f, ok := top[k]; ok && f.object {
+			var inner map[string]field
+			if err := decodeAt(body, []string{k}, &inner); err != nil {
+				return record{}, fmt.Errorf("%w: %s is not a JSON object (%v)", ErrUnverifiedMapping, k, err)
+			}
+			fields, path = inner, []string{k}
 			break
 		}
 	}
-	return readRecord(m)
+	// A large value is absent to pick (as a null is), but its key is listed
+	// when the record is reported as unreadable.
+	m := make(map[string]any, len(fields))
+	for k, f := range fields {
+		m[k] = f.v
+	}
+	r, err := readRecord(m)
+	if err != nil {
+		return record{}, err
+	}
+	r.Text = ""
+	for _, k := range textKeys {
+		f, ok := fields[k]
+		if !ok || (!f.large && f.v == nil) {
+			continue
+		}
+		v := f.v
+		if f.large {
+			if err := decodeAt(body, append(path, k), &v); err != nil {
+				return record{}, fmt.Errorf("%w: field %s (%v)", ErrUnverifiedMapping, k, err)
+			}
+		}
+		r.Text = pickString(map[string]any{k: v}, []string{k})
+		break
+	}
+	return r, nil
 }
 
 // decodeGovernments reads the list of governments; a government needs a

@@ -102,17 +102,21 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	for _, r := range p.Records {
 		out.Results = append(out.Results, item(r))
 	}
+	sent := len(out.Results) + p.Skipped
 	switch {
 	case p.HasMore != nil:
 		out.HasMore = *p.HasMore
 	case p.Total != nil:
-		out.HasMore = a.Offset+len(out.Results) < *p.Total
+		out.HasMore = a.Offset+sent < *p.Total
 	default:
-		out.HasMore = len(out.Results) == a.Limit
+		out.HasMore = sent == a.Limit
 		out.Notes = append(out.Notes, "Open Archivaris gave no total; has_more is inferred from a full page.")
 	}
-	if len(out.Results) > a.Limit {
-		out.Notes = append(out.Notes, fmt.Sprintf("Open Archivaris returned %d results for limit %d: it may not support the limit parameter this connector assumes.", len(out.Results), a.Limit))
+	if p.Skipped > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d result(s) Open Archivaris sent in an unreadable shape are left out (%v).", p.Skipped, p.FirstSkipped))
+	}
+	if sent > a.Limit {
+		out.Notes = append(out.Notes, fmt.Sprintf("Open Archivaris returned %d results for limit %d: it may not support the limit parameter this connector assumes.", sent, a.Limit))
 	}
 	out.Notes = append(out.Notes, "This connector's mapping of the Open Archivaris API is unverified; check results against the linked documents.")
 	return out, nil
@@ -143,6 +147,18 @@ func item(r record) sdk.Item {
 	return it
 }
 
+// docHead is what get_document keeps with a document's text: everything
+// the result shows besides the page.
+type docHead struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Title        string         `json:"title"`
+	Date         string         `json:"date,omitempty"`
+	Organization string         `json:"organization,omitempty"`
+	URL          string         `json:"url"`
+	Extra        map[string]any `json:"extra,omitempty"`
+}
+
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
 	var a struct {
 		ID   string `json:"id"`
@@ -158,13 +174,35 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
 		return nil, err
 	}
-	body, err := fetch(ctx, h, "get_document", DocumentURL(BaseURL, a.ID), connector.ClassDocument)
+	// The document's URL is all that shapes its text, so it is the text's
+	// key: the answer is decoded once, and later pages come from the host.
+	u := DocumentURL(BaseURL, a.ID)
+	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (docHead, string, error) {
+		return extractDocument(ctx, h, u)
+	})
 	if err != nil {
 		return nil, err
 	}
+	hd := doc.Head
+	d := sdk.Document{
+		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization, URL: hd.URL,
+		Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
+	}
+	if len(hd.Extra) > 0 {
+		d.Extra = map[string]map[string]any{ID: hd.Extra}
+	}
+	return d, nil
+}
+
+// extractDocument fetches a document and reads its head and text.
+func extractDocument(ctx context.Context, h connector.Host, u string) (docHead, string, error) {
+	body, err := fetch(ctx, h, "get_document", u, connector.ClassDocument)
+	if err != nil {
+		return docHead{}, "", err
+	}
 	r, err := decodeDocument(body)
 	if err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
+		return docHead{}, "", fmt.Errorf("get_document: %w", err)
 	}
 	text := r.Text
 	if strings.Contains(text, "<") && strings.Contains(text, ">") {
@@ -173,15 +211,8 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if strings.TrimSpace(text) == "" {
 		text = "(Open Archivaris gave no text for this document through the assumed API; open the url to read it.)"
 	}
-	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
-	if err != nil {
-		return nil, err
-	}
 	it := item(r)
-	return sdk.Document{
-		Platform: ID, ID: r.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, URL: it.URL,
-		Format: "text", Page: a.Page, Pages: pages, Text: page, Extra: it.Extra,
-	}, nil
+	return docHead{ID: r.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, URL: it.URL, Extra: it.Extra[ID]}, text, nil
 }
 
 func listGovernments(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {

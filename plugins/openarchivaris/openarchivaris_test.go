@@ -1,6 +1,7 @@
 package openarchivaris_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -208,6 +209,128 @@ func TestGetDocumentLargeAndWithoutText(t *testing.T) {
 	sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", `{"id":"markup"}`), &d)
 	if d.Text != "Één alinea" {
 		t.Errorf("markup text = %q", d.Text)
+	}
+}
+
+// endPhrase closes the long test documents: Dutch characters (é, ë, ï, ü)
+// must reach the last page intact.
+const endPhrase = "Slot: één reünie met Zoë, naïef maar gemeend."
+
+// longDocument is a document answer in the assumed shape
+// (testdata/openarchivaris/oa-document.json) whose text is over 1 MB, with
+// the same text as HTML under content, a lower-priority text key that is
+// never to be read, and quotes and backslashes the answer escapes.
+func longDocument(t *testing.T, wrapper string) []byte {
+	var text strings.Builder
+	for i := 0; text.Len() < 1_200_000; i++ {
+		fmt.Fprintf(&text, "%d. De raad bespreekt het café, de ijsbaan en één \"naïeve\" coördinatie (zie C:\\stukken\\%d).\n", i, i)
+	}
+	text.WriteString(endPhrase)
+	doc := map[string]any{
+		"id": "d-2024-utrecht-990101", "title": "Rapport rekenkamercommissie: één reünie", "date": "2024-06-27",
+		"government": "Gemeente Utrecht", "governmentType": "gemeente", "author": "Afdeling Juridische Zaken", "pages": 412,
+		"url": "https://utrecht.bestuurlijkeinformatie.nl/Woo/Document/990101", "text": text.String(),
+		"content": "<p>" + strings.ReplaceAll(text.String(), "\n", "</p><p>") + "</p>",
+	}
+	b, err := json.Marshal(map[string]any{wrapper: doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// readAllPages reads a document page by page to its last page and checks
+// that every page carries the same head and page count.
+func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
+	t.Helper()
+	var first sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", args(1)), &first)
+	docs := []sdk.Document{first}
+	for p := 2; p <= first.Pages; p++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", args(p)), &d)
+		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
+			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
+		}
+		head, firstHead := d, first
+		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
+		if diff := cmp.Diff(firstHead, head); diff != "" {
+			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestGetDocumentLongKept: a document of over 1 MB is decoded once, its
+// pages come from the host after that, its last page ends with the
+// document's last phrase, and a kept page is what a fresh extraction
+// gives.
+func TestGetDocumentLongKept(t *testing.T) {
+	for _, wrapper := range []string{"document", "data"} {
+		t.Run(wrapper, func(t *testing.T) {
+			body := longDocument(t, wrapper)
+			h := sdktest.NewHost(t).HandleBody(base+"/api/documents/d-2024-utrecht-990101", 200, body)
+			args := func(p int) string { return fmt.Sprintf(`{"id":"d-2024-utrecht-990101","page":%d}`, p) }
+			docs := readAllPages(t, h, args)
+			first, last := docs[0], docs[len(docs)-1]
+			want := sdk.Document{
+				Platform: "openarchivaris", ID: "d-2024-utrecht-990101", Type: "document", Title: "Rapport rekenkamercommissie: één reünie",
+				Date: "2024-06-27", Organization: "Gemeente Utrecht", URL: "https://utrecht.bestuurlijkeinformatie.nl/Woo/Document/990101", Format: "text",
+				Page: 1, Pages: first.Pages, Text: first.Text,
+				Extra: map[string]map[string]any{"openarchivaris": {"author": "Afdeling Juridische Zaken", "pages": float64(412), "government_type": "gemeente"}},
+			}
+			if diff := cmp.Diff(want, first); diff != "" || first.Pages < 50 || !strings.HasPrefix(first.Text, "0. De raad bespreekt het café") {
+				t.Fatalf("page 1 of %d (-want +got):\n%s", first.Pages, diff)
+			}
+			if !strings.HasSuffix(last.Text, endPhrase) || !strings.Contains(last.Text, `één "naïeve" coördinatie (zie C:\stukken\`) {
+				t.Errorf("last page %d ends %q", last.Page, last.Text[max(0, len(last.Text)-120):])
+			}
+			var all strings.Builder
+			for _, d := range docs {
+				all.WriteString(d.Text)
+			}
+			var doc map[string]struct{ Text string }
+			if err := json.Unmarshal(body, &doc); err != nil || all.String() != doc[wrapper].Text {
+				t.Errorf("the pages joined (%d bytes) are not the text (%d bytes): %v", all.Len(), len(doc[wrapper].Text), err)
+			}
+			if n := h.TextsKept(); n != 1 {
+				t.Errorf("the text was extracted %d times, want once", n)
+			}
+			if n := len(h.Requests()); n != 1 {
+				t.Errorf("%d fetches for %d pages, want 1", n, len(docs))
+			}
+			if n := h.TextPagesServed(); n != len(docs)-1 {
+				t.Errorf("%d pages served from the kept text, want %d", n, len(docs)-1)
+			}
+
+			// A kept page equals the same page extracted afresh.
+			mid := len(docs) / 2
+			h.ForgetTexts()
+			var fresh sdk.Document
+			sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", args(mid)), &fresh)
+			if diff := cmp.Diff(docs[mid-1], fresh); diff != "" {
+				t.Errorf("kept page %d differs from a fresh extraction (-kept +fresh):\n%s", mid, diff)
+			}
+			if n := h.TextsKept(); n != 2 {
+				t.Errorf("after ForgetTexts: %d extractions, want 2", n)
+			}
+		})
+	}
+}
+
+// TestSearchUnreadableResultsFailSoft: a result that is not an object or
+// has no id is left out with a note; the others are listed.
+func TestSearchUnreadableResultsFailSoft(t *testing.T) {
+	body := `{"total":4,"results":[{"id":"a","title":"Eén"},"b",{"titel":"zonder id"},{"id":"d","title":"Vier"}]}`
+	h := sdktest.NewHost(t).HandleBody(base+"/api/search?*", 200, []byte(body))
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "search", `{"query":"x","limit":4}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].ID != "a" || sr.Results[1].ID != "d" || sr.HasMore {
+		t.Errorf("result = %+v", sr)
+	}
+	if notes := strings.Join(sr.Notes, "\n"); !strings.Contains(notes, "2 result(s) Open Archivaris sent in an unreadable shape are left out") || !strings.Contains(notes, "result 2 is not an object") {
+		t.Errorf("notes = %q", sr.Notes)
 	}
 }
 

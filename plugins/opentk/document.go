@@ -66,50 +66,103 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	resp, err := sdk.Get(ctx, h, fetch, ServicePages, 1, connector.ClassDocument)
+	// The rendition is fetched and turned into text once; the host keeps
+	// the pages with the title and date, so a later page neither fetches
+	// nor parses the HTML again. The URL names the rendition: it holds the
+	// number and, by its path, the category.
+	doc, err := sdk.PagedText(ctx, h, fetch, connector.ClassDocument, a.Page, func(ctx context.Context) (*docHead, string, error) {
+		return readDocument(ctx, h, fetch, &a)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("get_document: %w", err)
-	}
-	body := string(resp.Body)
-	if resp.Status == 404 || strings.TrimSpace(body) == "Found nothing!!" {
-		return nil, fmt.Errorf("get_document: OpenTK has no %s %q (HTTP %d: %s)", strings.ToLower(a.Category), a.Nummer, resp.Status, clip(strings.TrimSpace(HTMLText(body)), 100))
-	}
-	if err := checkStatus("get_document", resp); err != nil {
 		return nil, err
 	}
+	d := doc.Head
+	out := sdk.Document{
+		Platform: ID, ID: a.Nummer, Type: a.Category, Title: firstNonEmpty(d.Title, a.Category+" "+a.Nummer), Date: d.Date,
+		Organization: "Tweede Kamer", URL: cite, Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
+	}
+	extra := map[string]any{}
+	if a.Category == "Document" {
+		extra["original_url"] = strings.TrimRight(BaseURL, "/") + "/getraw/" + url.PathEscape(a.Nummer)
+	}
+	if len(d.Notes) > 0 {
+		extra["notes"] = d.Notes
+	}
+	if len(extra) > 0 {
+		out.Extra = map[string]map[string]any{ID: extra}
+	}
+	return out, nil
+}
+
+// docHead is what a document's result needs besides its text, kept with
+// the text so that a later page needs neither the HTML nor its parse.
+type docHead struct {
+	Title string   `json:"title,omitempty"`
+	Date  string   `json:"date,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// readDocument fetches a rendition (or a plenary report's page) and turns
+// it into text and head.
+func readDocument(ctx context.Context, h connector.Host, fetch string, a *GetDocumentArgs) (*docHead, string, error) {
+	resp, err := sdk.Get(ctx, h, fetch, ServicePages, 1, connector.ClassDocument)
+	if err != nil {
+		return nil, "", fmt.Errorf("get_document: %w", err)
+	}
+	body := string(resp.Body)
+	resp.Body = nil // one copy of a multi-MB page is enough
+	if resp.Status == 404 || strings.TrimSpace(body) == "Found nothing!!" {
+		return nil, "", fmt.Errorf("get_document: OpenTK has no %s %q (HTTP %d: %s)", strings.ToLower(a.Category), a.Nummer, resp.Status, clip(strings.TrimSpace(HTMLText(body)), 100))
+	}
+	if resp.Status < 200 || resp.Status >= 300 {
+		return nil, "", statusError("get_document", resp.Status, body)
+	}
 	if strings.TrimSpace(body) == "" {
-		return nil, fmt.Errorf("get_document: OpenTK returned an empty rendition of %q", a.Nummer)
+		return nil, "", fmt.Errorf("get_document: OpenTK returned an empty rendition of %q", a.Nummer)
 	}
+	head := &docHead{Title: htmlTitle(body)}
 	if ct := header(resp, "Content-Type"); ct != "" && !strings.Contains(ct, "html") && !strings.HasPrefix(ct, "text/") {
-		return nil, fmt.Errorf("get_document: OpenTK answered with %s, not an HTML rendition", ct)
+		if !looksLikeHTML(body) {
+			return nil, "", fmt.Errorf("get_document: OpenTK answered with %s, not an HTML rendition", ct)
+		}
+		head.Notes = append(head.Notes, fmt.Sprintf("OpenTK labelled this rendition %q, yet it is HTML and was read as such.", ct))
 	}
-	doc := sdk.Document{Platform: ID, ID: a.Nummer, Type: a.Category, URL: cite, Format: "text", Page: a.Page}
 	var text string
 	if a.Category == "Verslag" {
-		text = HTMLText(mainPart(body))
-		doc.Title = htmlTitle(body)
-		if m := datumRE.FindStringSubmatch(HTMLText(body)); m != nil {
-			doc.Date = m[1]
+		// The sitting's date is in the page's header, outside <main>.
+		before, main, after := mainParts(body)
+		text = HTMLText(main)
+		for _, part := range []string{HTMLText(before), text, HTMLText(after)} {
+			if m := datumRE.FindStringSubmatch(part); m != nil {
+				head.Date = m[1]
+				break
+			}
 		}
-		doc.Organization = "Tweede Kamer"
+		if head.Date == "" {
+			head.Notes = append(head.Notes, "OpenTK's page of this sitting gives no date (no \"Datum YYYY-MM-DD\"), so the result has none.")
+		}
 	} else {
 		text = HTMLText(body)
-		doc.Title = htmlTitle(body)
-		doc.Organization = "Tweede Kamer"
-		doc.Extra = map[string]map[string]any{ID: {"original_url": strings.TrimRight(BaseURL, "/") + "/getraw/" + url.PathEscape(a.Nummer)}}
-	}
-	if doc.Title == "" {
-		doc.Title = a.Category + " " + a.Nummer
 	}
 	if strings.TrimSpace(text) == "" {
 		text = "(OpenTK's rendition holds no text; the original may be a scan. Open the url or the original file.)"
 	}
-	page, pages, err := sdk.Page(text, sdk.TextPageSize, a.Page)
-	if err != nil {
-		return nil, err
+	return head, text, nil
+}
+
+// looksLikeHTML tells markup from another format behind a wrong label.
+func looksLikeHTML(s string) bool {
+	s = strings.TrimLeft(strings.TrimPrefix(s, "\uFEFF"), " \t\r\n")
+	return strings.HasPrefix(s, "<") && isTagStart(s[1:])
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
 	}
-	doc.Text, doc.Pages = page, pages
-	return doc, nil
+	return ""
 }
 
 // header looks a response header up case-insensitively.

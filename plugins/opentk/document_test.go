@@ -50,29 +50,141 @@ func TestGetVerslag(t *testing.T) {
 	}
 }
 
-func TestGetDocumentLarge(t *testing.T) {
+// getdoc is OpenTK's /getdoc rendition of a long PDF (pdftohtml output:
+// one <div> per page, <p> per line, entities for some characters), more
+// than 1 MB of text (2.4 MB of HTML); its last line is a phrase with
+// Dutch characters.
+func getdoc() string {
 	var b strings.Builder
-	b.WriteString("<html><head><title>Begroting IJsselmeer</title></head><body>")
-	for i := 0; b.Len() < 1_100_000; i++ {
-		fmt.Fprintf(&b, "<p>Regel %d: de Tweede Kamer besluit over het café en de ijsselbrug; één zin.</p>\n", i)
-		if i%40 == 39 {
-			b.WriteString("<hr/>\n")
+	b.WriteString(`<!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml" lang="" xml:lang="">
+<head>
+<title>Begroting IJsselmeer</title>
+<meta http-equiv="Content-Type" content="text/html; charset=UTF-8"/>
+<style type="text/css">p {margin: 0; padding: 0;} .ft10{font-size:15px;font-family:Times;color:#000000;}</style>
+</head>
+<body bgcolor="#A0A0A0" vlink="blue" link="blue">
+`)
+	for page := 1; b.Len() < 2_400_000; page++ {
+		fmt.Fprintf(&b, "<div id=\"page%d-div\" style=\"position:relative;width:892px;height:1263px;\">\n", page)
+		for line := 1; line <= 40; line++ {
+			fmt.Fprintf(&b, "<p style=\"position:absolute;top:%dpx;left:108px;white-space:nowrap\" class=\"ft10\">Pagina&#160;%d regel %d: de Tweede Kamer besluit over het caf&eacute; en de ijsselbrug; &#233;&#233;n zin.</p>\n", 100+line*25, page, line)
+		}
+		b.WriteString("</div>\n<hr/>\n")
+	}
+	b.WriteString(`<p class="ft10">Slotzin: het café, de financiële reünie en een naïeve coördinatie.</p>
+</body>
+</html>
+`)
+	return b.String()
+}
+
+// readAll reads every page of a document, checking that the page count
+// stays what the first page said.
+func readAll(t *testing.T, h *sdktest.Host, nummer string) []sdk.Document {
+	t.Helper()
+	var docs []sdk.Document
+	for n := 1; n == 1 || n <= docs[0].Pages; n++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", fmt.Sprintf(`{"nummer":%q,"page":%d}`, nummer, n)), &d)
+		if d.Page != n || len(docs) > 0 && d.Pages != docs[0].Pages {
+			t.Fatalf("page %d: page %d of %d, first said %d pages", n, d.Page, d.Pages, docs[0].Pages)
+		}
+		if len(d.Text) > sdk.TextPageSize {
+			t.Errorf("page %d has %d bytes", n, len(d.Text))
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestGetDocumentLarge reads a rendition of more than 1 MB of text page by
+// page: it is fetched and turned into text once, the host keeps the text
+// and its head, and a later page read from it equals what a fresh
+// extraction gives.
+func TestGetDocumentLarge(t *testing.T) {
+	h := sdktest.NewHost(t).HandleBody(base+"/getdoc/2025D00001", 200, []byte(getdoc()))
+	docs := readAll(t, h, "2025D00001")
+	first, last := docs[0], docs[len(docs)-1]
+	total := 0
+	for _, d := range docs {
+		total += len(d.Text)
+	}
+	if total < 1<<20 || len(docs) < 50 {
+		t.Errorf("%d bytes in %d pages, want more than 1 MB", total, len(docs))
+	}
+	if !strings.HasPrefix(first.Text, "Pagina 1 regel 1: de Tweede Kamer besluit over het café en de ijsselbrug; één zin.\n") {
+		t.Errorf("first page starts %.100q", first.Text)
+	}
+	if !strings.HasSuffix(last.Text, "\nSlotzin: het café, de financiële reünie en een naïeve coördinatie.") {
+		t.Errorf("last page ends %q", last.Text[max(0, len(last.Text)-100):])
+	}
+	if docs[1].Text[0] == '\n' || !strings.HasPrefix(docs[1].Text, "Pagina ") && !strings.HasPrefix(docs[1].Text, "---") {
+		t.Errorf("page 2 does not start on a line: %.40q", docs[1].Text)
+	}
+	if last.Title != "Begroting IJsselmeer" || last.Title != first.Title || !cmp.Equal(last.Extra, first.Extra) || last.URL != first.URL {
+		t.Errorf("the last page's metadata differs from the first's: %+v", last)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the rendition was extracted %d times, want once", n)
+	}
+	if n := len(h.Requests()); n != 1 {
+		t.Errorf("%d requests, want one", n)
+	}
+	for _, n := range []int{len(docs) / 2, len(docs)} {
+		h.ForgetTexts()
+		var fresh sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", fmt.Sprintf(`{"nummer":"2025D00001","page":%d}`, n)), &fresh)
+		if diff := cmp.Diff(fresh, docs[n-1]); diff != "" {
+			t.Errorf("page %d kept differs from a fresh extraction (-fresh +kept):\n%s", n, diff)
 		}
 	}
-	b.WriteString("</body></html>")
-	h := sdktest.NewHost(t).HandleBody(base+"/getdoc/2025D00001", 200, []byte(b.String()))
-	var first, second sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2025D00001"}`), &first)
-	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2025D00001","page":2}`), &second)
-	if first.Pages < 30 || len(first.Text) > sdk.TextPageSize || second.Page != 2 || !strings.HasPrefix(first.Text, "Regel 0: ") {
-		t.Errorf("pages %d, first %d bytes, second page %d", first.Pages, len(first.Text), second.Page)
-	}
-	if !strings.HasPrefix(second.Text, "Regel ") && !strings.HasPrefix(second.Text, "---") {
-		t.Errorf("page 2 does not start on a line: %q", second.Text[:40])
-	}
-	res := sdktest.Call(t, opentk.Plugin(), h, "get_document", fmt.Sprintf(`{"nummer":"2025D00001","page":%d}`, first.Pages+1))
+	res := sdktest.Call(t, opentk.Plugin(), h, "get_document", fmt.Sprintf(`{"nummer":"2025D00001","page":%d}`, len(docs)+1))
 	if !res.IsError || !strings.Contains(res.Text, `"page"`) {
 		t.Errorf("out of range: %+v", res)
+	}
+}
+
+// TestGetVerslagKept: a plenary report's date and title come from its
+// page's header, outside <main>; a later page, read from the kept text,
+// still has them. A page without a date says so.
+func TestGetVerslagKept(t *testing.T) {
+	id := "d7a7c3de-0000-4000-8000-000000000000"
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Plenaire vergadering</title></head><body><header><h5>Datum 2024-10-10. Laatste update: 2024-10-11 10:00</h5></header><main class="container">`)
+	for i := 0; b.Len() < 300_000; i++ {
+		fmt.Fprintf(&b, "<p>De heer Ëlmaz (GroenLinks-PvdA): bijdrage %d over de ijsselbrug.</p>\n", i)
+	}
+	b.WriteString(`</main><footer>Vragen of tips &rarr; bert@hubertnet.nl</footer></body></html>`)
+	h := sdktest.NewHost(t).HandleBody(base+"/verslag.html?vergaderingid="+id, 200, []byte(b.String()))
+	var p1, p2 sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"`+id+`","category":"Verslag"}`), &p1)
+	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"`+id+`","category":"Verslag","page":2}`), &p2)
+	if p1.Pages < 10 || p2.Pages != p1.Pages || p2.Date != "2024-10-10" || p2.Title != "Plenaire vergadering" || p2.Extra != nil || h.TextsKept() != 1 {
+		t.Errorf("page 1 %+v\npage 2 %+v", p1, p2)
+	}
+	if strings.Contains(p1.Text, "Datum") || strings.Contains(p2.Text, "bert@") {
+		t.Errorf("the page's header or footer leaked into the text")
+	}
+	h = sdktest.NewHost(t).HandleBody(base+"/verslag.html?vergaderingid="+id, 200, []byte(`<html><main><p>Opening</p></main></html>`))
+	var undated sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"`+id+`","category":"Verslag"}`), &undated)
+	if notes, _ := undated.Extra["opentk"]["notes"].([]any); undated.Date != "" || len(notes) != 1 || !strings.Contains(notes[0].(string), "gives no date") {
+		t.Errorf("verslag without a date = %+v", undated)
+	}
+}
+
+// TestGetDocumentMislabelled: HTML behind another content type is read,
+// with a note; another format behind it is an error.
+func TestGetDocumentMislabelled(t *testing.T) {
+	u := base + "/getdoc/2024D41173"
+	h := sdktest.NewHost(t, sdktest.Route{Match: u, Response: connector.FetchResponse{Status: 200,
+		Header: map[string]string{"Content-Type": "application/octet-stream"}, Body: []byte("\n<html><body><p>Motie over de ijsselbrug</p></body></html>")}})
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2024D41173"}`), &d)
+	notes, _ := d.Extra["opentk"]["notes"].([]any)
+	if d.Text != "Motie over de ijsselbrug" || len(notes) != 1 || notes[0] != `OpenTK labelled this rendition "application/octet-stream", yet it is HTML and was read as such.` ||
+		d.Extra["opentk"]["original_url"] != base+"/getraw/2024D41173" {
+		t.Errorf("document = %+v", d)
 	}
 }
 

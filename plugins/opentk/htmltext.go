@@ -23,18 +23,21 @@ var skipTags = map[string]bool{"head": true, "script": true, "style": true, "svg
 // empty lines are dropped; line breaks in the source only count inside <pre>
 // (catdoc output). Images (often inline data: URLs) vanish.
 // It never fails: any byte string gives some text.
+//
+// The text is built in one pass, line by line, so a multi-MB rendition
+// costs about one more copy of its text, not several of the page.
 func HTMLText(s string) string {
-	var b strings.Builder
+	var t tidier
 	skip := ""
 	pre := 0 // inside <pre>, line breaks in the source are text
-	text := func(t string) {
+	text := func(x string) {
 		if skip != "" {
 			return
 		}
 		if pre == 0 {
-			t = strings.NewReplacer("\r", " ", "\n", " ", "\t", " ").Replace(t)
+			x = sourceSpace.Replace(x)
 		}
-		b.WriteString(t)
+		t.write(html.UnescapeString(x))
 	}
 	for len(s) > 0 {
 		lt := strings.IndexByte(s, '<')
@@ -79,18 +82,57 @@ func HTMLText(s string) string {
 			} else {
 				pre++
 			}
-			b.WriteString("\n")
+			t.write("\n")
 		case name == "li" && !closing:
-			b.WriteString("\n- ")
+			t.write("\n- ")
 		case (name == "td" || name == "th") && !closing:
-			b.WriteString(" | ")
+			t.write(" | ")
 		case name == "hr":
-			b.WriteString("\n\n---\n\n")
+			t.write("\n\n---\n\n")
 		case blockTags[name]:
-			b.WriteString("\n")
+			t.write("\n")
 		}
 	}
-	return tidy(html.UnescapeString(b.String()))
+	t.endLine()
+	return t.out.String()
+}
+
+// sourceSpace folds the line breaks and tabs of HTML source to spaces.
+var sourceSpace = strings.NewReplacer("\r", " ", "\n", " ", "\t", " ")
+
+// tidier collects text into lines, collapsing spaces within a line and
+// dropping empty lines: block tags nest, so the number of line breaks
+// between two texts says nothing. Cell separators open a line ("| a"), and
+// a line of only a separator is empty.
+type tidier struct {
+	out, line strings.Builder
+}
+
+func (t *tidier) write(s string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			t.line.WriteString(s)
+			return
+		}
+		t.line.WriteString(s[:i])
+		t.endLine()
+		s = s[i+1:]
+	}
+}
+
+// endLine ends the current line; strings.Fields counts a no-break space
+// as a space.
+func (t *tidier) endLine() {
+	line := strings.Join(strings.Fields(t.line.String()), " ")
+	t.line.Reset()
+	if line == "" || line == "|" {
+		return
+	}
+	if t.out.Len() > 0 {
+		t.out.WriteByte('\n')
+	}
+	t.out.WriteString(strings.TrimPrefix(line, "| "))
 }
 
 // isTagStart tells a tag ("p>", "/p>", "!DOCTYPE") from a literal "<".
@@ -125,25 +167,7 @@ func tagName(t string) (string, bool) {
 	return strings.ToLower(t[:end]), closing
 }
 
-// tidy collapses spaces within lines and drops empty lines: block tags
-// nest, so the number of line breaks between two texts says nothing.
-func tidy(s string) string {
-	s = strings.ReplaceAll(s, "\u00a0", " ")
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
-		if line == "" || line == "|" {
-			continue
-		}
-		out = append(out, strings.TrimPrefix(line, "| "))
-	}
-	return strings.Join(out, "\n")
-}
-
-var (
-	titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-	mainRE  = regexp.MustCompile(`(?is)<main[^>]*>(.*)</main>`)
-)
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
 // htmlTitle is the text of the page's <title>, or "".
 func htmlTitle(s string) string {
@@ -156,8 +180,60 @@ func htmlTitle(s string) string {
 // mainPart is the content of a tkconv page's <main>, without the site's
 // navigation and footer, or the whole page when it has none.
 func mainPart(s string) string {
-	if m := mainRE.FindStringSubmatch(s); m != nil {
-		return m[1]
+	_, main, _ := mainParts(s)
+	return main
+}
+
+// mainParts cuts a page into what precedes the content of its <main>
+// (from the first <main…> to the last </main>), that content, and what
+// follows; a page without <main> is all content. It scans for the tags
+// rather than matching a regular expression over a multi-MB page.
+func mainParts(s string) (before, main, after string) {
+	open := indexFold(s, "<main", 0)
+	if open < 0 {
+		return "", s, ""
 	}
-	return s
+	gt := strings.IndexByte(s[open:], '>')
+	if gt < 0 {
+		return "", s, ""
+	}
+	start := open + gt + 1
+	end := lastIndexFold(s[start:], "</main>")
+	if end < 0 {
+		return "", s, ""
+	}
+	end += start
+	return s[:start], s[start:end], s[end:]
+}
+
+// indexFold is strings.Index for an ASCII tag starting with '<', matched
+// without regard to case, from byte from on.
+func indexFold(s, tag string, from int) int {
+	for i := from; i <= len(s)-len(tag); {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 || i+j > len(s)-len(tag) {
+			return -1
+		}
+		i += j
+		if strings.EqualFold(s[i:i+len(tag)], tag) {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// lastIndexFold is strings.LastIndex for an ASCII tag starting with '<',
+// matched without regard to case.
+func lastIndexFold(s, tag string) int {
+	for end := len(s); ; {
+		i := strings.LastIndexByte(s[:end], '<')
+		if i < 0 {
+			return -1
+		}
+		if i+len(tag) <= len(s) && strings.EqualFold(s[i:i+len(tag)], tag) {
+			return i
+		}
+		end = i
+	}
 }

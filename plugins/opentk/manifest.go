@@ -76,9 +76,10 @@ func manifest() connector.Manifest {
 				Title: "Read a Tweede Kamer document or plenary report (OpenTK)",
 				Description: "Plain text of a Tweede Kamer document by its number (e.g. 2024D41173) or id, converted from OpenTK's HTML rendition of the original PDF/DOCX, " +
 					"or, with category Verslag and the meeting id from opentk_search, the report of that plenary sitting. Activities, commitments, gifts and Woo documents have no full text here: cite their url. " +
-					"Tables and layout are lost in conversion. Long texts come in pages: pass page (1-based); the result states page and pages.",
+					"Tables and layout are lost in conversion. " +
+					"Texts can be long: a converted Kamerstuk or report, or the report of a full plenary sitting, can run to a megabyte of text or more, over 50 pages of 20 000 bytes; read it page by page (pass page, 1-based; the result states page and pages) and stop when the question is answered.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "One page fetch; a document OpenTK has not converted before can take seconds. Cached for weeks after the first read.",
+				CostNote:    "The first page is one page fetch; a document OpenTK has not converted before can take seconds. The text is extracted once and kept by the host (up to 28 days): later pages cost OpenTK nothing and are fast.",
 			},
 			{
 				Name:        "list_committees",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -140,9 +141,12 @@ type Row struct {
 	Verantwoordelijke string   `json:"verantwoordelijke"`
 }
 
+// searchResponse is OpenTK's search answer; rows and the timing are read
+// one by one, so that one changed field fails neither the search nor its
+// other rows.
 type searchResponse struct {
-	Results      []Row    `json:"results"`
-	Milliseconds *float64 `json:"milliseconds"`
+	Results      []json.RawMessage `json:"results"`
+	Milliseconds json.RawMessage   `json:"milliseconds"`
 }
 
 // Slice applies the connector-side filters, sort and window to the rows
@@ -214,31 +218,82 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if sr.Results == nil {
 		return nil, fmt.Errorf("search: OpenTK's answer lacks results")
 	}
-	for i, r := range sr.Results {
-		if r.Nummer == "" || r.Category == "" {
-			return nil, fmt.Errorf("search: row %d of OpenTK's answer lacks nummer or category", i+1)
-		}
+	rows, notes, err := readRows(sr.Results)
+	if err != nil {
+		return nil, err
 	}
-	page, matched := Slice(sr.Results, a)
+	returned := len(sr.Results)
+	page, matched := Slice(rows, a)
 	total := matched
 	out := sdk.SearchResult{
 		Platform: ID, Total: &total, HasMore: a.Offset+len(page) < matched, Offset: a.Offset, Results: []sdk.Item{},
-		TotalIsApproximate: len(sr.Results) >= MaxRows,
+		TotalIsApproximate: returned >= MaxRows,
 	}
 	for _, r := range page {
 		out.Results = append(out.Results, rowItem(r))
 	}
-	out.Notes = append(out.Notes, fmt.Sprintf("OpenTK has no paging: it returned %d row(s) (at most %d); offset, limit and sort were applied by this connector to those rows.", len(sr.Results), MaxRows))
-	if len(sr.Results) >= MaxRows {
+	out.Notes = append(out.Notes, fmt.Sprintf("OpenTK has no paging: it returned %d row(s) (at most %d); offset, limit and sort were applied by this connector to those rows.", returned, MaxRows))
+	out.Notes = append(out.Notes, notes...)
+	if returned >= MaxRows {
 		out.Notes = append(out.Notes, "The search hit OpenTK's cap of 280 rows: older matches are missing and total counts only what was returned. Narrow the query (a \"phrase\", more words, kind, last_two_months) to reach them.")
 	}
 	if a.Category != "" || a.DateFrom != "" || a.DateTo != "" {
-		out.Notes = append(out.Notes, fmt.Sprintf("category and date filters were applied by this connector to the %d returned rows; %d matched.", len(sr.Results), matched))
+		out.Notes = append(out.Notes, fmt.Sprintf("category and date filters were applied by this connector to the %d returned rows; %d matched.", len(rows), matched))
 	}
-	if sr.Milliseconds != nil && *sr.Milliseconds >= 950 && len(sr.Results) < MaxRows {
-		out.Notes = append(out.Notes, fmt.Sprintf("The search took %.0f ms; OpenTK cuts searches short (to 1 or 2 s) when it is busy, so these results may be incomplete. Retrying later may give more.", *sr.Milliseconds))
+	var ms float64
+	switch err := json.Unmarshal(sr.Milliseconds, &ms); {
+	case len(sr.Milliseconds) == 0 || string(sr.Milliseconds) == "null":
+	case err != nil:
+		out.Notes = append(out.Notes, "OpenTK's answer gave its search time in an unexpected form, so whether it cut the search short under load is unknown.")
+	case ms >= 950 && returned < MaxRows:
+		out.Notes = append(out.Notes, fmt.Sprintf("The search took %.0f ms; OpenTK cuts searches short (to 1 or 2 s) when it is busy, so these results may be incomplete. Retrying later may give more.", ms))
 	}
 	return out, nil
+}
+
+// readRows decodes OpenTK's rows. A row without nummer or category cannot
+// be read or cited and is left out, and a field of another type is left
+// out of its row, each with a note; only when no row is readable is the
+// answer an error.
+func readRows(raws []json.RawMessage) ([]Row, []string, error) {
+	rows := make([]Row, 0, len(raws))
+	var bad error
+	skipped := 0
+	var dropped []string
+	for i, raw := range raws {
+		var r Row
+		d, err := decodeEntity(raw, &r, "nummer", "category")
+		switch {
+		case err != nil:
+			err = fmt.Errorf("search: row %d of OpenTK's answer is not the expected object: %v", i+1, err)
+		case r.Nummer == "" || r.Category == "":
+			err = fmt.Errorf("search: row %d of OpenTK's answer lacks nummer or category", i+1)
+		}
+		if err != nil {
+			if bad == nil {
+				bad = err
+			}
+			skipped++
+			continue
+		}
+		for _, f := range d {
+			if !slices.Contains(dropped, f) {
+				dropped = append(dropped, f)
+			}
+		}
+		rows = append(rows, r)
+	}
+	if bad != nil && len(rows) == 0 {
+		return nil, nil, bad
+	}
+	var notes []string
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d of the %d rows could not be read and were left out (%s).", skipped, len(raws), strings.TrimPrefix(bad.Error(), "search: ")))
+	}
+	if len(dropped) > 0 {
+		notes = append(notes, droppedNote("rows", dropped))
+	}
+	return rows, notes, nil
 }
 
 // rowItem normalises one row.
@@ -294,11 +349,16 @@ func checkStatus(what string, r connector.FetchResponse) error {
 	if r.Status >= 200 && r.Status < 300 {
 		return nil
 	}
-	detail := clip(strings.Join(strings.Fields(HTMLText(string(r.Body[:min(len(r.Body), 2000)]))), " "), 300)
+	return statusError(what, r.Status, string(r.Body[:min(len(r.Body), 2000)]))
+}
+
+// statusError is the error of a non-2xx answer with body.
+func statusError(what string, status int, body string) error {
+	detail := clip(strings.Join(strings.Fields(HTMLText(body[:min(len(body), 2000)])), " "), 300)
 	if detail == "" {
-		return fmt.Errorf("%s: OpenTK answered HTTP %d", what, r.Status)
+		return fmt.Errorf("%s: OpenTK answered HTTP %d", what, status)
 	}
-	return fmt.Errorf("%s: OpenTK answered HTTP %d: %s", what, r.Status, detail)
+	return fmt.Errorf("%s: OpenTK answered HTTP %d: %s", what, status, detail)
 }
 
 func clip(s string, n int) string {

@@ -277,3 +277,31 @@ func TestSearchPlatformErrors(t *testing.T) {
 		t.Errorf("fetch error: %+v", res)
 	}
 }
+
+// TestSearchSoftFailures: a row without nummer or category is left out
+// with a note, a field of another type is left out of its row with a
+// note, and a search time in another form is named; the other rows are
+// answered.
+func TestSearchSoftFailures(t *testing.T) {
+	body := `{"milliseconds":"veel","results":[` +
+		`{"nummer":"2024D1","category":"Document","datum":"2024-10-01T00:00:00","onderwerp":"Motie over de ijsselbrug","score":"hoog"},` +
+		`{"category":"Document","datum":"2024-10-02"},` +
+		`{"nummer":7,"category":"Document"},` +
+		`{"nummer":"2024D4","category":"Document","datum":"2024-10-04T00:00:00","onderwerp":"Brief over het café","persoonnummer":12}]}`
+	h := sdktest.NewHost(t).HandleBody(searchURL, 200, []byte(body))
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "search", `{"query":"ijsselbrug"}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].ID != "2024D4" || sr.Results[1].ID != "2024D1" || sr.Results[1].Extra["opentk"]["score"] != nil ||
+		sr.Results[0].Extra["opentk"]["persoonnummer"] != float64(12) || *sr.Total != 2 {
+		t.Fatalf("results = %+v", sr)
+	}
+	want := []string{
+		"OpenTK has no paging: it returned 4 row(s) (at most 280); offset, limit and sort were applied by this connector to those rows.",
+		"2 of the 4 rows could not be read and were left out (row 2 of OpenTK's answer lacks nummer or category).",
+		"OpenTK sent rows with score in an unexpected form; left out.",
+		"OpenTK's answer gave its search time in an unexpected form, so whether it cut the search short under load is unknown.",
+	}
+	if diff := cmp.Diff(want, sr.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}

@@ -50,6 +50,8 @@ type Decision struct {
 	// Summary is the inhoudsindicatie; Body the uitspraak or conclusie,
 	// named by BodyKind ("" when only metadata is published).
 	Summary, Body, BodyKind string
+	// Notes say what of the answer could not be read.
+	Notes []string
 }
 
 type labeledXML struct {
@@ -106,8 +108,20 @@ func ParseContent(body []byte) (*Decision, error) {
 			d.Title = clean(desc.Title)
 		}
 	}
+	if err := extractParts(body, d); err != nil {
+		return nil, err
+	}
 	if meta == nil || clean(meta.Identifier) == "" {
-		return nil, fmt.Errorf("the platform's response lacks the document's dcterms:identifier")
+		// Without its identifier the metadata is suspect, but a text is
+		// still the decision's text: the caller knows the ECLI it asked
+		// for. Without a text either, nothing of the answer is readable.
+		if d.BodyKind == "" && d.Summary == "" {
+			return nil, fmt.Errorf("the platform's response lacks the document's dcterms:identifier")
+		}
+		d.Notes = append(d.Notes, "The platform's answer lacks the decision's dcterms:identifier: its metadata (court, dates, case numbers, relations) may be missing or incomplete; the text follows.")
+		if meta == nil {
+			return d, nil
+		}
 	}
 	d.ECLI, d.Type, d.Date, d.Issued = clean(meta.Identifier), clean(meta.Type), sdk.ISODate(meta.Date), sdk.ISODate(meta.Issued)
 	d.Modified, d.CaseNumbers, d.Spatial = clean(meta.Modified), clean(meta.Zaaknummer), clean(meta.Spatial)
@@ -126,9 +140,6 @@ func ParseContent(body []byte) (*Decision, error) {
 			d.Vindplaatsen = append(d.Vindplaatsen, v)
 		}
 	}
-	if err := extractParts(body, d); err != nil {
-		return nil, err
-	}
 	return d, nil
 }
 
@@ -144,7 +155,8 @@ var (
 )
 
 // extractParts streams the top-level inhoudsindicatie and uitspraak or
-// conclusie into text, so a 0.6 MB decision needs no tree in memory.
+// conclusie into text, so a judgement of several MB needs no tree in
+// memory.
 func extractParts(body []byte, d *Decision) error {
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	var (
@@ -282,6 +294,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		if err != nil {
 			return nil, "", fmt.Errorf("get_document %s: %w", ecli, err)
 		}
+		if d.ECLI == "" {
+			d.ECLI = ecli
+		}
 		text := renderText(d)
 		d.Body = "" // the head carries the metadata; the text is paged
 		return d, text, nil
@@ -322,6 +337,7 @@ func documentExtra(d *Decision) map[string]any {
 	set("relations", d.Relations, len(d.Relations) > 0)
 	set("vindplaatsen", d.Vindplaatsen, len(d.Vindplaatsen) > 0)
 	set("summary", d.Summary, d.Summary != "")
+	set("notes", d.Notes, len(d.Notes) > 0)
 	return x
 }
 

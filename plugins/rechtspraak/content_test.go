@@ -2,6 +2,7 @@ package rechtspraak_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -106,6 +107,141 @@ func TestGetDocumentPaging(t *testing.T) {
 	res := sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:GHAMS:2020:3025","page":1000}`)
 	if !res.IsError || !strings.Contains(res.Text, `"page"`) {
 		t.Errorf("page out of range: %+v", res)
+	}
+}
+
+// endPhrase closes the long test judgement: Dutch characters (é, ë, ï, ü)
+// must reach the last page intact.
+const endPhrase = "Slot: één reünie met Zoë, naïef maar gemeend."
+
+// longJudgement is testdata/rechtspraak/rechtspraak-content.xml with its
+// truncated uitspraak filled in to over 1 MB of text (1.8 MB of XML):
+// numbered paragraphs in
+// sections, emphasis, footnotes and a table, as real judgements have,
+// closing with endPhrase.
+func longJudgement(t *testing.T) []byte {
+	tmpl := readFile(t, td+"rechtspraak-content.xml")
+	const cut = "<!-- TRUNCATED"
+	i := strings.Index(tmpl, cut)
+	j := strings.Index(tmpl[i:], "-->")
+	if i < 0 || j < 0 {
+		t.Fatal("the fixture has no TRUNCATED comment to fill")
+	}
+	var b strings.Builder
+	for n := 1; b.Len() < 1_800_000; n++ {
+		fmt.Fprintf(&b, "<section><title>%d. Beoordeling</title>\n", n)
+		for k := 1; k <= 5; k++ {
+			fmt.Fprintf(&b, "<parablock><nr>%d.%d</nr><para>Het hof overweegt dat de belanghebbende &#8211; anders dan de inspecteur &#8211; <emphasis role=\"italic\">één</emphasis> vraag terecht heeft gesteld over de financiële ijkwaarden en de coördinatie<footnote><para>Zie HR 12 maart 2021, ECLI:NL:HR:2021:384.</para></footnote> van de naïeve reünie.</para></parablock>\n", n, k)
+		}
+		b.WriteString("<informaltable><tgroup><tbody><row><entry>Huur</entry><entry>€ 1.250</entry></row></tbody></tgroup></informaltable></section>\n")
+	}
+	fmt.Fprintf(&b, "<parablock><para>%s</para></parablock>\n", endPhrase)
+	return []byte(tmpl[:i] + b.String() + tmpl[i+j+len("-->"):])
+}
+
+// readAllPages reads a judgement page by page to its last page and checks
+// that every page carries the same head and page count.
+func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
+	t.Helper()
+	var first sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args(1)), &first)
+	docs := []sdk.Document{first}
+	for p := 2; p <= first.Pages; p++ {
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args(p)), &d)
+		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
+			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
+		}
+		head, firstHead := d, first
+		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
+		if diff := cmp.Diff(firstHead, head); diff != "" {
+			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestGetDocumentLongKept: a judgement of over 1 MB is parsed once, its
+// pages and metadata come from the host after that, its last page ends
+// with the judgement's last phrase, and a kept page is what a fresh
+// extraction gives.
+func TestGetDocumentLongKept(t *testing.T) {
+	body := longJudgement(t)
+	h := sdktest.NewHost(t).HandleBody(content+"ECLI%3ANL%3AGHAMS%3A2020%3A3025", 200, body)
+	args := func(p int) string { return fmt.Sprintf(`{"ecli":"ECLI:NL:GHAMS:2020:3025","page":%d}`, p) }
+	docs := readAllPages(t, h, args)
+	first, last := docs[0], docs[len(docs)-1]
+	if first.Pages < 51 || first.Type != "Uitspraak" || first.Organization != "Gerechtshof Amsterdam" || first.Date != "2020-07-23" ||
+		first.Extra["rechtspraak"]["case_numbers"] != "17/00394 17/00357" || len(first.Extra["rechtspraak"]["relations"].([]any)) != 2 ||
+		!strings.HasPrefix(first.Text, "## Inhoudsindicatie\n\nNaheffingsaanslag OB en boete") {
+		t.Fatalf("page 1 of %d = %+v", first.Pages, first)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(last.Text), endPhrase) ||
+		!strings.Contains(last.Text, "één vraag terecht heeft gesteld over de financiële ijkwaarden en de coördinatie [noot: Zie HR 12 maart 2021, ECLI:NL:HR:2021:384.] van de naïeve reünie.") {
+		t.Errorf("last page %d ends %q", last.Page, last.Text[max(0, len(last.Text)-300):])
+	}
+	var all strings.Builder
+	for _, d := range docs {
+		all.WriteString(d.Text)
+	}
+	d, err := rechtspraak.ParseContent(body)
+	if all.Len() < 1_000_000 {
+		t.Errorf("the judgement's text is only %d bytes", all.Len())
+	}
+	if err != nil || !strings.HasSuffix(all.String(), d.Body+"\n") || !strings.Contains(all.String(), "Huur | € 1.250") {
+		t.Errorf("the pages joined (%d bytes) do not end with the parsed body (%d bytes): %v", all.Len(), len(d.Body), err)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the judgement was parsed %d times, want once", n)
+	}
+	if n := len(h.Requests()); n != 1 {
+		t.Errorf("%d fetches for %d pages, want 1", n, len(docs))
+	}
+	if n := h.TextPagesServed(); n != len(docs)-1 {
+		t.Errorf("%d pages served from the kept text, want %d", n, len(docs)-1)
+	}
+
+	// A kept page equals the same page extracted afresh.
+	mid := len(docs) / 2
+	h.ForgetTexts()
+	var fresh sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args(mid)), &fresh)
+	if diff := cmp.Diff(docs[mid-1], fresh); diff != "" {
+		t.Errorf("kept page %d differs from a fresh extraction (-kept +fresh):\n%s", mid, diff)
+	}
+	if n := h.TextsKept(); n != 2 {
+		t.Errorf("after ForgetTexts: %d extractions, want 2", n)
+	}
+	res := sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args(len(docs)+1))
+	if !res.IsError || !strings.Contains(res.Text, fmt.Sprintf("has %d page(s)", len(docs))) {
+		t.Errorf("page out of range: %+v", res)
+	}
+}
+
+// TestGetDocumentWithoutIdentifierFailsSoft: a judgement whose metadata
+// lacks dcterms:identifier still gives its text, under the ECLI asked for,
+// with a note; without a text as well it stays an error (see
+// TestGetDocumentErrors).
+func TestGetDocumentWithoutIdentifierFailsSoft(t *testing.T) {
+	body := `<open-rechtspraak><RDF><Description><type>Uitspraak</type><creator>Hoge Raad</creator></Description></RDF>` +
+		`<uitspraak><para>Eén overweging over de reünie van Zoë.</para></uitspraak></open-rechtspraak>`
+	h := sdktest.NewHost(t).HandleBody(content+"ECLI%3ANL%3AHR%3A2023%3A1049", 200, []byte(body))
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:HR:2023:1049"}`), &d)
+	if d.ID != "ECLI:NL:HR:2023:1049" || d.Organization != "Hoge Raad" || d.Text != "## Uitspraak\n\nEén overweging over de reünie van Zoë.\n" ||
+		d.URL != "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:HR:2023:1049" {
+		t.Errorf("document = %+v", d)
+	}
+	if notes := fmt.Sprint(d.Extra["rechtspraak"]["notes"]); !strings.Contains(notes, "lacks the decision's dcterms:identifier") {
+		t.Errorf("notes = %s", notes)
+	}
+	// Without any rdf:Description the text still comes.
+	body = `<open-rechtspraak><uitspraak><para>Alleen tekst.</para></uitspraak></open-rechtspraak>`
+	h = sdktest.NewHost(t).HandleBody(content+"ECLI%3ANL%3AHR%3A2023%3A1049", 200, []byte(body))
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:HR:2023:1049"}`), &d)
+	if d.ID != "ECLI:NL:HR:2023:1049" || d.Title != "ECLI:NL:HR:2023:1049" || !strings.Contains(d.Text, "Alleen tekst.") || d.Extra["rechtspraak"]["notes"] == nil {
+		t.Errorf("document = %+v", d)
 	}
 }
 

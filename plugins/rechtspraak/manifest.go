@@ -63,11 +63,13 @@ func manifest() connector.Manifest {
 				CostNote:    "1 request to the index (cheap); repeating a search within 10 minutes is free (cached). A court or subject given by name or abbreviation costs one value-list read the first time, then it is cached for 30 days.",
 			},
 			{
-				Name:        "get_document",
-				Title:       "Read a court decision (Rechtspraak)",
-				Description: "Full text and metadata of one decision or opinion by ECLI (e.g. ECLI:NL:HR:2023:1049): court, decision and publication dates, case numbers, procedure, area of law, related decisions (earlier and later instances), where it was published (vindplaatsen), the summary and the text. Long texts (up to ~0.6 MB) come in pages: pass page (1-based); the result states page and pages. For many ECLIs Rechtspraak publishes metadata but no text; the result then says so.",
+				Name:  "get_document",
+				Title: "Read a court decision (Rechtspraak)",
+				Description: "Full text and metadata of one decision or opinion by ECLI (e.g. ECLI:NL:HR:2023:1049): court, decision and publication dates, case numbers, procedure, area of law, related decisions (earlier and later instances), where it was published (vindplaatsen), the summary and the text. " +
+					"Texts come in pages of 20 000 bytes: pass page (1-based); the result states page and pages. A judgement can run to several MB, hundreds of pages: read it page by page. " +
+					"For many ECLIs Rechtspraak publishes metadata but no text; the result then says so.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "1 request to the document service; slower than a search on first read, then cached for 28 days, so further pages are free.",
+				CostNote:    "1 request to the document service for the first page, slower than a search (the whole judgement, up to several MB, travels and is parsed once). Later pages come from the text BesluitBron keeps: they cost the platform nothing and are fast. Cached for 28 days.",
 			},
 			{
 				Name:        "list_courts",

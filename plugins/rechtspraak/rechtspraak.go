@@ -237,10 +237,13 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 			}
 		}
 	}
+	var noID []string
 	for i, e := range f.Entries {
 		ecli := strings.TrimSpace(e.ID)
 		if ecli == "" {
-			return sdk.SearchResult{}, fmt.Errorf("search: entry %d has no id (ECLI)", a.Offset+i+1)
+			// One odd entry costs that entry, named in a note.
+			noID = append(noID, strconv.Itoa(a.Offset+i+1))
+			continue
 		}
 		item := sdk.Item{ID: ecli, Type: a.Type, Title: strings.TrimSpace(e.Title), URL: DeeplinkURL(ecli)}
 		extra := map[string]any{}
@@ -268,12 +271,18 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 		}
 		out.Results = append(out.Results, item)
 	}
-	next := a.Offset + len(out.Results)
+	if len(noID) > 0 && len(out.Results) == 0 {
+		return sdk.SearchResult{}, fmt.Errorf("search: none of the feed's %d entries has an id (ECLI)", len(noID))
+	}
+	next := a.Offset + len(f.Entries)
 	if out.Total != nil {
-		out.HasMore = len(out.Results) > 0 && next < *out.Total
+		out.HasMore = len(f.Entries) > 0 && next < *out.Total
 	} else {
-		out.HasMore = len(out.Results) == a.Limit
+		out.HasMore = len(f.Entries) == a.Limit
 		out.Notes = append(out.Notes, "The platform did not report a total; has_more is a guess from a full page.")
+	}
+	if len(noID) > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("Entries without an id (ECLI) are left out: entry %s.", strings.Join(noID, ", ")))
 	}
 	out.Notes = append(out.Notes, "Matched on metadata filters only: Rechtspraak open data has no free-text search. Ordered by last modification of the record, not by decision date.")
 	return out, nil

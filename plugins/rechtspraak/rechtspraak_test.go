@@ -186,7 +186,7 @@ func TestSearchPlatformErrors(t *testing.T) {
 		{"500 page", 500, readFile(t, td+"rechtspraak-error.html"), "HTTP 500: Runtime Error"},
 		{"503", 503, "Service Unavailable", "HTTP 503: Service Unavailable (the platform is busy"},
 		{"wrong root", 200, `<html><body>Onderhoud</body></html>`, "<html> where an Atom feed"},
-		{"no id", 200, `<feed xmlns="http://www.w3.org/2005/Atom"><subtitle>Aantal gevonden ECLI's: 1</subtitle><entry><title>x</title></entry></feed>`, "entry 1 has no id"},
+		{"no id", 200, `<feed xmlns="http://www.w3.org/2005/Atom"><subtitle>Aantal gevonden ECLI's: 1</subtitle><entry><title>x</title></entry></feed>`, "none of the feed's 1 entries has an id (ECLI)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := sdktest.NewHost(t).HandleBody(zoeken+"*", c.status, []byte(c.body))
@@ -269,5 +269,23 @@ func TestListErrors(t *testing.T) {
 				t.Errorf("got %+v, want tool error containing %q", res, c.want)
 			}
 		})
+	}
+}
+
+// TestSearchEntryWithoutIDFailsSoft: an entry without an ECLI is left out
+// with a note naming it; the other entries are listed.
+func TestSearchEntryWithoutIDFailsSoft(t *testing.T) {
+	body := `<feed xmlns="http://www.w3.org/2005/Atom"><subtitle>Aantal gevonden ECLI's: 3</subtitle>` +
+		`<entry><id>ECLI:NL:HR:2023:1</id><title>ECLI:NL:HR:2023:1, Hoge Raad, 01-02-2023, 21/01234</title></entry>` +
+		`<entry><title>zonder id</title></entry>` +
+		`<entry><id>ECLI:NL:HR:2023:3</id><title>ECLI:NL:HR:2023:3, Hoge Raad, 03-02-2023, 21/01236</title></entry></feed>`
+	h := sdktest.NewHost(t).HandleBody(zoeken+"*", 200, []byte(body))
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "search", `{"limit":3}`), &sr)
+	if len(sr.Results) != 2 || sr.Results[0].ID != "ECLI:NL:HR:2023:1" || sr.Results[1].ID != "ECLI:NL:HR:2023:3" || sr.HasMore {
+		t.Errorf("result = %+v", sr)
+	}
+	if notes := strings.Join(sr.Notes, "\n"); !strings.Contains(notes, "Entries without an id (ECLI) are left out: entry 2.") {
+		t.Errorf("notes = %q", sr.Notes)
 	}
 }

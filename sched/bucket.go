@@ -12,10 +12,13 @@ type budget interface {
 	// readyAt returns the earliest instant, not before t, at which cost
 	// fits: the bucket holds min(cost, capacity) and no pause is in force.
 	readyAt(t time.Time, cost float64) time.Time
-	// take charges cost at t. The bucket may go negative (a debt) when
-	// cost exceeds the capacity.
+	// take charges cost at t, but no more than the platform's whole
+	// quota K: an oversized call, taken on a full bucket, empties the
+	// platform's bucket (and the local one, unless it keeps a margin below
+	// K; then it holds C − K).
 	take(t time.Time, cost float64)
-	// refund gives back cost at t, for a grant that was never used.
+	// refund gives back what take charged for cost, at t, for a grant
+	// that was never used.
 	refund(t time.Time, cost float64)
 	// lower makes the bucket hold at most units at t.
 	lower(t time.Time, units float64)
@@ -23,7 +26,7 @@ type budget interface {
 	pause(until time.Time)
 	tokens(t time.Time) float64
 	pausedUntil() time.Time
-	setLimit(t time.Time, l Limit)
+	setLimit(t time.Time, l Limit, quota float64)
 	snapshot() bucket
 }
 
@@ -38,6 +41,7 @@ type budget interface {
 // the platform's own bucket would.
 type bucket struct {
 	limit  Limit
+	quota  float64 // K ≥ limit.Units: the most one call is charged
 	empty  time.Time
 	paused time.Time
 	conv   *convCache // shared with snapshots; used under the Scheduler's lock
@@ -48,8 +52,8 @@ type convCache struct {
 	up, down map[float64]time.Duration
 }
 
-func newBucket(l Limit) *bucket {
-	return &bucket{limit: l, conv: &convCache{up: map[float64]time.Duration{}, down: map[float64]time.Duration{}}}
+func newBucket(l Limit, quota float64) *bucket {
+	return &bucket{limit: l, quota: max(quota, l.Units), conv: &convCache{up: map[float64]time.Duration{}, down: map[float64]time.Duration{}}}
 }
 
 // dur is the refill time of units, rounded up or down (see Limit.unitDur).
@@ -69,8 +73,16 @@ func (b *bucket) dur(units float64, up bool) time.Duration {
 	return d
 }
 
+// charge is what cost takes from the bucket, as a refill time rounded up
+// (a charge) or down (a refund): the cost, but no more than the platform's
+// whole quota K. Without a margin (K = C) an oversized call empties the
+// bucket, exactly Per.
+func (b *bucket) charge(cost float64, up bool) time.Duration {
+	return b.dur(min(cost, b.quota), up)
+}
+
 // need is how full the bucket must be, as a refill time, before cost fits:
-// the cost itself, or the whole bucket for an oversized call.
+// the cost itself, or the whole bucket for an oversized call (cost ≥ C).
 func (b *bucket) need(cost float64) time.Duration {
 	if cost >= b.limit.Units {
 		return b.limit.Per
@@ -104,12 +116,12 @@ func (b *bucket) capAt(t time.Time) {
 
 func (b *bucket) take(t time.Time, cost float64) {
 	b.capAt(t)
-	b.empty = b.empty.Add(b.dur(cost, true))
+	b.empty = b.empty.Add(b.charge(cost, true))
 }
 
 func (b *bucket) refund(t time.Time, cost float64) {
 	b.capAt(t)
-	b.empty = b.empty.Add(-b.dur(cost, false))
+	b.empty = b.empty.Add(-b.charge(cost, false))
 	b.capAt(t)
 }
 
@@ -139,9 +151,9 @@ func (b *bucket) tokens(t time.Time) float64 {
 	return b.limit.Units * float64(d) / float64(b.limit.Per)
 }
 
-func (b *bucket) setLimit(t time.Time, l Limit) {
+func (b *bucket) setLimit(t time.Time, l Limit, quota float64) {
 	tok := min(b.tokens(t), l.Units)
-	*b = *newBucket(l)
+	*b = *newBucket(l, quota)
 	b.lower(t, tok)
 }
 

@@ -35,7 +35,7 @@ type coreRig struct {
 }
 
 func newCoreRig(t *testing.T, l Limit) *coreRig {
-	return &coreRig{t: t, s: newTestableScheduler(l, 0, nil), calls: map[string]*call{}, reported: map[*call]bool{}}
+	return &coreRig{t: t, s: newTestableScheduler(l, Options{}), calls: map[string]*call{}, reported: map[*call]bool{}}
 }
 
 func (r *coreRig) run(steps []step) {
@@ -165,19 +165,77 @@ func TestCoreSteps(t *testing.T) {
 			{5*s + s/2, "observe -1 9s", "", 7*s + s/2},
 			{7*s + s/2, "", "a3", none},
 		}},
-		{"oversized call waits for a full bucket and leaves a debt", []step{
+		{"oversized call waits for a full bucket and empties it", []step{
 			{0, "ask a1 A 4; ask b1 B 25", "a1", 4 * s},
 			// c1 fits and b1 still gets its full bucket in time: c1 goes.
 			{2 * s, "ask c1 C 1", "c1", 5 * s},
 			{5 * s, "", "b1", none},
-			// The bucket is at -15: a unit is there 16 s later.
-			{6 * s, "ask d1 D 1", "", 21 * s},
-			{21 * s, "", "d1", none},
+			// The bucket is at 0, not -15: a unit is there 1 s later.
+			{5*s + s/2, "ask d1 D 1", "", 6 * s},
+			{6 * s, "", "d1", none},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			newCoreRig(t, ten).run(tt.steps)
 		})
+	}
+}
+
+// TestCoreStepsMargin: a bucket of 10 that keeps one unit of margin below
+// a platform of K = 11 (as host/internal/limits does): an oversized call
+// is charged the platform's whole quota, 11, and the copy goes to -1.
+func TestCoreStepsMargin(t *testing.T) {
+	r := &coreRig{t: t, s: newTestableScheduler(ten, Options{PlatformUnits: 11}), calls: map[string]*call{}, reported: map[*call]bool{}}
+	r.run([]step{
+		{0, "ask a1 A 25; ask b1 B 1", "a1", 2 * s},
+		{2 * s, "", "b1", none},
+		// 11 is oversized for the copy of 10 too: it waits for a full
+		// copy and takes 11.
+		{3 * s, "ask c1 C 11", "", 12 * s},
+		{12 * s, "ask d1 D 1", "c1", 14 * s},
+		{14 * s, "", "d1", none},
+	})
+}
+
+// TestWeightUsesPlatformUnits: the weights use the platform's declared
+// capacity K, not the bucket's: on OpenBesluitvorming's 60 per minute run
+// with the host's margin (a bucket of 59 per 59 s), a session that used 60
+// units weighs exactly 1/2 and after 120 units exactly 1/3, as the
+// requirement says. Without K the bucket's 59 would give 59/119, 59/179.
+func TestWeightUsesPlatformUnits(t *testing.T) {
+	bucket := Limit{Units: 59, Per: 59 * time.Second}
+	for _, tt := range []struct {
+		k     float64
+		used  float64
+		want  float64
+		units float64 // Stats.PlatformUnits
+	}{
+		{60, 0, 1, 60},
+		{60, 60, 1.0 / 2, 60},
+		{60, 120, 1.0 / 3, 60},
+		{0, 60, 59.0 / 119, 59},
+		{0, 120, 59.0 / 179, 59},
+		{50, 60, 59.0 / 119, 59}, // below the bucket's Units: counts as them
+	} {
+		sc := newTestableScheduler(bucket, Options{PlatformUnits: tt.k})
+		ses := &session{id: "a", used: tt.used}
+		if got := sc.q.weight(ses); got != tt.want {
+			t.Errorf("K=%v used %v: weight %v; want %v", tt.k, tt.used, got, tt.want)
+		}
+		if got := sc.StatsAt(t0).PlatformUnits; got != tt.units {
+			t.Errorf("K=%v: Stats.PlatformUnits %v; want %v", tt.k, got, tt.units)
+		}
+		if got := sc.q.weight(&session{id: PublicSession, public: true, used: tt.used}); got != 1 {
+			t.Errorf("K=%v: the public session weighs %v; want 1", tt.k, got)
+		}
+	}
+	// SetLimitAt keeps a set K, and a default one follows the new limit.
+	set := newTestableScheduler(bucket, Options{PlatformUnits: 60})
+	set.SetLimitAt(t0, Limit{Units: 20, Per: 20 * time.Second})
+	def := newTestableScheduler(bucket, Options{})
+	def.SetLimitAt(t0, Limit{Units: 20, Per: 20 * time.Second})
+	if a, b := set.StatsAt(t0).PlatformUnits, def.StatsAt(t0).PlatformUnits; a != 60 || b != 20 {
+		t.Errorf("after SetLimitAt: PlatformUnits %v (set) and %v (default); want 60 and 20", a, b)
 	}
 }

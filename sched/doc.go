@@ -19,8 +19,12 @@
 // evenly, C per window W ([Limit]); OpenBesluitvorming's own bucket is
 // C = 60, W = 1 minute, and a search asking for n results costs
 // max(1, ceil(n/24)). The scheduler keeps a copy of that bucket. A call is
-// granted, and charged, only when the copy holds its cost, so the platform,
-// whose bucket is never emptier than the copy, accepts it.
+// granted, and charged, only when the copy holds its cost (a full bucket,
+// for an oversized call: below), so the platform, whose bucket is never
+// emptier than the copy, accepts it. The copy may keep a safety margin
+// below the platform's declared capacity K ([Options.PlatformUnits]): the
+// host runs OpenBesluitvorming's K = 60 on a copy of C = 59 refilling at
+// the same rate (see host/internal/limits). Without one, K = C.
 //
 // The copy keeps the instant at which it is empty rather than a token
 // count. Costs are converted to refill times exactly (rational arithmetic)
@@ -40,11 +44,14 @@
 //
 // # What fair means
 //
-// A session's weight is C / (C + used), where used is the units granted to
-// it and not yet forgotten. At OpenBesluitvorming a session that used 60
-// units has weight 1/2 and gets half of what a new session gets; after 120
-// units, one third. [PublicSession], shared by the search page and
-// BesluitBron's own maintenance, is never charged usage: its weight stays 1.
+// A session's weight is K / (K + used), where used is the units granted to
+// it and not yet forgotten and K is the platform's declared capacity, not
+// the copy's: at OpenBesluitvorming, with a copy of 59 and K = 60, a
+// session that used 60 units has weight exactly 60/120 = 1/2 and gets half
+// of what a new session gets; after 120 units, 60/180 = 1/3 (weights on
+// the copy's 59 would give 59/119 and 59/179). [PublicSession], shared by
+// the search page and BesluitBron's own maintenance, is never charged
+// usage: its weight stays 1.
 // A session's usage is forgotten [Options.Forget] (30 minutes) after its
 // last call.
 //
@@ -65,7 +72,7 @@
 // Its bound: over any interval in which sessions i and j both wait, the
 // units they get, divided by their weights, differ by at most one call of
 // each (c_i/w_i + c_j/w_j). The usage-dependent weights make the shares
-// follow the fluid model dU_i/dt ∝ C/(C+U_i). schedtest.FairShares solves that
+// follow the fluid model dU_i/dt ∝ K/(K+U_i). schedtest.FairShares solves that
 // model in closed form; the simulations stay within 0.02 of it.
 //
 // # No starvation
@@ -82,25 +89,34 @@
 // that arrives later has a later deadline; so the bounds are:
 //
 //   - If the waiting sessions' head calls fit in one window together
-//     (the sum of min(cost, C) is at most C), every session gets a call
-//     within W of starting to wait, however much it used.
+//     (the sum of their charges, min(cost, K), is at most C), every session
+//     gets a call within W of starting to wait, however much it used.
 //   - Otherwise (more sessions wait than a window can serve), sessions are
 //     served in the order they started waiting, and each gets a call within
-//     W plus the refill of all the waiting head calls.
+//     W plus the refill of all the waiting head calls' charges.
 //
-// The planning costs O(n) per grant for n waiting sessions. Pauses,
-// downward corrections and the debt of an oversized call (below) stop the
-// refill and extend these bounds by as long.
+// C and W are the copy's. The planning costs O(n) per grant for n waiting
+// sessions. Pauses and downward corrections stop the refill and extend
+// these bounds by as long.
 //
 // # Oversized calls
 //
-// A call costing more than C would never fit. The scheduler serves it when
-// the bucket is full and charges its whole cost: the bucket goes to C − cost
-// (a debt) and nothing else is granted until the debt and the next call
-// have been refilled. Nothing is let through uncounted, and over time the
-// platform's rate is never exceeded; within one window up to C + cost units
-// may go. OpenBesluitvorming itself refuses such calls (a search with
-// limit ≥ 1441): the host should clamp them rather than rely on this.
+// A call costing more than C would never fit. As the requirement puts it,
+// such a call is processed and then uses up the entire quota: the
+// scheduler serves it when the copy is full and charges it the platform's
+// whole quota, min(cost, K). Without a margin (K = C) the bucket empties,
+// to 0 and no lower: for the bucket and for the bounds above the call is
+// one costing C, and nobody waits for the part of its cost beyond the
+// quota. With the host's margin the copy goes to C − K = −1 as the
+// platform's bucket goes to 0, so that the margin survives: charging only
+// the copy's 59 would let a search costing 60, which OpenBesluitvorming
+// accepts, leave a unit uncounted, and the next call on a full copy meet
+// a platform bucket of 59. For fairness the call costs what it costs: the
+// session is charged its whole cost as usage, so its weight falls
+// accordingly, its finish tag advances by cost/weight, and [Stats] counts
+// the whole cost. OpenBesluitvorming itself refuses calls costing more
+// than 60 (a search with limit ≥ 1441): the host should clamp them rather
+// than rely on this.
 //
 // # Waiting, deadlines and cancellation
 //

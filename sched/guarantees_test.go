@@ -148,12 +148,48 @@ func TestGuarantee3ShareByUsage(t *testing.T) {
 			}
 		})
 	}
+	t.Run("on the host's bucket the weights use the declared capacity", func(t *testing.T) {
+		// The host runs OpenBesluitvorming's 60 per minute on a bucket of
+		// 59 per 59 s with PlatformUnits 60. A, which used 60 units, and a
+		// new session B share 20 units in calls of 1/64: A's share must
+		// be the oracle's for weights 60/(60+used), which start at exactly
+		// 1/2 of B's, and not that of weights on the bucket's 59.
+		bucket := sched.Limit{Units: 59, Per: 59 * time.Second}
+		d := newDriver(t, bucket, &sched.Options{PlatformUnits: 60})
+		for i := range 60 {
+			d.until(epoch.Add(time.Duration(i) * time.Second))
+			d.ask("A", 1)
+		}
+		d.until(d.now.Add(2 * bucket.Per)) // the bucket is full again
+		d.ask("Z", bucket.Units)           // and now empty
+		const c, n = 1.0 / 64, 1280
+		for range n {
+			d.ask("A", c)
+			d.ask("B", c)
+		}
+		got := map[string]float64{}
+		for got["A"]+got["B"] < n*c {
+			for _, i := range d.next() {
+				got[d.asks[i].session] += c
+			}
+		}
+		total := got["A"] + got["B"]
+		want := schedtest.FairShares(60, []float64{60, 0}, nil, total)[0] / total
+		wrong := schedtest.FairShares(59, []float64{60, 0}, nil, total)[0] / total
+		const margin = 0.0005
+		if share := got["A"] / total; math.Abs(share-want) > margin {
+			t.Fatalf("A (used 60) got %.5f of %v units; want %.5f ± %v (weights on 59 would give %.5f)", share, total, want, margin, wrong)
+		}
+		if math.Abs(want-wrong) < 2*margin {
+			t.Fatalf("the oracles for 60 and 59 differ by %.5f: the check cannot tell them apart", math.Abs(want-wrong))
+		}
+	})
 	t.Run("against the oracle", func(t *testing.T) {
 		for _, sc := range schedtest.Scenarios() {
 			if len(sc.Fair) == 0 {
 				continue
 			}
-			r := schedtest.Run(sc, "sched", schedtest.NewSched(sc.Limit, sc.Forget))
+			r := schedtest.Run(sc, "sched", schedtest.NewSchedFor(sc))
 			if r.ShareDev > sc.Expect.ShareMargin {
 				t.Errorf("%s: shares deviate %.4f from the oracle; margin %.4f", sc.Name, r.ShareDev, sc.Expect.ShareMargin)
 			}
@@ -172,14 +208,14 @@ func TestGuarantee4NoStarvation(t *testing.T) {
 	}
 	t.Run("a heavy user gets a call every window", func(t *testing.T) {
 		sc := scs["starving"]
-		r := schedtest.Run(sc, "sched", schedtest.NewSched(sc.Limit, sc.Forget))
+		r := schedtest.Run(sc, "sched", schedtest.NewSchedFor(sc))
 		if r.MaxGap > sc.Limit.Per {
 			t.Fatalf("%s waited %v without a grant; want ≤ %v", r.MaxGapSession, r.MaxGap, sc.Limit.Per)
 		}
 	})
 	t.Run("longest waiting first when a window cannot serve all", func(t *testing.T) {
 		sc := scs["crowd"]
-		r := schedtest.Run(sc, "sched", schedtest.NewSched(sc.Limit, sc.Forget))
+		r := schedtest.Run(sc, "sched", schedtest.NewSchedFor(sc))
 		if want := time.Duration(90 * float64(sc.Limit.Per) / sc.Limit.Units); r.MaxGap > want {
 			t.Fatalf("%s waited %v without a grant; want ≤ %v", r.MaxGapSession, r.MaxGap, want)
 		}
@@ -236,39 +272,88 @@ func TestGuarantee4NoStarvation(t *testing.T) {
 }
 
 func TestGuarantee5Oversized(t *testing.T) {
-	l := sched.Limit{Units: 10, Per: 10 * time.Second}
-	d := newDriver(t, l, nil)
-	for range 12 {
-		d.ask("busy", 1)
-	}
-	big := -1
-	for {
-		if big < 0 && !d.now.Before(epoch.Add(5*time.Second)) {
-			big = d.ask("bulk", 25)
+	t.Run("served on a full bucket, which it empties", func(t *testing.T) {
+		l := sched.Limit{Units: 10, Per: 10 * time.Second}
+		d := newDriver(t, l, nil)
+		for range 12 {
+			d.ask("busy", 1)
 		}
-		for _, i := range d.next() {
-			if i != big {
-				d.ask(d.asks[i].session, 1) // busy keeps two calls waiting
-				continue
+		big := -1
+		for {
+			if big < 0 && !d.now.Before(epoch.Add(5*time.Second)) {
+				big = d.ask("bulk", 25)
 			}
-			g, _ := d.asks[i].r.Grant()
-			// It waits for a full bucket: at most one window, plus the
-			// one unit that busy, waiting longer, was owed.
-			if g.Queued > l.Per+time.Second {
-				t.Fatalf("the oversized call waited %v; want ≤ %v", g.Queued, l.Per+time.Second)
+			for _, i := range d.next() {
+				if i != big {
+					d.ask(d.asks[i].session, 1) // busy keeps two calls waiting
+					continue
+				}
+				g, _ := d.asks[i].r.Grant()
+				// It waits for a full bucket: at most one window, plus the
+				// one unit that busy, waiting longer, was owed.
+				if g.Queued > l.Per+time.Second {
+					t.Fatalf("the oversized call waited %v; want ≤ %v", g.Queued, l.Per+time.Second)
+				}
+				// It uses up the entire quota and no more: the bucket is
+				// empty, not in debt, and busy's next unit is there one
+				// second later, not after 15 more units.
+				if tok := d.s.TokensAt(g.At); tok != 0 {
+					t.Fatalf("after the oversized call the bucket holds %v; want 0", tok)
+				}
+				next := d.s.AdvanceAt(d.now)
+				if want := g.At.Add(time.Second); !next.Equal(want) {
+					t.Fatalf("next grant at %v; want %v (one unit after the quota was used up)", next.Sub(epoch), want.Sub(epoch))
+				}
+				// The session is charged its whole cost: its weight falls
+				// to 10/35, and the counters count all 25 units.
+				if u := d.s.UsageAt(g.At, "bulk"); u != 25 {
+					t.Fatalf("the oversized session's usage is %v; want its whole cost, 25", u)
+				}
+				d.until(d.now.Add(time.Minute))
+				d.checkExact()
+				st := d.s.StatsAt(d.now)
+				if got := st.Units - float64(st.Calls-1); got != 25 {
+					t.Fatalf("Stats counts %v units for the oversized call; want 25", got)
+				}
+				return
 			}
-			if tok := d.s.TokensAt(g.At); tok != l.Units-25 {
-				t.Fatalf("after the oversized call the bucket holds %v; want %v", tok, l.Units-25)
-			}
-			next := d.s.AdvanceAt(d.now)
-			if want := g.At.Add(16 * time.Second); !next.Equal(want) {
-				t.Fatalf("next grant at %v; want %v (the debt repaid, then one unit)", next.Sub(epoch), want.Sub(epoch))
-			}
-			d.until(d.now.Add(time.Minute))
-			d.checkExact()
-			return
 		}
-	}
+	})
+	t.Run("with the host's margin the platform's quota is used up", func(t *testing.T) {
+		// The host runs OpenBesluitvorming's 60 per minute on a bucket of
+		// 59 per 59 s with PlatformUnits 60. Calls costing 60 (a search
+		// for 1440 results, which the platform accepts) and 90 back to
+		// back, with ordinary traffic: each is charged the platform's
+		// whole quota, and the platform accepts every grant.
+		bucket := sched.Limit{Units: 59, Per: 59 * time.Second}
+		d := newDriver(t, bucket, &sched.Options{PlatformUnits: 60})
+		d.platform = schedtest.OBV
+		for range 3 {
+			d.ask("busy", 1)
+		}
+		var big []int
+		for range 4 {
+			big = append(big, d.ask("bulk", 60))
+		}
+		big = append(big, d.ask("bulk", 90), d.ask("bulk", 60))
+		var after []float64
+		for len(after) < len(big) {
+			for _, i := range d.next() {
+				if slices.Contains(big, i) {
+					g, _ := d.asks[i].r.Grant()
+					after = append(after, d.s.TokensAt(g.At))
+				} else {
+					d.ask("busy", 1)
+				}
+			}
+		}
+		d.checkExact()
+		for i, tok := range after {
+			if tok != -1 {
+				t.Fatalf("after oversized call %d the 59-unit bucket holds %v; want -1 (the platform's 0)", i, tok)
+			}
+		}
+	})
 }
 
 func TestGuarantee6Forgetting(t *testing.T) {

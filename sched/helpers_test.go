@@ -19,11 +19,12 @@ type tb interface {
 
 // driver plays calls against the time-explicit API in virtual time.
 type driver struct {
-	t    tb
-	l    sched.Limit
-	s    *sched.Scheduler
-	now  time.Time
-	asks []ask
+	t        tb
+	l        sched.Limit
+	platform sched.Limit // the platform's own limit, for checkExact; zero: l
+	s        *sched.Scheduler
+	now      time.Time
+	asks     []ask
 }
 
 type ask struct {
@@ -115,7 +116,11 @@ func (d *driver) grants() []granted {
 // in the order they were asked.
 func (d *driver) checkExact() {
 	d.t.Helper()
-	p := schedtest.NewPlatform(d.l)
+	pl := d.platform
+	if pl == (sched.Limit{}) {
+		pl = d.l
+	}
+	p := schedtest.NewPlatform(pl)
 	p.Send(epoch, 0)
 	units, calls := 0.0, uint64(0)
 	last := map[string]int{}

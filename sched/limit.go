@@ -68,6 +68,17 @@ type Options struct {
 	// Clock is the clock Wait and its timers use. Nil means the real
 	// clock. The time-explicit methods (those ending in At) never read it.
 	Clock Clock
+	// PlatformUnits is the platform's declared capacity K, when Limit.Units
+	// keeps a safety margin below it (host/internal/limits runs
+	// OpenBesluitvorming's 60 units per minute on a bucket of 59 units per
+	// 59 s with PlatformUnits 60). Two things use K rather than the
+	// bucket's capacity: a session's weight, K / (K + used), so that the
+	// weights are those of the declared limit (1/2 after 60 units, 1/3
+	// after 120); and the charge of an oversized call, min(cost, K), the
+	// platform's whole quota (see the package doc). Zero means the
+	// Limit's Units; a value below them counts as them. A set value is kept
+	// by [Scheduler.SetLimitAt]; a zero one follows the new limit.
+	PlatformUnits float64
 }
 
 // DefaultForget is the default for [Options.Forget].

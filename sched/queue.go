@@ -71,9 +71,10 @@ type counters struct {
 // acts at, and none blocks or reads a clock. It is not safe for concurrent
 // use; Scheduler guards it with a mutex.
 type core struct {
-	limit  Limit
-	forget time.Duration
-	b      budget
+	limit         Limit
+	platformUnits float64 // Options.PlatformUnits; see declared
+	forget        time.Duration
+	b             budget
 
 	now      time.Time // latest instant seen; earlier instants count as now
 	vt       float64   // virtual time: start tag of the last fair grant
@@ -95,13 +96,15 @@ type core struct {
 	onGrant func(c *call, g Grant)
 }
 
-func newCore(l Limit, forget time.Duration) *core {
-	return &core{
-		limit:    l,
-		forget:   forget,
-		b:        newBucket(l),
-		sessions: make(map[string]*session),
+func newCore(l Limit, forget time.Duration, platformUnits float64) *core {
+	q := &core{
+		limit:         l,
+		platformUnits: platformUnits,
+		forget:        forget,
+		sessions:      make(map[string]*session),
 	}
+	q.b = newBucket(l, q.declared())
+	return q
 }
 
 // at returns t, or the latest instant seen if t is earlier: time never runs
@@ -126,12 +129,19 @@ func (q *core) validate(r Request) error {
 	return nil
 }
 
-// weight is the session's share weight, C / (C + used).
+// declared is K, the platform's declared capacity: Options.PlatformUnits,
+// and never less than the bucket's own capacity.
+func (q *core) declared() float64 {
+	return max(q.platformUnits, q.limit.Units)
+}
+
+// weight is the session's share weight, K / (K + used).
 func (q *core) weight(s *session) float64 {
 	if s.public {
 		return 1
 	}
-	return q.limit.Units / (q.limit.Units + s.used)
+	k := q.declared()
+	return k / (k + s.used)
 }
 
 // session returns the session record for id, forgetting its usage if it
@@ -384,7 +394,7 @@ func (q *core) project(t time.Time, want func(*call) bool, report func(c *call, 
 	}
 	snap := q.b.snapshot()
 	d := &core{
-		limit: q.limit, forget: q.forget, b: &snap,
+		limit: q.limit, platformUnits: q.platformUnits, forget: q.forget, b: &snap,
 		now: q.now, vt: q.vt, epoch: q.epoch,
 		queued: q.queued, grants: q.grants,
 	}
@@ -409,11 +419,12 @@ func (q *core) project(t time.Time, want func(*call) bool, report func(c *call, 
 	if n == 0 || d.queued == 0 {
 		return
 	}
-	// Too deep to plan: assume everything still queued goes first.
+	// Too deep to plan: assume everything still queued goes first, each
+	// call charged what the bucket charges it.
 	units := 0.0
 	for _, s := range d.waiting {
 		for _, c := range s.queue {
-			units += c.cost
+			units += min(c.cost, q.declared())
 		}
 	}
 	eta := at.Add(q.limit.unitDur(units, true))

@@ -65,8 +65,9 @@ type Scheduler struct {
 }
 
 // New returns a Scheduler for a platform with limit l, with a full bucket.
-// It panics if l is invalid or opts.Forget is negative: check [Limit.Validate]
-// first for limits that come from configuration.
+// It panics if l is invalid, opts.Forget is negative or opts.PlatformUnits
+// is negative, not finite or too large for l: check [Limit.Validate] first
+// for limits that come from configuration.
 func New(l Limit, opts *Options) *Scheduler {
 	var o Options
 	if opts != nil {
@@ -75,20 +76,32 @@ func New(l Limit, opts *Options) *Scheduler {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
-	return newTestableScheduler(l, o.Forget, o.Clock)
+	return newTestableScheduler(l, o)
 }
 
-func newTestableScheduler(l Limit, forget time.Duration, clock Clock) *Scheduler {
+func newTestableScheduler(l Limit, o Options) *Scheduler {
 	if err := l.Validate(); err != nil {
 		panic(err)
 	}
-	if forget < 0 {
-		panic(fmt.Sprintf("sched: Options.Forget must not be negative, got %v", forget))
+	if o.Forget < 0 {
+		panic(fmt.Sprintf("sched: Options.Forget must not be negative, got %v", o.Forget))
 	}
-	if forget == 0 {
-		forget = DefaultForget
+	if k := o.PlatformUnits; math.IsNaN(k) || math.IsInf(k, 0) || k < 0 {
+		panic(fmt.Sprintf("sched: Options.PlatformUnits must be zero or a positive finite number, got %v", k))
 	}
-	return &Scheduler{q: newCore(l, forget), clock: clock}
+	checkPlatformUnits(l, o.PlatformUnits)
+	if o.Forget == 0 {
+		o.Forget = DefaultForget
+	}
+	return &Scheduler{q: newCore(l, o.Forget, o.PlatformUnits), clock: o.Clock}
+}
+
+// checkPlatformUnits panics if the refill time of k units at l does not
+// fit a Duration: an oversized call is charged up to k.
+func checkPlatformUnits(l Limit, k float64) {
+	if k/l.Units*float64(l.Per) >= float64(maxCharge) {
+		panic(fmt.Sprintf("sched: Options.PlatformUnits %v is too large for a limit of %v units per %v", k, l.Units, l.Per))
+	}
 }
 
 // Wait blocks until the call described by r is granted, and returns the
@@ -293,8 +306,10 @@ func (r *Reservation) CancelAt(t time.Time) bool {
 	return true
 }
 
-// TokensAt returns the units in the local bucket at t. It is negative while
-// an oversized call is being repaid.
+// TokensAt returns the units in the local bucket at t, at most the limit's
+// Units. It is below 0 only after an oversized call on a bucket that keeps
+// a safety margin ([Options.PlatformUnits] above the Units), and then by
+// at most that margin.
 func (s *Scheduler) TokensAt(t time.Time) float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -353,17 +368,19 @@ func (s *Scheduler) Observe(remaining float64, resetIn time.Duration, now time.T
 func (s *Scheduler) SetLimit(l Limit) { s.SetLimitAt(s.clock.Now(), l) }
 
 // SetLimitAt replaces the limit at t, keeping the units in the bucket (up
-// to the new capacity) and every session's usage and queue. It panics if l
-// is invalid; check [Limit.Validate] first.
+// to the new capacity) and every session's usage and queue. It keeps
+// [Options.PlatformUnits] if it was set; otherwise K follows the new
+// limit's Units. It panics if l is invalid; check [Limit.Validate] first.
 func (s *Scheduler) SetLimitAt(t time.Time, l Limit) {
 	if err := l.Validate(); err != nil {
 		panic(err)
 	}
+	checkPlatformUnits(l, s.q.platformUnits)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t = s.q.at(t)
-	s.q.b.setLimit(t, l)
 	s.q.limit = l
+	s.q.b.setLimit(t, l, s.q.declared())
 	for _, w := range s.q.waiting {
 		s.q.retag(w)
 	}
@@ -374,7 +391,8 @@ func (s *Scheduler) SetLimitAt(t time.Time, l Limit) {
 // Stats is a snapshot of a Scheduler, for metrics.
 type Stats struct {
 	Limit           Limit
-	Tokens          float64       // units in the local bucket (negative: repaying an oversized call)
+	PlatformUnits   float64       // K: Options.PlatformUnits, or Limit.Units
+	Tokens          float64       // units in the local bucket (see TokensAt)
 	Queued          int           // calls waiting
 	WaitingSessions int           // sessions with calls waiting
 	Sessions        int           // sessions whose usage is remembered
@@ -396,6 +414,7 @@ func (s *Scheduler) StatsAt(t time.Time) Stats {
 	q := s.q
 	st := Stats{
 		Limit:           q.limit,
+		PlatformUnits:   q.declared(),
 		Tokens:          q.b.tokens(t),
 		Queued:          q.queued,
 		WaitingSessions: len(q.waiting),

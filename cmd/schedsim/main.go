@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if !strings.Contains(sc.Name, *only) {
 			continue
 		}
-		r := newReport(sc, schedtest.Run(sc, "sched", schedtest.NewSched(sc.Limit, sc.Forget)))
+		r := newReport(sc, schedtest.Run(sc, "sched", schedtest.NewSchedFor(sc)))
 		if !r.Pass {
 			status = 1
 		}
@@ -78,13 +78,15 @@ type report struct {
 	MaxShareDev   float64     `json:"max_share_deviation"`
 	ShareMargin   float64     `json:"share_margin"`
 	Utilisation   float64     `json:"utilisation"`
-	MaxPerWindow  float64     `json:"max_units_per_window"`
-	Capacity      float64     `json:"capacity"`
+	MaxPerWindow  float64     `json:"max_units_per_window"` // charged: an oversized call counts as the capacity
+	Capacity      float64     `json:"capacity"`             // the platform's declared units per window
+	BucketUnits   float64     `json:"bucket_units"`         // the scheduler's own bucket (headroom below Capacity)
 	MaxGap        float64     `json:"max_gap_s"`
 	MaxGapSession string      `json:"max_gap_session"`
 	Refused       int         `json:"refused_by_platform"`
 	Calls         int         `json:"calls"`
-	Units         float64     `json:"units"`
+	Units         float64     `json:"units"`         // each call's whole cost
+	Charged       float64     `json:"units_charged"` // what the platform's bucket was charged
 	OpMicros      float64     `json:"wall_us_per_op"`
 	Claims        bool        `json:"fairness_claim"`
 	Pass          bool        `json:"pass"`
@@ -107,8 +109,9 @@ func newReport(sc schedtest.Scenario, r *schedtest.Result) report {
 		NewcomerP50: r.Newcomer.P50.Seconds(), NewcomerP99: r.Newcomer.P99.Seconds(), NewcomerMax: r.Newcomer.Max.Seconds(),
 		MaxShareDev: r.ShareDev, ShareMargin: sc.Expect.ShareMargin,
 		Utilisation: r.Utilisation, MaxPerWindow: r.MaxWindow, Capacity: sc.Limit.Units,
-		MaxGap: r.MaxGap.Seconds(), MaxGapSession: r.MaxGapSession,
-		Refused: r.Refused, Calls: r.Calls, Units: r.Units,
+		BucketUnits: sc.SchedBucket().Units,
+		MaxGap:      r.MaxGap.Seconds(), MaxGapSession: r.MaxGapSession,
+		Refused: r.Refused, Calls: r.Calls, Units: r.Units, Charged: r.Charged,
 		Claims: sc.Claims(), Pass: r.Fair(), Violations: r.Violations,
 		group: map[string]string{},
 	}
@@ -129,6 +132,10 @@ func secs(f float64) string {
 }
 
 func printTable(w io.Writer, out []report) {
+	if r := out[0]; r.BucketUnits != r.Capacity {
+		fmt.Fprintf(w, "the scheduler runs as the host does: a bucket of %g units (headroom below the platform's %g), weights K/(K+used) with K = %g;\n", r.BucketUnits, r.Capacity, r.Capacity)
+	}
+	fmt.Fprintf(w, "utilisation and max units/W count what the platform's bucket is charged: an oversized call uses up the whole quota, %g\n\n", out[0].Capacity)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tqueue\tnewcomer wait p50/p99/max\tshare dev (margin)\tutilisation\tmax units/W\tmax gap\tµs/op\tresult")
 	for _, r := range out {
@@ -155,7 +162,7 @@ func printTable(w io.Writer, out []report) {
 	}
 	tw.Flush()
 
-	fmt.Fprintln(w, "\nshares in the measured window, scheduler vs oracle (weight C/(C+used)):")
+	fmt.Fprintln(w, "\nshares in the measured window, scheduler vs oracle (weight K/(K+used)):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tsessions\tused at start\tunits\tshare\toracle")
 	for _, r := range out {

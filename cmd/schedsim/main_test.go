@@ -18,7 +18,7 @@ func TestRunTable(t *testing.T) {
 			rows[f[0]+" "+f[1]] = line
 		}
 	}
-	for _, sc := range []string{"newcomer", "equal", "usage", "starving", "crowd", "oversized"} {
+	for _, sc := range []string{"newcomer", "equal", "usage", "ratios", "starving", "crowd", "oversized"} {
 		if !strings.HasSuffix(rows[sc+" sched"], " ok") {
 			t.Errorf("%s: scheduler row %q", sc, rows[sc+" sched"])
 		}
@@ -49,6 +49,39 @@ func TestRunJSON(t *testing.T) {
 	}
 	if b := reps[1]; b.Pass || b.NewcomerMax < 60 {
 		t.Fatalf("baseline: %+v", b)
+	}
+}
+
+// TestRunHostBucket: the scenarios run as the host does, on a bucket of
+// 59 with weights on the declared 60. The seed's ratios hold against the
+// oracle for 60/(60+used), and an oversized call uses up the quota and no
+// more: the saturating session waits at most a window for the call's full
+// bucket plus two seconds for its next unit (with the old debt of 30
+// units: 1 min 31 s).
+func TestRunHostBucket(t *testing.T) {
+	for _, sc := range []string{"ratios", "oversized"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"-json", "-baseline=false", "-run", sc}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d; stderr %s", sc, code, errb.String())
+		}
+		var reps []report
+		if err := json.Unmarshal(out.Bytes(), &reps); err != nil {
+			t.Fatal(err)
+		}
+		r := reps[0]
+		if !r.Pass || r.Capacity != 60 || r.BucketUnits != 59 || r.Refused != 0 || r.MaxPerWindow > 2*r.Capacity {
+			t.Errorf("%s: %+v", sc, r)
+		}
+		switch sc {
+		case "ratios":
+			if len(r.Shares) != 3 || r.MaxShareDev > r.ShareMargin {
+				t.Errorf("ratios: shares %+v", r.Shares)
+			}
+		case "oversized":
+			if r.MaxGap > 61 || r.Units-r.Charged != 3*30 {
+				t.Errorf("oversized: max gap %vs (want ≤ 61 s), units %v charged %v (want 3 × 30 apart)", r.MaxGap, r.Units, r.Charged)
+			}
+		}
 	}
 }
 

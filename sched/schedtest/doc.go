@@ -6,9 +6,10 @@
 // The harness describes traffic as data ([Scenario], [Group]): sessions with
 // a number of calls, a cost, a queue depth, a think time and an arrival
 // time, under one [sched.Limit]. [Run] plays a scenario against a [Queue]
-// (the real scheduler, [NewSched], or the baseline, [NewFIFO]) in virtual
-// time and measures each session's share, the waits, the units sent per
-// sliding window and whether the platform model ever refused a grant.
+// (the real scheduler, [NewSched], or as the host runs it, [NewSchedFor];
+// or the baseline, [NewFIFO]) in virtual time and measures each session's
+// share, the waits, the units charged per sliding window and whether the
+// platform model ever refused a grant.
 // [Result.Violations] compares the measurements with the scenario's
 // expectations and with [FairShares], an oracle computed independently of
 // the scheduler's arithmetic. The baseline is expected to fail them; a

@@ -72,7 +72,7 @@ func TestFairShares(t *testing.T) {
 // TestPlatform checks the platform model against OpenBesluitvorming's
 // rate_limit.ts: capacity 60, one unit a second, a call accepted only if it
 // fits (and, as sched's documented extension, an oversized call on a full
-// bucket).
+// bucket, which it empties).
 func TestPlatform(t *testing.T) {
 	t0 := schedtest.Epoch
 	p := schedtest.NewPlatform(schedtest.OBV)
@@ -86,21 +86,30 @@ func TestPlatform(t *testing.T) {
 		{0, 1.125, false, 1},
 		{125 * time.Millisecond, 1.125, true, 0},
 		{500 * time.Millisecond, 0.125, true, 0.25},
-		{time.Hour, 61, true, -1}, // oversized: only on a full bucket
-		{time.Hour + time.Second, 0.5, false, 0},
-		{time.Hour + 1500*time.Millisecond, 0.5, true, 0},
+		{time.Hour, 61, true, 0}, // oversized: only on a full bucket, which it empties
+		{time.Hour + 250*time.Millisecond, 0.5, false, 0.25},
+		{time.Hour + 500*time.Millisecond, 0.5, true, 0},
+		{time.Hour + 1500*time.Millisecond, 0.5, true, 0.5},
 	}
 	for i, st := range steps {
 		if ok := p.Send(t0.Add(st.at), st.cost); ok != st.ok || p.Tokens() != st.tokens {
 			t.Fatalf("step %d: Send(%v) = %v leaving %v; want %v leaving %v", i, st.cost, ok, p.Tokens(), st.ok, st.tokens)
 		}
 	}
-	if got, want := p.ReadyAt(t0.Add(time.Hour+1500*time.Millisecond), 3), t0.Add(time.Hour+4500*time.Millisecond); !got.Equal(want) {
+	if got, want := p.ReadyAt(t0.Add(time.Hour+1500*time.Millisecond), 3), t0.Add(time.Hour+4000*time.Millisecond); !got.Equal(want) {
 		t.Fatalf("ReadyAt = %v; want %v", got.Sub(t0), want.Sub(t0))
 	}
 	q := schedtest.NewPlatform(sched.Limit{Units: 10, Per: 10 * time.Second})
 	q.Send(t0, 5)
 	if q.Send(t0, 11) {
 		t.Fatal("an oversized call was accepted on a bucket that is not full")
+	}
+	// Full again ten seconds later: the oversized call empties it, and
+	// the next unit is there one second after, as after a call costing C.
+	if !q.Send(t0.Add(10*time.Second), 25) || q.Tokens() != 0 {
+		t.Fatalf("an oversized call on a full bucket: %v units left; want accepted, 0", q.Tokens())
+	}
+	if got, want := q.ReadyAt(t0.Add(10*time.Second), 1), t0.Add(11*time.Second); !got.Equal(want) {
+		t.Fatalf("after the oversized call, ReadyAt(1) = %v; want %v", got.Sub(t0), want.Sub(t0))
 	}
 }

@@ -13,9 +13,10 @@ import (
 // cost. It counts in exact rational arithmetic, so it shares no rounding
 // with the scheduler.
 //
-// rate_limit.ts refuses every call costing more than C. Package sched
-// serves such a call when the bucket is full and lets the bucket go into
-// debt; Platform models that documented extension, so that guarantee 1
+// rate_limit.ts refuses every call costing more than C. The requirement
+// has such a call processed and then use up the entire quota, and package
+// sched serves it when the bucket is full and empties the bucket (to 0, no
+// debt); Platform models that documented extension, so that guarantee 1
 // ("nothing goes over the limit") can be checked for oversized calls too.
 type Platform struct {
 	capacity *big.Rat
@@ -53,7 +54,8 @@ func (p *Platform) refill(t time.Time) {
 	p.at = t
 }
 
-// need is the level at which cost is accepted: the cost, or a full bucket.
+// need is the level at which cost is accepted, and what it takes: the
+// cost, or the full bucket.
 func (p *Platform) need(cost *big.Rat) *big.Rat {
 	if cost.Cmp(p.capacity) > 0 {
 		return p.capacity
@@ -65,8 +67,8 @@ func (p *Platform) need(cost *big.Rat) *big.Rat {
 // reports whether the platform accepts it; if so it is charged.
 func (p *Platform) Send(t time.Time, cost float64) bool {
 	p.refill(t)
-	c := new(big.Rat).SetFloat64(cost)
-	if p.tokens.Cmp(p.need(c)) < 0 {
+	c := p.need(new(big.Rat).SetFloat64(cost))
+	if p.tokens.Cmp(c) < 0 {
 		return false
 	}
 	p.tokens.Sub(p.tokens, c)

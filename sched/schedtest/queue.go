@@ -27,6 +27,13 @@ func NewSched(l sched.Limit, forget time.Duration) Queue {
 	return schedQueue{sched.New(l, &sched.Options{Forget: forget})}
 }
 
+// NewSchedFor returns the real scheduler as sc runs it: on
+// sc.SchedBucket(), with the platform's sc.Limit.Units as its
+// PlatformUnits (the weights' K and an oversized call's charge).
+func NewSchedFor(sc Scenario) Queue {
+	return schedQueue{sched.New(sc.SchedBucket(), &sched.Options{Forget: sc.Forget, PlatformUnits: sc.Limit.Units})}
+}
+
 type schedQueue struct{ s *sched.Scheduler }
 
 func (q schedQueue) Reserve(t time.Time, session string, cost float64) Ticket {

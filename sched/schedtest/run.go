@@ -49,14 +49,15 @@ type Result struct {
 	Newcomer      Dist
 	Shares        []Share
 	ShareDev      float64 // max |Share − Oracle|
-	Utilisation   float64 // units granted / (C + C·Duration/W), the most the platform accepts
-	MaxWindow     float64 // most units granted in any window of length W
+	Utilisation   float64 // units charged / (C + C·Duration/W), the most the platform accepts
+	MaxWindow     float64 // most units charged in any window of length W
 	MaxGap        time.Duration
 	MaxGapSession string
 	Refused       int // grants the Platform model refused (guarantee 1)
 	Unserved      int // calls still waiting at the end
 	Calls         int
-	Units         float64
+	Units         float64       // units granted: each call's whole cost
+	Charged       float64       // units charged to the platform's bucket: min(cost, C) each
 	Ops           int           // Reserve and Advance calls
 	Wall          time.Duration // real time spent in them
 	Violations    []string
@@ -200,6 +201,7 @@ func measure(sc Scenario, res *Result, end time.Time) {
 		granted = append(granted, r)
 		res.Calls++
 		res.Units += r.Cost
+		res.Charged += Charge(l, r.Cost)
 	}
 	slices.SortFunc(granted, func(a, b Record) int { return int(a.Seq) - int(b.Seq) })
 	p := NewPlatform(l)
@@ -209,11 +211,11 @@ func measure(sc Scenario, res *Result, end time.Time) {
 			res.Refused++
 		}
 	}
-	res.Utilisation = res.Units / (l.Units + l.Units*float64(sc.Duration)/float64(l.Per))
+	res.Utilisation = res.Charged / (l.Units + l.Units*float64(sc.Duration)/float64(l.Per))
 	for i, j, sum := 0, 0, 0.0; j < len(granted); j++ {
-		sum += granted[j].Cost
+		sum += Charge(l, granted[j].Cost)
 		for granted[j].At.Sub(granted[i].At) >= l.Per {
-			sum -= granted[i].Cost
+			sum -= Charge(l, granted[i].Cost)
 			i++
 		}
 		res.MaxWindow = max(res.MaxWindow, sum)
@@ -325,6 +327,11 @@ func measure(sc Scenario, res *Result, end time.Time) {
 	res.Shares = shares
 	res.Violations = violations(sc, res)
 }
+
+// Charge is what a call costing cost takes from the bucket of a platform
+// with limit l: the cost, but no more than the whole quota (an oversized
+// call uses up the entire quota; see package sched).
+func Charge(l sched.Limit, cost float64) float64 { return min(cost, l.Units) }
 
 // forgotten applies the Forget rule: usage is dropped once a session has had
 // nothing waiting for forget since its last call.

@@ -38,9 +38,15 @@ type Expect struct {
 
 // Scenario is traffic as data.
 type Scenario struct {
-	Name     string
-	About    string
-	Limit    sched.Limit
+	Name  string
+	About string
+	// Limit is the platform's own limit: the Platform model, the baseline,
+	// the oracle's weights and the utilisation use it.
+	Limit sched.Limit
+	// Bucket, if set, is the scheduler's own bucket when it keeps a safety
+	// margin below Limit, as the host does (OBVHost); the scheduler then
+	// gets Limit.Units as its sched.Options.PlatformUnits. Zero: Limit.
+	Bucket   sched.Limit
 	Forget   time.Duration // 0: the scheduler's default
 	Duration time.Duration
 	Groups   []Group
@@ -64,6 +70,19 @@ func (sc Scenario) Claims() bool {
 // one unit a second.
 var OBV = sched.Limit{Units: 60, Per: time.Minute}
 
+// OBVHost is the bucket the host runs for OBV: one unit of headroom, the
+// same rate (host/internal/limits.Headroom, whose tests check that the two
+// agree). The weights still use OBV's 60.
+var OBVHost = sched.Limit{Units: 59, Per: 59 * time.Second}
+
+// SchedBucket is the bucket the scheduler runs in sc: Bucket, or Limit.
+func (sc Scenario) SchedBucket() sched.Limit {
+	if sc.Bucket != (sched.Limit{}) {
+		return sc.Bucket
+	}
+	return sc.Limit
+}
+
 // SearchCost is what OpenBesluitvorming charges for a search asking for
 // limit results: max(1, ceil(limit/24)).
 func SearchCost(limit int) float64 { return max(1, math.Ceil(float64(limit)/24)) }
@@ -77,8 +96,17 @@ func refill(l sched.Limit, units float64) time.Duration {
 const overhead = 10 * time.Millisecond
 
 // Scenarios returns the scenarios that cmd/schedsim prints and the tests
-// check, all at OpenBesluitvorming's limit.
+// check, all at OpenBesluitvorming's limit, run as the host runs it: on a
+// bucket of 59 units per 59 s, with weights 60/(60+used).
 func Scenarios() []Scenario {
+	scs := scenarios()
+	for i := range scs {
+		scs[i].Bucket = OBVHost
+	}
+	return scs
+}
+
+func scenarios() []Scenario {
 	search := SearchCost(24)
 	return []Scenario{
 		{
@@ -106,7 +134,7 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name:  "usage",
-			About: "a session that used 3 minutes of the limit shares with a new one by weight C/(C+used)",
+			About: "a session that used 3 minutes of the limit shares with a new one by weight K/(K+used), K = 60",
 			Limit: OBV, Duration: 10 * time.Minute,
 			Groups: []Group{
 				{Name: "heavy", Threads: 10, Cost: search},
@@ -114,6 +142,21 @@ func Scenarios() []Scenario {
 			},
 			Fair: []string{"heavy", "light"}, From: 3 * time.Minute, To: 10 * time.Minute,
 			Expect: Expect{ShareMargin: 0.02, MaxGap: OBV.Per + overhead},
+		},
+		{
+			Name:  "ratios",
+			About: "seed: sessions that used 120, 60 and 0 units share the next 12 units from weights 1/3, 1/2 and 1 (60/(60+used))",
+			Limit: OBV, Duration: 4*time.Minute + 12*time.Second,
+			Groups: []Group{
+				{Name: "used120", Calls: 120, Cost: 1},
+				{Name: "used60", Calls: 60, Cost: 1},
+				{Name: "empty", Arrive: 4*time.Minute - time.Millisecond, Calls: 1, Cost: 59},
+				{Name: "used120", Arrive: 4 * time.Minute, Threads: 8, Cost: 1.0 / 64},
+				{Name: "used60", Arrive: 4 * time.Minute, Threads: 8, Cost: 1.0 / 64},
+				{Name: "new", Arrive: 4 * time.Minute, Threads: 8, Cost: 1.0 / 64},
+			},
+			Fair: []string{"used120", "used60", "new"}, From: 4 * time.Minute, To: 4*time.Minute + 12*time.Second,
+			Expect: Expect{ShareMargin: 0.002},
 		},
 		{
 			Name:  "starving",
@@ -139,7 +182,7 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name:  "oversized",
-			About: "three calls costing 90 (> 60) are served on a full bucket while another session saturates",
+			About: "three calls costing 90 (> 60) are each served on a full bucket and use up the platform's whole quota, 60, while another session saturates",
 			Limit: OBV, Duration: 10 * time.Minute,
 			Groups: []Group{
 				{Name: "busy", Threads: 2, Cost: search},

@@ -12,7 +12,7 @@ import (
 func TestScenarios(t *testing.T) {
 	for _, sc := range schedtest.Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
-			r := schedtest.Run(sc, "sched", schedtest.NewSched(sc.Limit, sc.Forget))
+			r := schedtest.Run(sc, "sched", schedtest.NewSchedFor(sc))
 			t.Logf("sched: newcomer %+v dev %.4f util %.3f maxW %.1f gap %v (%s) calls %d unserved %d ops %d wall %v",
 				r.Newcomer, r.ShareDev, r.Utilisation, r.MaxWindow, r.MaxGap, r.MaxGapSession, r.Calls, r.Unserved, r.Ops, r.Wall)
 			for _, s := range r.Shares {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -38,19 +39,34 @@ type Limiter struct {
 // local one counted on. One unit of headroom absorbs network jitter of up
 // to one unit's refill time (1 s at OpenBesluitvorming) and costs nothing
 // of the sustained rate.
+//
+// The headroom is the bucket's alone. The scheduler is told the declared
+// capacity, l.Units, as its sched.Options.PlatformUnits (unless opts sets
+// it), so that the weights are those of the declared limit, 60/(60+used)
+// at OpenBesluitvorming and not 59/(59+used), and an oversized call is
+// charged the platform's whole quota of 60.
 func New(platform, title, service string, l sched.Limit, opts *sched.Options) (*Limiter, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("connectors.%s.limits.%s: %w", platform, service, err)
 	}
-	return &Limiter{Platform: platform, Title: title, Service: service, Limit: l, s: sched.New(Headroom(l), opts),
+	var o sched.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.PlatformUnits == 0 {
+		o.PlatformUnits = l.Units
+	}
+	return &Limiter{Platform: platform, Title: title, Service: service, Limit: l, s: sched.New(Headroom(l), &o),
 		got429: received429.WithLabelValues(platform, service)}, nil
 }
 
 // Headroom returns the local limit for a platform limit l: capacity
-// reduced by min(1, l.Units/10), the refill rate unchanged.
+// reduced by min(1, l.Units/10), the refill rate unchanged. When the
+// shorter window is not a whole number of nanoseconds it is rounded up, so
+// the local bucket never refills faster than the platform's.
 func Headroom(l sched.Limit) sched.Limit {
 	h := min(1, l.Units/10)
-	return sched.Limit{Units: l.Units - h, Per: time.Duration(float64(l.Per) * (l.Units - h) / l.Units)}
+	return sched.Limit{Units: l.Units - h, Per: time.Duration(math.Ceil(float64(l.Per) * (l.Units - h) / l.Units))}
 }
 
 // Scheduler exposes the underlying scheduler (status pages, tests).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedtest"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -39,6 +40,52 @@ func TestHeadroomKeepsRate(t *testing.T) {
 		if r1, r2 := l.Units/l.Per.Seconds(), h.Units/h.Per.Seconds(); r1 != r2 {
 			t.Errorf("%v: rate changed %v → %v", l, r1, r2)
 		}
+	}
+}
+
+// TestHeadroomNeverFaster: a window that is not a whole number of
+// nanoseconds is rounded up, so the local bucket never refills faster than
+// the platform's (the exact platform model in sched's property tests
+// caught the truncated window letting an oversized call through early).
+func TestHeadroomNeverFaster(t *testing.T) {
+	for _, l := range []sched.Limit{{Units: 120, Per: time.Second}, {Units: 7, Per: time.Second}, {Units: 2.5, Per: time.Minute}, {Units: 60, Per: time.Minute}} {
+		h := Headroom(l)
+		// h.Per/h.Units ≥ l.Per/l.Units, in exact integers where they are.
+		if float64(h.Per)*l.Units < float64(l.Per)*h.Units {
+			t.Errorf("%v: headroom %v refills faster", l, h)
+		}
+		if d := float64(h.Per) - float64(l.Per)*h.Units/l.Units; d >= 1 {
+			t.Errorf("%v: headroom %v is %v ns slower than needed", l, h, d)
+		}
+	}
+}
+
+// TestLimiterBucketAndWeights: the limiter for OpenBesluitvorming's 60 per
+// minute runs a bucket of 59 per 59 s (the headroom; the one schedtest's
+// scenarios run as schedtest.OBVHost) and tells the scheduler the declared
+// 60, the K of the weights 60/(60+used) and of an oversized call's charge.
+func TestLimiterBucketAndWeights(t *testing.T) {
+	l, err := New("obv", "OpenBesluitvorming", "api", schedtest.OBV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := l.Scheduler().Stats()
+	if st.Limit != schedtest.OBVHost || st.Limit != (sched.Limit{Units: 59, Per: 59 * time.Second}) {
+		t.Errorf("bucket %+v; want 59 units per 59 s", st.Limit)
+	}
+	if st.PlatformUnits != 60 {
+		t.Errorf("PlatformUnits %v; want the declared 60", st.PlatformUnits)
+	}
+	// The host's options (its clock) get the same K, without being
+	// changed; an explicit K wins.
+	opts := &sched.Options{Clock: schedtest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	l2, _ := New("obv", "OpenBesluitvorming", "api", schedtest.OBV, opts)
+	if got := l2.Scheduler().Stats().PlatformUnits; got != 60 || opts.PlatformUnits != 0 {
+		t.Errorf("with the host's options: PlatformUnits %v (the caller's options now say %v); want 60 (0)", got, opts.PlatformUnits)
+	}
+	l3, _ := New("obv", "OpenBesluitvorming", "api", schedtest.OBV, &sched.Options{PlatformUnits: 70})
+	if got := l3.Scheduler().Stats().PlatformUnits; got != 70 {
+		t.Errorf("explicit PlatformUnits: %v; want 70", got)
 	}
 }
 

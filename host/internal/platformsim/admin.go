@@ -27,7 +27,7 @@ func (s *Sim) adminRoutes(mux *http.ServeMux) {
 			fmt.Fprintf(&b, "  %-15s %s\n", id, urls[id])
 		}
 		fmt.Fprintf(&b, "  %-15s %s\n", "(zoek)", "http://"+r.Host+"/"+zoekPrefix)
-		b.WriteString("Admin: GET /_sim/stats, POST /_sim/stats/reset, GET /_sim/faults, PUT|DELETE /_sim/faults/{platform} (JSON: latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after)\n")
+		b.WriteString("Admin: GET /_sim/stats, POST /_sim/stats/reset, GET /_sim/faults, PUT|DELETE /_sim/faults/{platform} (JSON: latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after, refuse_expand)\n")
 		writeBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
 	})
 	mux.HandleFunc("GET /_sim/stats", func(w http.ResponseWriter, r *http.Request) {

@@ -22,10 +22,30 @@
 // RateLimit-Reset, and an exhausted bucket answers 429 with Retry-After
 // and the platform's JSON body.
 //
+// Besides the recorded documents, each platform serves generated long
+// documents ([LongDocuments]): one of about 1.3 MB of text ("long") and one
+// of about 5 MB ("huge"), and for tk a third, a long Kamerstuk whose text
+// comes from its official XML on zoek.officielebekendmakingen.nl. They are
+// served by the endpoints and in the formats of the platform's other
+// documents (tk: a many-page PDF as Document({Id})/resource; obk and the
+// Kamerstuk: publication XML on zoek; rechtspraak: /uitspraken/content;
+// opentk: /getdoc; ori: an Elasticsearch hit with text and md_text; obv:
+// an entity's markdownText; openarchivaris: a document's text), so a
+// connector's get_document reads them page by page. Their Dutch text is
+// deterministic, generated on first request and kept for the process (no
+// multi-megabyte files in the repository); it opens with a StartPhrase and
+// ends with an EndPhrase found nowhere else. They are found by id; no
+// search indexes their text. tk's Document set, obk's SRU records (by
+// metadata) and Rechtspraak's ECLI index list them; the other platforms'
+// searches do not.
+//
 // Faults are injected per platform ([Fault]: latency, hanging, 5xx in the
-// platform's error shape, connection resets, malformed bodies, 429 storms),
-// from flags ([ParseFault]), from the admin endpoint /_sim/faults/{id} or
-// from Go ([Sim.SetFault]) while requests run. Every request is logged
+// platform's error shape, connection resets, malformed bodies, 429 storms,
+// and tk's platform drift: RefuseExpand answers any OData request whose
+// $expand names HuidigeDocumentVersie with the 400 of an unknown property),
+// from flags ([ParseFault], e.g. "tk:refuse_expand"), from the admin
+// endpoint /_sim/faults/{id} (e.g. {"refuse_expand":true}) or from Go
+// ([Sim.SetFault]) while requests run. Every request is logged
 // (time, platform, method, path, cost, status) and counted ([Sim.Stats]:
 // requests and 429s per platform, and the most units admitted in any
 // window, to check that a client kept to a limit).

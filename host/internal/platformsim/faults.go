@@ -3,6 +3,7 @@ package platformsim
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 // platform. Rates are fractions of requests in [0, 1]; 1 hits every
 // request, and fractional rates draw from the Sim's seeded generator, so a
 // run is repeatable. Faults are checked in this order: hang, latency,
-// reset, 429 storm, the platform's own limit, 5xx, malformed body.
+// reset, 429 storm, the platform's own limit, 5xx, refused expansion,
+// malformed body.
 type Fault struct {
 	// Latency delays every answer.
 	Latency time.Duration `json:"-"`
@@ -29,6 +31,14 @@ type Fault struct {
 	// Retry-After: RetryAfter seconds (default 5).
 	Storm429   bool `json:"storm429,omitempty"`
 	RetryAfter int  `json:"retry_after,omitempty"`
+	// RefuseExpand is platform drift, for tk only: every OData request
+	// whose $expand names HuidigeDocumentVersie is answered 400 with the
+	// error the platform gives for an unknown navigation property
+	// ("Could not find a property named 'HuidigeDocumentVersie' on type
+	// 'TK.DA.GGM.OData.Document'."), as if the property had been renamed.
+	// Requests without that expansion keep working, the documents' files
+	// (Document({Id})/resource) included.
+	RefuseExpand bool `json:"refuse_expand,omitempty"`
 }
 
 // faultJSON is Fault on the wire, with the latency as a Go duration
@@ -41,11 +51,12 @@ type faultJSON struct {
 	MalformedRate float64 `json:"malformed_rate,omitempty"`
 	Storm429      bool    `json:"storm429,omitempty"`
 	RetryAfter    int     `json:"retry_after,omitempty"`
+	RefuseExpand  bool    `json:"refuse_expand,omitempty"`
 }
 
 // MarshalJSON writes the latency as a duration string.
 func (f Fault) MarshalJSON() ([]byte, error) {
-	j := faultJSON{Hang: f.Hang, ErrorRate: f.ErrorRate, ResetRate: f.ResetRate, MalformedRate: f.MalformedRate, Storm429: f.Storm429, RetryAfter: f.RetryAfter}
+	j := faultJSON{Hang: f.Hang, ErrorRate: f.ErrorRate, ResetRate: f.ResetRate, MalformedRate: f.MalformedRate, Storm429: f.Storm429, RetryAfter: f.RetryAfter, RefuseExpand: f.RefuseExpand}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
 	}
@@ -61,7 +72,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 	if err := dec.Decode(&j); err != nil {
 		return fmt.Errorf("fault: %v", err)
 	}
-	out := Fault{Hang: j.Hang, ErrorRate: j.ErrorRate, ResetRate: j.ResetRate, MalformedRate: j.MalformedRate, Storm429: j.Storm429, RetryAfter: j.RetryAfter}
+	out := Fault{Hang: j.Hang, ErrorRate: j.ErrorRate, ResetRate: j.ResetRate, MalformedRate: j.MalformedRate, Storm429: j.Storm429, RetryAfter: j.RetryAfter, RefuseExpand: j.RefuseExpand}
 	if j.Latency != "" {
 		d, err := time.ParseDuration(j.Latency)
 		if err != nil {
@@ -95,13 +106,22 @@ func (f Fault) Validate() error {
 	return nil
 }
 
+// validFor checks what only some platforms have: RefuseExpand is tk's.
+func (f Fault) validFor(platform string) error {
+	if f.RefuseExpand && platform != "tk" {
+		return fmt.Errorf("fault: refuse_expand is tk's (its OData $expand of HuidigeDocumentVersie), not %s's", platform)
+	}
+	return nil
+}
+
 // IsZero says whether the fault changes nothing.
 func (f Fault) IsZero() bool { return f == Fault{} }
 
 // ParseFault reads the flag form "<platform>:<key>=<value>,…", for example
-// "obv:latency=2s,error_rate=0.2" or "tk:hang" or "opentk:storm429".
-// Keys: latency, hang, error_rate, reset_rate, malformed_rate, storm429,
-// retry_after; a bare boolean key means true. Errors name the bad part.
+// "obv:latency=2s,error_rate=0.2" or "tk:hang" or "opentk:storm429" or
+// "tk:refuse_expand". Keys: latency, hang, error_rate, reset_rate,
+// malformed_rate, storm429, retry_after, refuse_expand (tk only); a bare
+// boolean key means true. Errors name the bad part.
 func ParseFault(s string) (platform string, f Fault, err error) {
 	platform, spec, ok := strings.Cut(s, ":")
 	platform = strings.TrimSpace(platform)
@@ -145,6 +165,8 @@ func ParseFault(s string) (platform string, f Fault, err error) {
 			f.Hang, err = boolean()
 		case "storm429":
 			f.Storm429, err = boolean()
+		case "refuse_expand":
+			f.RefuseExpand, err = boolean()
 		case "error_rate":
 			f.ErrorRate, err = rate()
 		case "reset_rate":
@@ -157,7 +179,7 @@ func ParseFault(s string) (platform string, f Fault, err error) {
 				err = fmt.Errorf("fault %q: retry_after wants whole seconds, not %q", s, val)
 			}
 		default:
-			return "", Fault{}, fmt.Errorf("fault %q: unknown key %q (latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after)", s, key)
+			return "", Fault{}, fmt.Errorf("fault %q: unknown key %q (latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after, refuse_expand)", s, key)
 		}
 		if err != nil {
 			return "", Fault{}, err
@@ -166,5 +188,30 @@ func ParseFault(s string) (platform string, f Fault, err error) {
 	if err := f.Validate(); err != nil {
 		return "", Fault{}, fmt.Errorf("%q: %w", s, err)
 	}
+	if err := f.validFor(platform); err != nil {
+		return "", Fault{}, fmt.Errorf("%q: %w", s, err)
+	}
 	return platform, f, nil
+}
+
+// refusedExpand is tk's answer, with RefuseExpand set, to a request whose
+// $expand names HuidigeDocumentVersie: the OData error for an unknown
+// property of the request's entity type. ok is false for any other
+// request (and any other platform).
+func refusedExpand(b backend, r *http.Request) (body []byte, ok bool) {
+	tk, isTK := b.(*tkSim)
+	if !isTK || !strings.Contains(strings.ToLower(r.URL.Query().Get("$expand")), "huidigedocumentversie") {
+		return nil, false
+	}
+	set := "Document"
+	rest := strings.TrimPrefix(r.URL.Path, "/tk/OData/v4/2.0/")
+	if end := strings.IndexAny(rest, "(/"); end >= 0 {
+		rest = rest[:end]
+	}
+	if name, known := tk.names[strings.ToLower(rest)]; known {
+		set = name
+	}
+	body, _ = json.Marshal(map[string]any{"error": map[string]string{"code": "", "message": fmt.Sprintf(
+		"The query specified in the URI is not valid. Could not find a property named 'HuidigeDocumentVersie' on type 'TK.DA.GGM.OData.%s'.", set)}})
+	return body, true
 }

@@ -70,6 +70,7 @@ func newOBK(d dataDir) (backend, error) {
 			recs = append(recs, &r)
 		}
 	}
+	recs = append(recs, longOBKRecords()...)
 	var err error
 	if s.busy, err = d.read("obk", "obk-sru-503.html"); err != nil {
 		return nil, err

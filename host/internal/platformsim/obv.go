@@ -173,6 +173,10 @@ func (s *obvSim) serve(w http.ResponseWriter, r *http.Request) {
 			obvError(w, http.StatusNotFound, "Geen PDF-weergave beschikbaar in de simulator")
 			return
 		}
+		if d := longDocFor("obv", id); d != nil {
+			writeBody(w, http.StatusOK, "application/json", d.bytes())
+			return
+		}
 		e := s.byID[id]
 		if e == nil {
 			obvError(w, http.StatusNotFound, "Entiteit niet gevonden: "+id)

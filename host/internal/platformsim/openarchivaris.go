@@ -88,6 +88,10 @@ func (s *openArchivarisSim) serve(w http.ResponseWriter, r *http.Request) {
 		s.search(w, r)
 	case strings.HasPrefix(p, "/api/documents/"):
 		id, _ := url.PathUnescape(strings.TrimPrefix(p, "/api/documents/"))
+		if d := longDocFor("openarchivaris", id); d != nil {
+			writeBody(w, http.StatusOK, "application/json", d.bytes())
+			return
+		}
 		dc := s.byID[id]
 		if dc == nil {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "Document niet gevonden"})

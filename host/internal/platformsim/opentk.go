@@ -167,6 +167,10 @@ func (s *openTKSim) serve(w http.ResponseWriter, r *http.Request) {
 		openTKError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 	case strings.HasPrefix(rest, "/getdoc/"):
 		nr := strings.TrimPrefix(rest, "/getdoc/")
+		if d := longDocFor("opentk", nr); d != nil {
+			writeBody(w, http.StatusOK, "text/html; charset=utf-8", d.bytes())
+			return
+		}
 		if b, ok := s.getdoc[nr]; ok {
 			writeBody(w, http.StatusOK, "text/html; charset=utf-8", b)
 			return

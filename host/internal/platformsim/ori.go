@@ -253,7 +253,7 @@ func (s *oriSim) search(w http.ResponseWriter, indexes map[string]bool, b *esBod
 	}
 	var found []scored
 	var hlTerms []term
-	for _, h := range s.hits {
+	for _, h := range append(s.hits[:len(s.hits):len(s.hits)], longORIHits(b.Query)...) {
 		if !indexes[h.Index] {
 			continue
 		}

@@ -50,6 +50,10 @@ func newRechtspraak(d dataDir) (backend, error) {
 		s.byECLI[dc.ecli] = dc
 		s.decisions = append(s.decisions, dc)
 	}
+	for _, dc := range longDecisions() {
+		s.byECLI[dc.ecli] = dc
+		s.decisions = append(s.decisions, dc)
+	}
 	for _, name := range []string{"instanties", "rechtsgebieden", "proceduresoorten"} {
 		b, err := d.read("rechtspraak", "rechtspraak-waardelijst-"+name+".xml")
 		if err != nil {
@@ -117,6 +121,10 @@ func (s *rechtspraakSim) serve(w http.ResponseWriter, r *http.Request) {
 		s.search(w, r)
 	case p == "/uitspraken/content":
 		id := strings.ToUpper(strings.TrimSpace(r.URL.Query().Get("id")))
+		if d := longDocFor("rechtspraak", id); d != nil {
+			writeBody(w, http.StatusOK, "application/xml; charset=utf-8", d.bytes())
+			return
+		}
 		dc := s.byECLI[id]
 		if dc == nil {
 			writeBody(w, http.StatusNotFound, "text/html", []byte("<html><head><title>404 - Niet gevonden</title></head><body><h1>Uitspraak niet gevonden</h1></body></html>"))

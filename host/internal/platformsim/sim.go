@@ -170,6 +170,9 @@ func (s *Sim) SetFault(platform string, f Fault) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
+	if err := f.validFor(platform); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f.IsZero() {
@@ -348,6 +351,16 @@ func (s *Sim) platformHandler(id string) http.Handler {
 			rec.Write(body)
 			rec.flush(w)
 			return
+		}
+		if f.RefuseExpand {
+			if body, ok := refusedExpand(b, r); ok {
+				injected = s.inject(id, "refuse_expand")
+				rec.header.Set("Content-Type", "application/json")
+				rec.WriteHeader(http.StatusBadRequest)
+				rec.Write(body)
+				rec.flush(w)
+				return
+			}
 		}
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = strings.TrimPrefix(r.URL.Path, prefix)

@@ -81,6 +81,12 @@ func newTK(d dataDir) (backend, error) {
 		s.names[strings.ToLower(set)] = set
 		s.props[set] = props
 	}
+	for _, e := range longTKEntities() {
+		s.sets["Document"] = append(s.sets["Document"], e)
+		for k := range e {
+			s.props["Document"][k] = true
+		}
+	}
 	if err := d.json("tk", "sim/files.json", &s.files); err != nil {
 		return nil, err
 	}
@@ -178,6 +184,10 @@ func (s *tkSim) entity(w http.ResponseWriter, r *http.Request, set, key, action 
 func (s *tkSim) resource(w http.ResponseWriter, e map[string]any) {
 	id := strings.ToLower(e["Id"].(string))
 	ct, _ := e["ContentType"].(string)
+	if d := longDocFor("tk", id); d != nil {
+		writeBody(w, http.StatusOK, "application/pdf", d.tkFile())
+		return
+	}
 	if b, ok := s.xml[id]; ok {
 		writeBody(w, http.StatusOK, "text/xml", b)
 		return

@@ -39,6 +39,10 @@ func (s *zoekSim) serve(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusNotFound, "text/html", nginx(404))
 		return
 	}
+	if b := longZoekXML(m[1]); b != nil {
+		writeBody(w, http.StatusOK, "text/xml", b)
+		return
+	}
 	b, ok := s.files[m[1]]
 	if !ok {
 		writeBody(w, http.StatusNotFound, "text/html", nginx(404))

@@ -1,0 +1,5 @@
+//go:build !race
+
+package platformsim
+
+const raceEnabled = false

@@ -57,7 +57,7 @@ func BenchmarkGrant(b *testing.B) {
 		},
 		func(i int) {
 			v, err := runRaw(ctx, rt, r.c.rdb, r.l.prefix, a, "enq", infos[i%len(infos)].Session, newCallID(), "1",
-				r.l.limit.dur(1, true), r.l.limit.dur(1, false), "0", "0")
+				r.l.limit.charge(1, true), r.l.limit.charge(1, false), "0", "0")
 			if err == nil {
 				_, err = parseReply(v)
 			}

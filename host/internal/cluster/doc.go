@@ -15,8 +15,11 @@
 // last call, the waiting sessions in order of waiting (a sorted set) and
 // by start tag (a sorted set), and the grants made for other replicas.
 // One Lua script (sched.lua) applies the policy of package sched to it
-// atomically: start-time fair queueing weighted by C/(C+used), the
-// longest-waiting-first guard against starvation, oversized calls, usage
+// atomically: start-time fair queueing weighted by K/(K+used), K the
+// platform's declared capacity (60 at OpenBesluitvorming, while the bucket
+// keeps the local limiter's headroom, 59), the longest-waiting-first guard
+// against starvation, oversized calls served on a full bucket and charged
+// the platform's whole quota (min(cost, K), never a debt beyond it), usage
 // forgotten 30 minutes after a session's last call, one uncounted public
 // session for the whole cluster. So the guarantees of one process hold
 // across replicas; the differential test runs the script and

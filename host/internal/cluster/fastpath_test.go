@@ -77,6 +77,12 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 	counting, general := scriptVariants(t)
 	for seed := uint64(1); seed <= 6; seed++ {
 		l := []sched.Limit{{Units: 4, Per: 2 * time.Second}, {Units: 60, Per: time.Minute}}[seed%2]
+		// Seeds 4 to 6 declare a capacity K one unit above the bucket, as
+		// the host's headroom does: the weights and the charges use it.
+		lim := toUS(l)
+		if seed > 3 {
+			lim.k = l.Units + 1
+		}
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ctx := context.Background()
 			fast := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
@@ -87,7 +93,7 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 			prefix := servicePrefix("test", "search")
 			forget := 3 * l.Per
 			args := func(replica string, at time.Time) scriptArgs {
-				return scriptArgs{now: usOf(at), replica: replica, limit: toUS(l), forget: forget, lease: time.Hour}
+				return scriptArgs{now: usOf(at), replica: replica, limit: lim, forget: forget, lease: time.Hour}
 			}
 			now := time.Unix(1_700_000_000, 0)
 			step := 0
@@ -137,9 +143,11 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 					if rng.IntN(30) == 0 {
 						cost = l.Units + 1
 					}
+					if rng.IntN(30) == 0 {
+						cost = 2*l.Units + 2 // oversized for K too
+					}
 					id := fmt.Sprintf("c%d", step)
-					lim := toUS(l)
-					do(r, "enq", s, id, fmtFloat(cost), lim.dur(cost, true), lim.dur(cost, false), b01(rng.IntN(8) == 0), b01(rng.IntN(2) == 0))
+					do(r, "enq", s, id, fmtFloat(cost), lim.charge(cost, true), lim.charge(cost, false), b01(rng.IntN(8) == 0), b01(rng.IntN(2) == 0))
 					open = append(open, pending{r, s, id})
 					enqs++
 				case k < 8 && len(open) > 0:

@@ -53,7 +53,7 @@ type Limiter struct {
 	local  *limits.Limiter
 	prefix string
 	full   sched.Limit // the local limiter's own limit (with headroom)
-	limit  usLimit     // the shared bucket's limit, the same in µs
+	limit  usLimit     // the shared bucket's limit, the same in µs, with the declared capacity K
 
 	mu       sync.Mutex
 	mode     Mode
@@ -95,8 +95,10 @@ var errRejoin = errors.New("cluster: back to the shared state")
 // Limiter returns the shared limiter of local's service. Call it before
 // [Cluster.Start].
 func (c *Cluster) Limiter(local *limits.Limiter) *Limiter {
-	full := local.Scheduler().Stats().Limit
-	l := &Limiter{c: c, local: local, prefix: servicePrefix(local.Platform, local.Service), full: full, limit: toUS(full),
+	st := local.Scheduler().Stats()
+	full, lim := st.Limit, toUS(st.Limit)
+	lim.k = st.PlatformUnits // the declared capacity: weights and oversized charges, as in sched
+	l := &Limiter{c: c, local: local, prefix: servicePrefix(local.Platform, local.Service), full: full, limit: lim,
 		changed: make(chan struct{}), waiters: map[string]*waiter{}, locals: map[*localWait]struct{}{}, since: c.clock.Now()}
 	l.idle = sync.NewCond(&l.mu)
 	c.mu.Lock()
@@ -186,7 +188,7 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 	l.mu.Lock()
 	l.waiters[id] = w
 	l.mu.Unlock()
-	r, err := l.script(ctx, "enq", session, id, fmtFloat(cost), l.limit.dur(cost, true), l.limit.dur(cost, false), b01(front), b01(w.watch))
+	r, err := l.script(ctx, "enq", session, id, fmtFloat(cost), l.limit.charge(cost, true), l.limit.charge(cost, false), b01(front), b01(w.watch))
 	if err != nil {
 		l.drop(id)
 		l.fail(err)
@@ -255,7 +257,7 @@ func (l *Limiter) drop(id string) {
 // granted meanwhile, its grant is refunded (it was never used).
 func (l *Limiter) cancel(ctx context.Context, id, session string, cost float64) {
 	l.drop(id)
-	r, err := l.script(ctx, "cancel", session, id, l.limit.dur(cost, false), fmtFloat(cost))
+	r, err := l.script(ctx, "cancel", session, id, l.limit.charge(cost, false), fmtFloat(cost))
 	if err != nil {
 		l.fail(err)
 		return

@@ -38,7 +38,7 @@ func (s *luaSched) op(at time.Time, op string, args ...any) reply {
 }
 
 func (s *luaSched) enqueue(at time.Time, session, id string, cost float64, front bool) reply {
-	return s.op(at, "enq", session, id, fmtFloat(cost), s.a.limit.dur(cost, true), s.a.limit.dur(cost, false), b01(front), "0")
+	return s.op(at, "enq", session, id, fmtFloat(cost), s.a.limit.charge(cost, true), s.a.limit.charge(cost, false), b01(front), "0")
 }
 
 // diffCall is one call in the differential run.
@@ -55,33 +55,44 @@ type diffCall struct {
 // same grants at the same instants in the same order, and the same next
 // instant after every step.
 func TestScriptMatchesSched(t *testing.T) {
-	limits := []sched.Limit{
-		{Units: 60, Per: time.Minute}, // OpenBesluitvorming
-		{Units: 10, Per: 10 * time.Second},
-		{Units: 4, Per: 2 * time.Second},
+	// k is the declared capacity (sched.Options.PlatformUnits; 0: the
+	// limit's Units): the last two are the host's buckets, one unit of
+	// headroom below OpenBesluitvorming's 60 per minute and below 10 per
+	// 10 s, with the weights and the oversized charges on the declared
+	// capacity.
+	limits := []struct {
+		l sched.Limit
+		k float64
+	}{
+		{sched.Limit{Units: 60, Per: time.Minute}, 0}, // OpenBesluitvorming
+		{sched.Limit{Units: 10, Per: 10 * time.Second}, 0},
+		{sched.Limit{Units: 4, Per: 2 * time.Second}, 0},
+		{sched.Limit{Units: 59, Per: 59 * time.Second}, 60},
+		{sched.Limit{Units: 9, Per: 9 * time.Second}, 10},
 	}
-	seeds := uint64(12)
+	seeds := uint64(15)
 	if raceEnabled {
 		seeds = 3 // sequential and deterministic: the race detector adds little
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
-		l := limits[seed%uint64(len(limits))]
-		t.Run(fmt.Sprintf("seed%d_%gper%v", seed, l.Units, l.Per), func(t *testing.T) {
-			diffScenario(t, seed, l)
+		c := limits[seed%uint64(len(limits))]
+		t.Run(fmt.Sprintf("seed%d_%gper%v_K%g", seed, c.l.Units, c.l.Per, c.k), func(t *testing.T) {
+			diffScenario(t, seed, c.l, c.k)
 		})
 	}
 }
 
-func diffScenario(t *testing.T, seed uint64, l sched.Limit) {
+func diffScenario(t *testing.T, seed uint64, l sched.Limit, k float64) {
 	mr := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer rdb.Close()
 	forget := 3 * l.Per
 	rng := rand.New(rand.NewPCG(seed, 7))
 	t0 := time.Unix(1_700_000_000, 0)
-	ref := sched.New(l, &sched.Options{Forget: forget})
+	ref := sched.New(l, &sched.Options{Forget: forget, PlatformUnits: k})
 	ref.LowerAt(t0, 0) // the script starts a bucket it does not know empty
 	lua := newLuaSched(t, rdb, l, forget)
+	lua.a.limit.k = k
 	lua.op(t0, "hb", "0", "0", "0", "1") // register r1
 
 	sessions := []string{"a", "b", "c", "d", sched.PublicSession}
@@ -121,8 +132,11 @@ func diffScenario(t *testing.T, seed uint64, l sched.Limit) {
 			now = now.Add(time.Duration(rng.IntN(16)) * l.Per / 32)
 			s := sessions[rng.IntN(len(sessions))]
 			cost := float64(1+rng.IntN(24)) / 8
-			if rng.IntN(40) == 0 {
-				cost = l.Units + 1 // oversized
+			switch rng.IntN(40) {
+			case 0:
+				cost = l.Units + 1 // oversized: K with the host's headroom
+			case 1:
+				cost = 2*l.Units + 2 // oversized for K too
 			}
 			front := rng.IntN(12) == 0
 			id := fmt.Sprintf("c%d", step)

@@ -8,15 +8,21 @@
 -- and requires the same grants.
 --
 -- Times are integer microseconds since the Unix epoch (exact in a double
--- up to the year 2255). Refill times of costs are computed by the caller
+-- up to the year 2255). Refill times of charges are computed by the caller
 -- exactly (rational arithmetic, rounded against the scheduler) and passed
--- in; this script only adds and compares them.
+-- in; this script only adds and compares them. A call's charge is its
+-- cost, but no more than the platform's declared capacity K (sched's
+-- Options.PlatformUnits): an oversized call (cost >= units) waits for a
+-- full bucket and uses up the platform's whole quota, which empties the
+-- bucket (to 0 when K = units; to units - K, the platform's 0, when the
+-- bucket keeps the host's headroom below K), never a debt beyond it.
 --
 -- KEYS[1] the service's key prefix, KEYS[2] the replicas' sorted set
 -- (member = replica id, score = lease expiry), KEYS[3] the prefix of the
 -- replicas' grant channels.
 -- ARGV: op, now (0 = the server's clock), replica id, units, per, forget,
--- lease, then the op's arguments (see the ops at the end).
+-- lease, K (the weights' K / (K + used) and the most a call is charged),
+-- then the op's arguments (see the ops at the end).
 pcall(function() redis.replicate_commands() end)
 
 local P, REP, CHAN = KEYS[1], KEYS[2], KEYS[3]
@@ -28,6 +34,7 @@ if t == 0 then
 end
 local me = ARGV[3]
 local units, per, forget, lease = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local K = math.max(tonumber(ARGV[8]), units)
 local PUBLIC = 'besluitbron/public'
 local MAXPLAN = 2048
 
@@ -53,14 +60,14 @@ if op == 'enq' then
 	-- waits and whether a fence stands, so that seeing neither costs no
 	-- command; only this script writes them, with what they mirror.
 	local sv = redis.call('HMGET', P .. 'st', 'now', 'vt', 'ep', 'g', 'empty', 'paused', 'units', 'per', 'nw', 'fd')
-	local cost, up = tonumber(ARGV[10]), tonumber(ARGV[11])
+	local cost, up = tonumber(ARGV[11]), tonumber(ARGV[12])
 	local empty, paused = tonumber(sv[5]), tonumber(sv[6])
 	local ft = math.max(tonumber(sv[1] or t), t)
 	local need
 	if cost >= units then need = per else need = math.min(per, up) end
 	if sv[1] and sv[9] == '0' and sv[10] == '0' and tonumber(sv[7]) == units and tonumber(sv[8]) == per
 		and paused <= ft and empty + need <= ft then
-		local sid, cid = ARGV[8], ARGV[9]
+		local sid, cid = ARGV[9], ARGV[10]
 		local key = P .. 's:' .. sid
 		local h = hgetall(key)
 		local used, last, lf, sep = tonumber(h.u or 0), tonumber(h.ls or 0), tonumber(h.lf or 0), tonumber(h.ep or 0)
@@ -69,7 +76,7 @@ if op == 'enq' then
 		if sep ~= epoch then lf, sep = 0, epoch end
 		local start = math.max(vt, lf)
 		local w = 1
-		if sid ~= PUBLIC then w = units / (units + used) end
+		if sid ~= PUBLIC then w = K / (K + used) end
 		local finish = start + cost / w
 		if empty < ft - per then empty = ft - per end
 		empty = empty + up
@@ -192,7 +199,7 @@ end
 
 local function weight(s)
 	if s.pub then return 1 end
-	return units / (units + s.used)
+	return K / (K + s.used)
 end
 local function retag(s)
 	s.finish = s.start + s.q[1].cost / weight(s)
@@ -215,7 +222,7 @@ end
 -- lease lapsed, the calls it had queued are no longer waited for.
 local purge, lapsed = false, 0
 if op == 'hb' then
-	if ARGV[8] == '1' then
+	if ARGV[9] == '1' then
 		purge = true
 	else
 		local prev = redis.call('ZSCORE', REP, me)
@@ -350,12 +357,13 @@ local live = 0
 local watched = {}
 
 if op == 'enq' then
-	-- ARGV[8..]: session, call id, cost, up, down, front, watch
-	local sid, cid, cost, up, down, front, watch = ARGV[8], ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13] == '1', ARGV[14] == '1'
+	-- ARGV[9..]: session, call id, cost, up, down (the refill times of its
+	-- charge, min(cost, K), rounded up and down), front, watch
+	local sid, cid, cost, up, down, front, watch = ARGV[9], ARGV[10], tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13]), ARGV[14] == '1', ARGV[15] == '1'
 	advance(Q, t)
 	local s = session(sid)
 	local c = { id = cid, cost = cost, up = up, down = down, arr = t, owner = me, s = s }
-	c.e = table.concat({ cid, ARGV[10], ARGV[11], ARGV[12], I(t), me }, '|')
+	c.e = table.concat({ cid, ARGV[11], ARGV[12], ARGV[13], I(t), me }, '|')
 	s.last = t
 	if #s.q == 0 then
 		s.q[1] = c
@@ -373,9 +381,9 @@ if op == 'enq' then
 	if watch then watched[cid] = true end
 	advance(Q, t)
 elseif op == 'cancel' then
-	-- ARGV[8..]: session, call id, refill time of the cost rounded down,
+	-- ARGV[9..]: session, call id, refill time of the charge rounded down,
 	-- cost (refunded if the call was granted)
-	local sid, cid, down = ARGV[8], ARGV[9], tonumber(ARGV[10])
+	local sid, cid, down = ARGV[9], ARGV[10], tonumber(ARGV[11])
 	local s = loadSession(sid)
 	local idx = nil
 	for i, c in ipairs(s.q) do
@@ -396,7 +404,7 @@ elseif op == 'cancel' then
 		-- Granted, delivered or not: it was never used, so it is refunded.
 		refund(b, t, down)
 		if not s.pub then
-			local cost = tonumber(ARGV[11])
+			local cost = tonumber(ARGV[12])
 			s.used = math.max(0, s.used - cost)
 			dirty[s] = true
 		end
@@ -405,20 +413,20 @@ elseif op == 'cancel' then
 	end
 	advance(Q, t)
 elseif op == 'adv' then
-	for i = 8, #ARGV do watched[ARGV[i]] = true end
+	for i = 9, #ARGV do watched[ARGV[i]] = true end
 	advance(Q, t)
 elseif op == 'pause' then
-	local u = tonumber(ARGV[8])
+	local u = tonumber(ARGV[9])
 	if u > b.paused then b.paused = u end
 	advance(Q, t)
 elseif op == 'observe' then
-	-- ARGV[8..]: hi, refill time of lo rounded down
-	if tokens(b, t) > tonumber(ARGV[8]) then lower(b, t, tonumber(ARGV[9])) end
+	-- ARGV[9..]: hi, refill time of lo rounded down
+	if tokens(b, t) > tonumber(ARGV[9]) then lower(b, t, tonumber(ARGV[10])) end
 	advance(Q, t)
 elseif op == 'hb' then
-	-- ARGV[8..]: rejoining (1/0), hand-in level, share capacity, share
+	-- ARGV[9..]: rejoining (1/0), hand-in level, share capacity, share
 	-- window, then the replicas this one last saw alive.
-	if ARGV[8] == '1' then
+	if ARGV[9] == '1' then
 		if not fence.dl then
 			if unknown then
 				-- Redis lost the bucket while this replica was away. Every
@@ -428,7 +436,7 @@ elseif op == 'hb' then
 				b.empty = 0
 			end
 			local pend = redis.call('ZRANGE', REP, 0, -1)
-			for i = 12, #ARGV do pend[#pend + 1] = ARGV[i] end
+			for i = 13, #ARGV do pend[#pend + 1] = ARGV[i] end
 			for _, r in ipairs(pend) do
 				if r ~= me then redis.call('SADD', P .. 'fpend', r) end
 			end
@@ -436,7 +444,7 @@ elseif op == 'hb' then
 			fence = { dl = I(t + lease) }
 			b.fence = t + lease
 		end
-		redis.call('HSET', P .. 'fhand', me, table.concat({ ARGV[9], I(t), ARGV[10], ARGV[11] }, '|'))
+		redis.call('HSET', P .. 'fhand', me, table.concat({ ARGV[10], I(t), ARGV[11], ARGV[12] }, '|'))
 		redis.call('SREM', P .. 'fpend', me)
 		redis.call('DEL', P .. 'g:' .. me)
 		if redis.call('SCARD', P .. 'fpend') == 0 then
@@ -471,7 +479,7 @@ for _, g in ipairs(granted) do
 		redis.call('PUBLISH', CHAN .. g.c.owner, P .. '\n' .. rec)
 	end
 end
-if op ~= 'hb' or ARGV[8] ~= '1' then
+if op ~= 'hb' or ARGV[9] ~= '1' then
 	local pend = redis.call('HGETALL', P .. 'g:' .. me)
 	for i = 2, #pend, 2 do mine[#mine + 1] = pend[i] end
 	if #pend > 0 then redis.call('DEL', P .. 'g:' .. me) end
@@ -541,7 +549,7 @@ if next(watched) ~= nil and Q.queued > 0 then
 	if want > 0 and d.queued > 0 then
 		local u = 0
 		for _, s in ipairs(d.waiting) do
-			for _, c in ipairs(s.q) do u = u + c.cost end
+			for _, c in ipairs(s.q) do u = u + math.min(c.cost, K) end
 		end
 		local eta = at + math.ceil(u * per / units)
 		for _, s in ipairs(d.waiting) do

@@ -39,15 +39,28 @@ func servicePrefix(platform, service string) string {
 
 // usLimit is a limit in the script's units: the window in whole
 // microseconds, rounded up (a longer window is a slower refill, never a
-// faster one).
+// faster one), and the platform's declared capacity K (sched's
+// Options.PlatformUnits; 0: units).
 type usLimit struct {
 	units float64
 	per   int64
+	k     float64
 }
 
 func toUS(l sched.Limit) usLimit {
 	per := (l.Per + time.Microsecond - 1) / time.Microsecond
 	return usLimit{units: l.Units, per: int64(per)}
+}
+
+// declared is K: the capacity in the weights K/(K+used) and the most a
+// call is charged; never less than units.
+func (l usLimit) declared() float64 { return max(l.k, l.units) }
+
+// charge is the refill time of what a call costing cost takes from the
+// bucket, min(cost, K), rounded up (a charge) or down (a refund): an
+// oversized call uses up the platform's whole quota and no more.
+func (l usLimit) charge(cost float64, up bool) int64 {
+	return l.dur(min(cost, l.declared()), up)
 }
 
 // dur is the refill time of units in microseconds, computed exactly and
@@ -249,8 +262,10 @@ func run(ctx context.Context, rdb redis.Scripter, prefix string, a scriptArgs, o
 // runRaw runs one op of script (the scheduler, or a variant of it in
 // tests) and returns its unparsed reply.
 func runRaw(ctx context.Context, script *redis.Script, rdb redis.Scripter, prefix string, a scriptArgs, op string, args ...any) (any, error) {
-	argv := make([]any, 0, 7+len(args))
-	argv = append(argv, op, a.now, a.replica, fmtFloat(a.limit.units), a.limit.per, a.forget.Microseconds(), a.lease.Microseconds())
+	argv := make([]any, 0, 8+len(args))
+	// K without an exponent: gopher-lua (miniredis) reads "1e+06" as nil.
+	k := strconv.FormatFloat(a.limit.declared(), 'f', -1, 64)
+	argv = append(argv, op, a.now, a.replica, fmtFloat(a.limit.units), a.limit.per, a.forget.Microseconds(), a.lease.Microseconds(), k)
 	argv = append(argv, args...)
 	return script.Run(ctx, rdb, []string{prefix, keyReplicas, keyChannels}, argv...).Result()
 }

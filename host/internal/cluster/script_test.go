@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -225,7 +226,7 @@ func TestScriptNewBucketStartsEmpty(t *testing.T) {
 // fractional costs and limits, including the overflow edges.
 func TestDurIntegersMatchRationals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	limits := []usLimit{{60, 60_000_000}, {10, 10_000_000}, {1e6, 1_000_000}, {7, 3}, {2.5, 1_000_000}, {1, math.MaxInt64 / 2}, {3, 1 << 40}}
+	limits := []usLimit{{60, 60_000_000, 0}, {10, 10_000_000, 0}, {1e6, 1_000_000, 0}, {7, 3, 0}, {2.5, 1_000_000, 0}, {1, math.MaxInt64 / 2, 0}, {3, 1 << 40, 0}}
 	costs := []float64{1, 2, 59, 60, 61, 0.5, 1.125, 1e9, 1 << 53, 1<<53 + 2, 3e18, math.MaxInt64 / 1e6}
 	for i := 0; i < 2000; i++ {
 		costs = append(costs, float64(1+rng.IntN(1000)), float64(rng.IntN(4000))/8)
@@ -245,5 +246,106 @@ func TestDurIntegersMatchRationals(t *testing.T) {
 	}
 	if shortcut < 1000 {
 		t.Fatalf("only %d cases took the integer shortcut", shortcut)
+	}
+}
+
+// TestScriptOversizedUsesUpTheQuota: a call costing more than the bucket
+// is granted on a full bucket and charged the platform's whole quota and
+// no more: the bucket is empty (0), not in debt, and the next unit is
+// there one unit's refill later; the session is charged its whole cost as
+// usage. With the host's headroom (a bucket of 59, K = 60) the quota is
+// the declared 60: the bucket goes to -1 as the platform's goes to 0.
+func TestScriptOversizedUsesUpTheQuota(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, tt := range []struct {
+		l      sched.Limit
+		k      float64
+		cost   float64
+		tokens string
+		next   time.Duration
+	}{
+		{sched.Limit{Units: 10, Per: 10 * time.Second}, 0, 25, "0.000000", time.Second},
+		{sched.Limit{Units: 59, Per: 59 * time.Second}, 60, 60, "-1.000000", 2 * time.Second},
+		{sched.Limit{Units: 59, Per: 59 * time.Second}, 60, 90, "-1.000000", 2 * time.Second},
+	} {
+		t.Run(fmt.Sprintf("%gper%v_K%g_cost%g", tt.l.Units, tt.l.Per, tt.k, tt.cost), func(t *testing.T) {
+			mr := miniredis.RunT(t)
+			rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+			defer rdb.Close()
+			s := replicaScript(t, rdb, "r1", tt.l, time.Hour)
+			s.a.limit.k = tt.k
+			s.op(t0, "hb", "0", "0", "0", "1")
+			at := t0.Add(tt.l.Per) // a bucket Redis did not know starts empty; now it is full
+			if r := s.enqueue(at, "bulk", "big", tt.cost, false); len(r.grants) != 1 {
+				t.Fatalf("the oversized call on a full bucket: grants %v, next %v", grantIDs(r), timeOf(r.next).Sub(at))
+			}
+			if got := s.op(at, "stats").rest[0]; got != tt.tokens {
+				t.Fatalf("after the oversized call the bucket holds %s; want %s", got, tt.tokens)
+			}
+			if r := s.enqueue(at, "other", "next", 1, false); r.next != usOf(at.Add(tt.next)) {
+				t.Fatalf("next unit at %v; want %v", timeOf(r.next).Sub(at), tt.next)
+			}
+			if u := hgetall(t, rdb, s.prefix+"s:bulk")["u"]; u != fmtFloat(tt.cost) {
+				t.Fatalf("the oversized session's usage %s; want its whole cost %v", u, tt.cost)
+			}
+		})
+	}
+}
+
+// TestScriptWeightsUseDeclaredCapacity: on the host's bucket of 59 with
+// K = 60, a session that used 60 units weighs exactly 1/2 and after 120
+// units 1/3, so its waiting call's finish tag lies 2 and 3 cost units
+// past its start (a new session's: 1). On the bucket's 59 they would be
+// 119/59 and 179/59.
+func TestScriptWeightsUseDeclaredCapacity(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, tt := range []struct {
+		k    float64
+		want map[string]float64 // finish − start of the waiting call, per session
+	}{
+		{60, map[string]float64{"used60": 2, "used120": 3, "new": 1}},
+		{0, map[string]float64{"used60": 119.0 / 59, "used120": 179.0 / 59, "new": 1}},
+	} {
+		t.Run(fmt.Sprintf("K%g", tt.k), func(t *testing.T) {
+			mr := miniredis.RunT(t)
+			rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+			defer rdb.Close()
+			l := sched.Limit{Units: 59, Per: 59 * time.Second}
+			s := replicaScript(t, rdb, "r1", l, time.Hour)
+			s.a.limit.k = tt.k
+			s.op(t0, "hb", "0", "0", "0", "1")
+			// used60 and used120 take 60 and 120 units, one at a time, as
+			// the bucket refills; then a second call of each and of a new
+			// session waits on an empty bucket.
+			at := t0
+			n := 0
+			for _, u := range []struct {
+				session string
+				units   int
+			}{{"used60", 60}, {"used120", 120}} {
+				for range u.units {
+					n++
+					r := s.enqueue(at, u.session, fmt.Sprintf("c%d", n), 1, false)
+					for len(r.grants) == 0 {
+						at = timeOf(r.next)
+						r = s.op(at, "adv")
+					}
+				}
+			}
+			for _, ses := range []string{"used60", "used120", "new"} {
+				n++
+				if r := s.enqueue(at, ses, fmt.Sprintf("c%d", n), 1, false); len(r.grants) != 0 {
+					t.Fatalf("%s was granted on an empty bucket", ses)
+				}
+			}
+			for ses, want := range tt.want {
+				h := hgetall(t, rdb, s.prefix+"s:"+ses)
+				st, _ := strconv.ParseFloat(h["s"], 64)
+				fi, _ := strconv.ParseFloat(h["f"], 64)
+				if got := fi - st; math.Abs(got-want) > 1e-12 {
+					t.Errorf("%s (used %s): finish − start %v; want %v", ses, h["u"], got, want)
+				}
+			}
+		})
 	}
 }

@@ -41,7 +41,13 @@ type clusterTicket struct {
 
 func (k *clusterTicket) Granted() (time.Time, uint64, bool) { return k.at, k.seq, k.ok }
 
-func newClusterQueue(t testing.TB, l sched.Limit, forget time.Duration) *clusterQueue {
+// newClusterQueue runs sc's traffic as the host would: on sc's bucket
+// (the headroom below the platform's limit, when sc has one) with the
+// platform's declared units as K.
+func newClusterQueue(t testing.TB, sc schedtest.Scenario) *clusterQueue {
+	l, forget := sc.SchedBucket(), sc.Forget
+	lim := toUS(l)
+	lim.k = sc.Limit.Units
 	mr := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { rdb.Close() })
@@ -52,7 +58,7 @@ func newClusterQueue(t testing.TB, l sched.Limit, forget time.Duration) *cluster
 	for i := range q.args {
 		// A lease longer than any scenario: no replica lapses in virtual
 		// time.
-		q.args[i] = scriptArgs{replica: fmt.Sprintf("replica-%d", i+1), limit: toUS(l), forget: forget, lease: 24 * time.Hour}
+		q.args[i] = scriptArgs{replica: fmt.Sprintf("replica-%d", i+1), limit: lim, forget: forget, lease: 24 * time.Hour}
 		q.op(i, schedtest.Epoch, "hb", "0", "0", "0", "1")
 	}
 	return q
@@ -92,7 +98,7 @@ func (q *clusterQueue) Reserve(t time.Time, session string, cost float64) schedt
 	k := &clusterTicket{}
 	q.tickets[id] = k
 	l := q.args[i].limit
-	q.op(i, t, "enq", session, id, fmtFloat(cost), l.dur(cost, true), l.dur(cost, false), "0", "0")
+	q.op(i, t, "enq", session, id, fmtFloat(cost), l.charge(cost, true), l.charge(cost, false), "0", "0")
 	return k
 }
 
@@ -112,13 +118,14 @@ func (q *clusterQueue) Advance(t time.Time) time.Time {
 
 // spreadScenario: three sessions with different usage, each on its own
 // replica, and the uncounted public session asking from all three, all
-// waiting throughout the window.
+// waiting throughout the window, on the host's bucket for
+// OpenBesluitvorming (59 units, weights on the declared 60).
 func spreadScenario() schedtest.Scenario {
 	l := schedtest.OBV
 	return schedtest.Scenario{
 		Name:  "spread",
-		About: "three sessions arriving 0, 90 s and 3 min apart on three replicas share by weight C/(C+used); the public session from every replica keeps weight 1",
-		Limit: l, Duration: 10 * time.Minute,
+		About: "three sessions arriving 0, 90 s and 3 min apart on three replicas share by weight K/(K+used); the public session from every replica keeps weight 1",
+		Limit: l, Bucket: schedtest.OBVHost, Duration: 10 * time.Minute,
 		Groups: []schedtest.Group{
 			{Name: "heavy", Threads: 8, Cost: 1},
 			{Name: "medium", Arrive: 90 * time.Second, Threads: 8, Cost: 1},
@@ -141,13 +148,13 @@ func TestSharesAcrossReplicasMatchOracle(t *testing.T) {
 	}
 	scs := []schedtest.Scenario{spreadScenario()}
 	for _, sc := range schedtest.Scenarios() {
-		if sc.Name == "usage" {
+		if sc.Name == "usage" || sc.Name == "ratios" {
 			scs = append(scs, sc)
 		}
 	}
 	for _, sc := range scs {
 		t.Run(sc.Name, func(t *testing.T) {
-			res := schedtest.Run(sc, "cluster", newClusterQueue(t, sc.Limit, sc.Forget))
+			res := schedtest.Run(sc, "cluster", newClusterQueue(t, sc))
 			for _, s := range res.Shares {
 				t.Logf("%-10s used %6.1f  got %5.1f units  share %.4f  oracle %.4f", s.Session, s.Used, s.Units, s.Share, s.Oracle)
 			}
@@ -172,4 +179,36 @@ func TestSharesAcrossReplicasMatchOracle(t *testing.T) {
 			t.Logf("FIFO baseline: max |share − oracle| %.4f", base.ShareDev)
 		})
 	}
+}
+
+// TestOversizedAcrossReplicas: schedtest's oversized scenario on three
+// replicas, on the host's bucket of 59 with K = 60: every call costing 90
+// is served on a full bucket and uses up the platform's quota, 60, and no
+// more, so the platform model refuses nothing and the saturating session
+// waits no longer than the single scheduler lets it (a window for the
+// call's full bucket, plus two seconds for its next unit; the old debt of
+// 30 units made it 1 min 31 s).
+func TestOversizedAcrossReplicas(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential and deterministic in virtual time: the race detector adds nothing; the plain run covers it")
+	}
+	for _, sc := range schedtest.Scenarios() {
+		if sc.Name != "oversized" {
+			continue
+		}
+		res := schedtest.Run(sc, "cluster", newClusterQueue(t, sc))
+		if !res.Fair() || res.Refused != 0 {
+			t.Fatalf("across three replicas: %v", res.Violations)
+		}
+		if res.MaxGap > 61*time.Second {
+			t.Fatalf("the saturating session (%s) waited up to %v; want ≤ 61 s", res.MaxGapSession, res.MaxGap)
+		}
+		// Each call costing 90 was charged 60.
+		if res.Units-res.Charged != 3*30 {
+			t.Fatalf("%v units granted, %v charged; want 90 apart", res.Units, res.Charged)
+		}
+		t.Logf("%d calls, %v units, %v charged, max gap %v", res.Calls, res.Units, res.Charged, res.MaxGap)
+		return
+	}
+	t.Fatal("no oversized scenario")
 }

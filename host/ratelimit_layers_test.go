@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A client flooding its session gets 429s with a correct Retry-After,
@@ -16,8 +18,8 @@ func TestFloodingClientRefusedBystanderServed(t *testing.T) {
 [mcp_rate_limit]
 process_rps = 1000
 process_burst = 1000
-address_rps = 1000
-address_burst = 1000
+connector_rps = 1000
+connector_burst = 1000
 session_rps = 0.4
 session_burst = 10
 ip_rps = 1
@@ -75,14 +77,16 @@ ip_burst = 10
 	}
 }
 
-// Pressure on one address leaves another address's clients untouched.
-func TestAddressPressureStaysOnItsAddress(t *testing.T) {
+// Pressure on one connector's address leaves the other connectors'
+// clients untouched: the bucket is the connector's, on every address, and
+// the calls that touch no connector have their own.
+func TestConnectorPressureStaysOnItsConnector(t *testing.T) {
 	lh := startLimited(t, `
 [mcp_rate_limit]
 process_rps = 1000
 process_burst = 1000
-address_rps = 1
-address_burst = 12
+connector_rps = 1
+connector_burst = 12
 session_rps = 1000
 session_burst = 1000
 ip_rps = 1000
@@ -90,13 +94,13 @@ ip_burst = 1000
 `)
 	obv := lh.base + "/mcp/obv/v1"
 	unified := lh.base + "/mcp/unified/v1"
-	cs := connectFrom(t, obv, "127.0.0.2", false) // 3 of the 12
+	cs := connectFrom(t, obv, "127.0.0.2", false) // 3 of obv's 12
 	c := clientFrom(t, "127.0.0.2")
 	var refusals int
 	for range 30 {
 		res, body := rawPing(t, c, obv, cs.ID())
 		if res.StatusCode == 429 {
-			if r := readRefusal(t, res, body); r.Layer != "address" || r.RetryAfter != 1 {
+			if r := readRefusal(t, res, body); r.Layer != "connector" || r.RetryAfter != 1 || !strings.Contains(r.Message, "the connector obv limit (1 requests per second, burst 12)") {
 				t.Fatalf("refusal %+v", r)
 			}
 			refusals++
@@ -106,20 +110,28 @@ ip_burst = 1000
 		t.Errorf("%d refusals on /mcp/obv/v1, want 21 (burst 12, 3 spent connecting)", refusals)
 	}
 	// Another client of the same address is refused too: the bucket is the
-	// address's, not the session's.
+	// connector's, not the session's.
 	if res, _ := rawPing(t, clientFrom(t, "127.0.0.4"), obv, ""); res.StatusCode != 429 {
 		t.Errorf("new client on the flooded address: %s, want 429", res.Status)
 	}
-	// The unified address does not notice: its own bucket of 12 holds the
-	// connect (3), the standalone stream (1) and eight calls.
+	// On the unified address, what touches no connector does not notice:
+	// its own bucket of 12 holds the connect (3), the standalone stream (1)
+	// and eight calls…
 	other := connectFrom(t, unified, "127.0.0.3", true)
 	for i := range 8 {
 		if _, err := other.ListTools(context.Background(), nil); err != nil {
 			t.Fatalf("unified client, call %d: %v", i, err)
 		}
 	}
-	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_total{layer="address"}`); got != 22 {
-		t.Errorf("address refusals %v, want 22", got)
+	// …while a call of an obv tool there meets obv's empty bucket.
+	if _, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": "x"}}); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+		t.Errorf("obv_search on the unified address: %v, want obv's refusal", err)
+	}
+	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_total{layer="connector"}`); got != 23 {
+		t.Errorf("connector refusals %v, want 23", got)
+	}
+	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_connector_total{connector="obv"}`); got != 23 {
+		t.Errorf("obv refusals %v, want 23", got)
 	}
 }
 
@@ -130,8 +142,8 @@ func TestProcessLimitCapsTheSum(t *testing.T) {
 [mcp_rate_limit]
 process_rps = 1
 process_burst = 40
-address_rps = 1000
-address_burst = 1000
+connector_rps = 1000
+connector_burst = 1000
 session_rps = 1000
 session_burst = 1000
 ip_rps = 1000

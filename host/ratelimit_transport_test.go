@@ -106,8 +106,8 @@ trusted_proxies = ["127.0.0.0/8"]
 [mcp_rate_limit]
 process_rps = 1e9
 process_burst = 1000000000
-address_rps = 1e9
-address_burst = 1000000000
+connector_rps = 1e9
+connector_burst = 1000000000
 `)
 	url := lh.base + "/mcp/unified/v1"
 	heap := func() uint64 {

@@ -93,18 +93,81 @@ type Cache struct {
 }
 
 // RateLimit configures the client limits on the MCP addresses: rate per
-// second and burst for the whole process, each address, each session and
-// each client IP before a session exists.
+// second and burst for the whole process, each connector (on every
+// address, and one more bucket for the calls that touch no connector),
+// each session and each client IP before a session exists.
 type RateLimit struct {
-	Enabled      bool    `koanf:"enabled"`
-	ProcessRPS   float64 `koanf:"process_rps"`
-	ProcessBurst int     `koanf:"process_burst"`
+	Enabled        bool    `koanf:"enabled"`
+	ProcessRPS     float64 `koanf:"process_rps"`
+	ProcessBurst   int     `koanf:"process_burst"`
+	ConnectorRPS   float64 `koanf:"connector_rps"`
+	ConnectorBurst int     `koanf:"connector_burst"`
+	SessionRPS     float64 `koanf:"session_rps"`
+	SessionBurst   int     `koanf:"session_burst"`
+	IPRPS          float64 `koanf:"ip_rps"`
+	IPBurst        int     `koanf:"ip_burst"`
+	// AddressRPS and AddressBurst are the deprecated keys address_rps and
+	// address_burst, from when each MCP address had one bucket: each
+	// stands in for its connector_* twin when that is not set, and is
+	// ignored otherwise (see [RateLimit.Deprecation]). Zero when unset.
 	AddressRPS   float64 `koanf:"address_rps"`
 	AddressBurst int     `koanf:"address_burst"`
-	SessionRPS   float64 `koanf:"session_rps"`
-	SessionBurst int     `koanf:"session_burst"`
-	IPRPS        float64 `koanf:"ip_rps"`
-	IPBurst      int     `koanf:"ip_burst"`
+	// deprecated lists the deprecated keys set, and whether the new key
+	// beside each was set too.
+	deprecated []deprecatedKey
+}
+
+type deprecatedKey struct {
+	old, new string
+	ignored  bool // the new key is set and wins
+}
+
+// rateLimitRenames are the deprecated [mcp_rate_limit] keys and their
+// successors, with the successors' defaults.
+var rateLimitRenames = []struct {
+	old, new string
+	def      any
+}{
+	{"address_rps", "connector_rps", 200.0},
+	{"address_burst", "connector_burst", 400},
+}
+
+// renameRateLimitKeys lets a deprecated key stand in for its unset
+// successor, and gives a successor set by neither its default.
+func renameRateLimitKeys(k *koanf.Koanf) []deprecatedKey {
+	var out []deprecatedKey
+	for _, r := range rateLimitRenames {
+		oldKey, newKey := "mcp_rate_limit."+r.old, "mcp_rate_limit."+r.new
+		switch hasNew := k.Exists(newKey); {
+		case k.Exists(oldKey):
+			out = append(out, deprecatedKey{r.old, r.new, hasNew})
+			if !hasNew {
+				k.Set(newKey, k.Get(oldKey))
+			}
+		case !hasNew:
+			k.Set(newKey, r.def)
+		}
+	}
+	return out
+}
+
+// Deprecation is the line to log at start when the configuration uses
+// deprecated keys ("" when it does not).
+func (r RateLimit) Deprecation() string {
+	if len(r.deprecated) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, d := range r.deprecated {
+		p := fmt.Sprintf("mcp_rate_limit.%s is deprecated: use %s", d.old, d.new)
+		if d.ignored {
+			p += fmt.Sprintf(" (%s is set and wins; %s is ignored)", d.new, d.old)
+		} else {
+			p += " (read as " + d.new + " for now)"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ") + ". The client limit is per connector on every address, no longer per address."
 }
 
 // Connector is one [connectors.<id>] table.
@@ -159,8 +222,6 @@ func defaults() map[string]any {
 		"mcp_rate_limit.enabled":        true,
 		"mcp_rate_limit.process_rps":    500.0,
 		"mcp_rate_limit.process_burst":  1000,
-		"mcp_rate_limit.address_rps":    200.0,
-		"mcp_rate_limit.address_burst":  400,
 		"mcp_rate_limit.session_rps":    20.0,
 		"mcp_rate_limit.session_burst":  60,
 		"mcp_rate_limit.ip_rps":         10.0,
@@ -245,10 +306,12 @@ func Load(path string, environ []string) (*Config, error) {
 			}
 		}
 	}
+	deprecated := renameRateLimitKeys(k)
 	var cfg Config
 	if err := decode(k, &cfg); err != nil {
 		return nil, err
 	}
+	cfg.MCPRateLimit.deprecated = deprecated
 	cfg.Dir = dir
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -345,12 +408,28 @@ func (c *Config) validate() error {
 		bad("cache.save_interval: must be positive")
 	}
 	r := c.MCPRateLimit
-	for name, v := range map[string]float64{"process_rps": r.ProcessRPS, "address_rps": r.AddressRPS, "session_rps": r.SessionRPS, "ip_rps": r.IPRPS} {
+	rps := map[string]float64{"process_rps": r.ProcessRPS, "connector_rps": r.ConnectorRPS, "session_rps": r.SessionRPS, "ip_rps": r.IPRPS}
+	bursts := map[string]int{"process_burst": r.ProcessBurst, "connector_burst": r.ConnectorBurst, "session_burst": r.SessionBurst, "ip_burst": r.IPBurst}
+	for _, d := range r.deprecated {
+		// A deprecated key standing in for its successor is checked under
+		// the name the admin wrote; an ignored one is checked too.
+		if !d.ignored {
+			delete(rps, d.new)
+			delete(bursts, d.new)
+		}
+		switch d.old {
+		case "address_rps":
+			rps[d.old] = r.AddressRPS
+		case "address_burst":
+			bursts[d.old] = r.AddressBurst
+		}
+	}
+	for name, v := range rps {
 		if !(v > 0) || math.IsInf(v, 0) {
 			bad("mcp_rate_limit.%s: must be a positive number of requests per second", name)
 		}
 	}
-	for name, v := range map[string]int{"process_burst": r.ProcessBurst, "address_burst": r.AddressBurst, "session_burst": r.SessionBurst, "ip_burst": r.IPBurst} {
+	for name, v := range bursts {
 		if v < 1 {
 			bad("mcp_rate_limit.%s: must be at least 1", name)
 		}

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -12,7 +13,7 @@ import (
 
 func benchLimiter(b *testing.B) *Limiter {
 	huge := Limit{RPS: 1e12, Burst: 1 << 40}
-	return mustNew(b, Options{Process: huge, Address: huge, Session: huge, IP: huge, Addresses: []string{"/mcp/unified/v1"}})
+	return mustNew(b, Options{Process: huge, Connector: huge, Session: huge, IP: huge, Connectors: []string{"obv"}})
 }
 
 // The limit check of one request on a known session (the common case).
@@ -44,7 +45,7 @@ func BenchmarkAllowAtIP(b *testing.B) {
 
 // A refused request: the cheapest path, as a flood meets it.
 func BenchmarkAllowAtRefused(b *testing.B) {
-	l := mustNew(b, Options{Process: Limit{RPS: 1e-3, Burst: 1}, Address: Limit{RPS: 1, Burst: 1}, Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 1}})
+	l := mustNew(b, Options{Process: Limit{RPS: 1e-3, Burst: 1}, Connector: Limit{RPS: 1, Burst: 1}, Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 1}})
 	l.AllowAt(t0, Request{})
 	r := Request{Address: "/mcp/unified/v1", Session: "invented", IP: ip("192.0.2.1")}
 	b.ReportAllocs()
@@ -85,24 +86,28 @@ func BenchmarkAllowAtParallel(b *testing.B) {
 }
 
 // The whole Guard in front of a trivial handler, limits on and off: the
-// difference is what the limits cost per HTTP request.
+// difference is what the limits cost per HTTP request, reading a
+// tools/call's body to find its connector included.
 func BenchmarkGuard(b *testing.B) {
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) })
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"obv_search","arguments":{"query":"woningbouw","organization":"soest","limit":20}}}`
 	for _, on := range []bool{false, true} {
 		name := "off"
 		o := GuardOptions{}
 		if on {
 			name = "on"
 			o.Limiter = benchLimiter(b)
-			o.Limiter.SessionStarted(t0, "/mcp/unified/v1", "session-1")
+			o.Limiter.SessionStarted(t0, "/", "session-1")
+			o.Route = testRoute
 		}
 		g := NewGuard(inner, o)
 		b.Run(name, func(b *testing.B) {
-			req := httptest.NewRequest(http.MethodPost, "/mcp/unified/v1", strings.NewReader("{}"))
+			req := httptest.NewRequest(http.MethodPost, "/", nil)
 			req.Header.Set(SessionHeader, "session-1")
 			w := httptest.NewRecorder()
 			b.ReportAllocs()
 			for b.Loop() {
+				req.Body = io.NopCloser(strings.NewReader(body))
 				g.ServeHTTP(w, req)
 			}
 		})
@@ -115,7 +120,7 @@ func BenchmarkFloodHeap(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		l := mustNew(b, Options{Process: Limit{RPS: 1e12, Burst: 1 << 40}, Address: Limit{RPS: 1, Burst: 1}, Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 1}})
+		l := mustNew(b, Options{Process: Limit{RPS: 1e12, Burst: 1 << 40}, Connector: Limit{RPS: 1, Burst: 1}, Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 1}})
 		for i := range 100_000 {
 			l.AllowAt(t0, Request{IP: netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})})
 		}

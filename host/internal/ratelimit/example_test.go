@@ -12,23 +12,25 @@ import (
 // to wait, and a client that waits that long gets in.
 func Example() {
 	l, err := ratelimit.New(&ratelimit.Options{
-		Process:   ratelimit.Limit{RPS: 500, Burst: 1000},
-		Address:   ratelimit.Limit{RPS: 200, Burst: 400},
-		Session:   ratelimit.Limit{RPS: 0.5, Burst: 2},
-		IP:        ratelimit.Limit{RPS: 10, Burst: 30},
-		Addresses: []string{"/mcp/unified/v1"},
+		Process:    ratelimit.Limit{RPS: 500, Burst: 1000},
+		Connector:  ratelimit.Limit{RPS: 200, Burst: 400},
+		Session:    ratelimit.Limit{RPS: 0.5, Burst: 2},
+		IP:         ratelimit.Limit{RPS: 10, Burst: 30},
+		Connectors: []string{"obv", "rechtspraak"},
 	})
 	if err != nil {
 		panic(err)
 	}
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	l.SessionStarted(t0, "/mcp/unified/v1", "abc") // the server issued Mcp-Session-Id: abc
-	req := ratelimit.Request{Address: "/mcp/unified/v1", Session: "abc", IP: netip.MustParseAddr("192.0.2.7")}
+	// A tools/call of obv_search on the unified address.
+	req := ratelimit.Request{Address: "/mcp/unified/v1", Session: "abc", IP: netip.MustParseAddr("192.0.2.7"),
+		Uses: []ratelimit.Use{{Connector: "obv", Messages: 1}}}
 	for i := range 3 {
 		d := l.AllowAt(t0, req)
 		fmt.Printf("request %d: ok=%v", i+1, d.OK)
 		if !d.OK {
-			fmt.Printf(", refused by the %s limit, Retry-After: %d", d.Layer, d.RetryAfterSeconds())
+			fmt.Printf(", refused by the %s limit, Retry-After: %d", d.Name(), d.RetryAfterSeconds())
 		}
 		fmt.Println()
 	}

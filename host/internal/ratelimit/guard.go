@@ -36,6 +36,18 @@ type GuardOptions struct {
 	ClientIP func(*http.Request) netip.Addr
 	// Now is the clock the limits read (nil: time.Now).
 	Now func() time.Time
+	// Route names the connector bucket one JSON-RPC message sent to
+	// address counts against: a connector id, or [NoConnector] for a
+	// message that touches none; ok is false when address is no MCP
+	// address (no connector bucket at all). A request without a body (a
+	// GET, a DELETE) is routed as the zero Message. Nil: no connector
+	// buckets.
+	Route func(address string, m Message) (connector string, ok bool)
+	// MaxBodyBytes is the most of a POST body the Guard reads to route its
+	// messages: the MCP handler's own cap (server.max_body_kb). A longer
+	// body is passed on unread, as one message, for the handler to refuse.
+	// Default 1 MiB.
+	MaxBodyBytes int64
 }
 
 // Guard is the HTTP middleware in front of the MCP addresses: it refuses
@@ -44,6 +56,11 @@ type GuardOptions struct {
 // Retry-After and a JSON-RPC error naming the limit) to every request,
 // learns which session ids the server issued from the responses, and puts
 // the client address in the request's context ([ClientIPFromContext]).
+//
+// To charge each JSON-RPC message to its connector's bucket
+// ([GuardOptions.Route]) it reads a POST's body, bounded, and hands it on
+// to the handler unchanged; a request the process, session or client
+// address limit refuses is refused before its body is read.
 //
 // A Guard is safe for concurrent use.
 type Guard struct {
@@ -62,6 +79,9 @@ func NewGuard(next http.Handler, o GuardOptions) *Guard {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
 	}
 	return &Guard{next: next, o: o}
 }
@@ -95,9 +115,19 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ip := g.o.ClientIP(r)
 	r = r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip))
 	l := g.o.Limiter
-	sid := r.Header.Get(SessionHeader)
+	sid, legacy := sessionOf(r)
 	if l != nil {
-		if d := l.AllowAt(g.o.Now(), Request{Address: r.URL.Path, Session: sid, IP: ip}); !d.OK {
+		req := Request{Address: r.URL.Path, Session: sid, IP: ip}
+		// A request the layers that need no body refuse anyway is refused
+		// before its body is read.
+		d := l.PeekAt(g.o.Now(), req)
+		if d.OK {
+			req.Uses = g.uses(r)
+			d = l.AllowAt(g.o.Now(), req)
+		} else {
+			l.count(d)
+		}
+		if !d.OK {
 			refuse(w, d)
 			return
 		}
@@ -114,7 +144,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	sw := &sessionWatch{ResponseWriter: w, g: g, address: r.URL.Path, sid: sid}
+	sw := &sessionWatch{ResponseWriter: w, g: g, address: r.URL.Path, sid: sid, legacy: legacy}
 	g.next.ServeHTTP(sw, r)
 	if sid != "" && (sw.status == http.StatusNotFound || r.Method == http.MethodDelete && sw.status < 300 && sw.status != 0) {
 		// The server no longer knows the session (it timed out or the
@@ -123,19 +153,56 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// refuse writes the 429.
-func refuse(w http.ResponseWriter, d Decision) {
-	secs := d.RetryAfterSeconds()
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	msg := fmt.Sprintf("BesluitBron: too many requests: the %s limit (%s requests per second, burst %d) refused this request; retry after %d s",
-		d.Layer, strconv.FormatFloat(d.Limit.RPS, 'f', -1, 64), d.Limit.Burst, secs)
-	writeError(w, http.StatusTooManyRequests, CodeRateLimited, msg, map[string]any{
-		"limit": d.Layer.String(), "retryAfterSeconds": secs, "rps": d.Limit.RPS, "burst": d.Limit.Burst,
-	})
+// legacyPrefix marks, among the Limiter's session ids, those of HTTP+SSE
+// clients (protocol 2024-11-05), which name their session in the
+// ?sessionid= query parameter of their POSTs instead of a header. An HTTP
+// header value cannot hold a NUL (the server refuses the request), so the
+// two kinds of id never meet.
+const legacyPrefix = "\x00sse:"
+
+// sessionOf returns the session id a request carries: its Mcp-Session-Id
+// header, or for a POST of an HTTP+SSE client (no header, ?sessionid=) the
+// query parameter with legacyPrefix.
+func sessionOf(r *http.Request) (id string, legacy bool) {
+	if id := r.Header.Get(SessionHeader); id != "" {
+		return id, false
+	}
+	if r.Method == http.MethodPost {
+		if q := r.URL.Query().Get("sessionid"); q != "" {
+			return legacyPrefix + q, true
+		}
+	}
+	return "", false
 }
 
-// writeError writes a JSON-RPC error response with a null id: the
-// request's body is deliberately not read, so a refusal costs nothing.
+// refuse writes the 429, or a 413 for a batch no wait admits.
+func refuse(w http.ResponseWriter, d Decision) {
+	name := d.Name()
+	if d.Layer == Connector && d.Connector == NoConnector {
+		name += " (calls that touch no connector)"
+	}
+	data := map[string]any{"limit": d.Layer.String(), "rps": d.Limit.RPS, "burst": d.Limit.Burst}
+	if d.Layer == Connector {
+		data["connector"] = d.Connector
+	}
+	rps := strconv.FormatFloat(d.Limit.RPS, 'f', -1, 64)
+	if d.Never {
+		data["messages"] = d.Messages
+		writeError(w, http.StatusRequestEntityTooLarge, CodeRateLimited,
+			fmt.Sprintf("BesluitBron: too many messages in one request: the %s limit (%s requests per second, burst %d) can never admit %d at once; send at most %d per batch",
+				name, rps, d.Limit.Burst, d.Messages, d.Limit.Burst), data)
+		return
+	}
+	secs := d.RetryAfterSeconds()
+	data["retryAfterSeconds"] = secs
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeError(w, http.StatusTooManyRequests, CodeRateLimited,
+		fmt.Sprintf("BesluitBron: too many requests: the %s limit (%s requests per second, burst %d) refused this request; retry after %d s",
+			name, rps, d.Limit.Burst, secs), data)
+}
+
+// writeError writes a JSON-RPC error response with a null id (a refused
+// request's id is not looked up).
 func writeError(w http.ResponseWriter, status, code int, msg string, data any) {
 	type rpcError struct {
 		Code    int    `json:"code"`
@@ -158,11 +225,18 @@ func writeError(w http.ResponseWriter, status, code int, msg string, data any) {
 // sessionWatch sees the response status and the session id the server
 // issues (the go-sdk handler sets Mcp-Session-Id on the response that
 // creates a session).
+//
+// An HTTP+SSE client's session is learnt from its POSTs instead: the
+// handler accepts a message for a live ?sessionid= (202) and answers 404
+// for any other, so an accepted id is one the server issued. Its first
+// POST counts against its client address, as a streamable client's
+// initialize does.
 type sessionWatch struct {
 	http.ResponseWriter
 	g       *Guard
 	address string
 	sid     string
+	legacy  bool
 	status  int
 }
 
@@ -172,6 +246,8 @@ func (s *sessionWatch) WriteHeader(code int) {
 		if code < 300 {
 			if id := s.Header().Get(SessionHeader); id != "" && id != s.sid {
 				s.g.o.Limiter.SessionStarted(s.g.o.Now(), s.address, id)
+			} else if s.legacy {
+				s.g.o.Limiter.SessionStarted(s.g.o.Now(), s.address, s.sid)
 			}
 		}
 	}

@@ -19,18 +19,34 @@ import (
 // fakeMCP behaves like the go-sdk streamable handler as far as sessions
 // go: a POST without a session creates one (and streams its answer), a
 // known session is served, an unknown one gets 404, DELETE ends it.
+//
+// Like the go-sdk's HTTP+SSE handler, a POST with ?sessionid= is accepted
+// (202) for a session in legacy and 404 otherwise. It keeps the last
+// body it read.
 type fakeMCP struct {
 	mu       sync.Mutex
 	sessions map[string]bool
+	legacy   map[string]bool
 	n        int
 	served   atomic.Int64
+	body     string
 }
 
 func (f *fakeMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.served.Add(1)
 	id := r.Header.Get(SessionHeader)
+	b, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.body = string(b)
+	if q := r.URL.Query().Get("sessionid"); q != "" && id == "" && r.Method == http.MethodPost {
+		if !f.legacy[q] {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	switch {
 	case id == "" && r.Method == http.MethodPost:
 		f.n++
@@ -77,8 +93,8 @@ func startGuard(t *testing.T, o Options, origins []string) (*httptest.Server, *G
 		t.Fatal(err)
 	}
 	clk := newFakeNow()
-	inner := &fakeMCP{sessions: map[string]bool{}}
-	g := NewGuard(inner, GuardOptions{Limiter: l, Origins: orig, Now: clk.now})
+	inner := &fakeMCP{sessions: map[string]bool{}, legacy: map[string]bool{}}
+	g := NewGuard(inner, GuardOptions{Limiter: l, Origins: orig, Now: clk.now, Route: testRoute})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	return srv, g, inner, clk
@@ -96,7 +112,7 @@ func post(t *testing.T, url, session string) *http.Response {
 var generous = Limit{RPS: 1000, Burst: 1000}
 
 func TestGuard429(t *testing.T) {
-	srv, _, inner, clk := startGuard(t, Options{Process: generous, Address: generous, Session: Limit{RPS: 0.5, Burst: 3}, IP: Limit{RPS: 1, Burst: 5}}, nil)
+	srv, _, inner, clk := startGuard(t, Options{Process: generous, Connector: generous, Session: Limit{RPS: 0.5, Burst: 3}, IP: Limit{RPS: 1, Burst: 5}}, nil)
 	sid := post(t, srv.URL, "").Header.Get(SessionHeader)
 	if sid == "" {
 		t.Fatal("no session issued")
@@ -151,7 +167,7 @@ func TestGuard429(t *testing.T) {
 }
 
 func TestGuardSessionIds(t *testing.T) {
-	srv, g, _, _ := startGuard(t, Options{Process: generous, Address: generous, Session: Limit{RPS: 1, Burst: 10}, IP: Limit{RPS: 1, Burst: 3}}, nil)
+	srv, g, _, _ := startGuard(t, Options{Process: generous, Connector: generous, Session: Limit{RPS: 1, Burst: 10}, IP: Limit{RPS: 1, Burst: 3}}, nil)
 	sid := post(t, srv.URL, "").Header.Get(SessionHeader) // IP token 1
 	if st := g.Limiter().Stats(); st.Sessions != 1 {
 		t.Fatalf("session not learned: %+v", st)
@@ -193,7 +209,7 @@ func TestGuardSessionIds(t *testing.T) {
 
 // A session the server forgot (404) is forgotten by the limits too.
 func TestGuardForgets404Session(t *testing.T) {
-	srv, g, inner, _ := startGuard(t, Options{Process: generous, Address: generous, Session: generous, IP: generous}, nil)
+	srv, g, inner, _ := startGuard(t, Options{Process: generous, Connector: generous, Session: generous, IP: generous}, nil)
 	sid := post(t, srv.URL, "").Header.Get(SessionHeader)
 	inner.mu.Lock()
 	delete(inner.sessions, sid) // the server timed it out
@@ -207,7 +223,7 @@ func TestGuardForgets404Session(t *testing.T) {
 }
 
 func TestGuardOrigin(t *testing.T) {
-	srv, g, inner, _ := startGuard(t, Options{Process: generous, Address: generous, Session: generous, IP: generous}, []string{"https://chat.example.org"})
+	srv, g, inner, _ := startGuard(t, Options{Process: generous, Connector: generous, Session: generous, IP: generous}, []string{"https://chat.example.org"})
 	for origin, want := range map[string]int{"": 200, "https://chat.example.org": 200, "https://evil.example": 403, "null": 403} {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
 		if origin != "" {
@@ -230,7 +246,7 @@ func TestGuardOrigin(t *testing.T) {
 }
 
 func TestGuardWithoutLimiter(t *testing.T) {
-	inner := &fakeMCP{sessions: map[string]bool{}}
+	inner := &fakeMCP{sessions: map[string]bool{}, legacy: map[string]bool{}}
 	var seen string
 	g := NewGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, _ := ClientIPFromContext(r.Context())
@@ -250,7 +266,7 @@ func TestGuardWithoutLimiter(t *testing.T) {
 }
 
 func TestCollector(t *testing.T) {
-	srv, g, _, _ := startGuard(t, Options{Process: generous, Address: generous, Session: generous, IP: Limit{RPS: 1, Burst: 1}}, nil)
+	srv, g, _, _ := startGuard(t, Options{Process: generous, Connector: generous, Session: generous, IP: Limit{RPS: 1, Burst: 1}}, nil)
 	post(t, srv.URL, "")
 	post(t, srv.URL, "")
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
@@ -273,15 +289,16 @@ func TestCollector(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		"besluitbron_mcp_origin_refused_total":                  1,
-		"besluitbron_mcp_rate_limited_total{layer=process}":     0,
-		"besluitbron_mcp_rate_limited_total{layer=address}":     0,
-		"besluitbron_mcp_rate_limited_total{layer=session}":     0,
-		"besluitbron_mcp_rate_limited_total{layer=ip}":          1,
-		"besluitbron_mcp_rate_limit_buckets{kind=session}":      1,
-		"besluitbron_mcp_rate_limit_buckets{kind=ip}":           1,
-		"besluitbron_mcp_rate_limit_buckets_peak{kind=session}": 1,
-		"besluitbron_mcp_rate_limit_buckets_peak{kind=ip}":      1,
+		"besluitbron_mcp_origin_refused_total":                                1,
+		"besluitbron_mcp_rate_limited_total{layer=process}":                   0,
+		"besluitbron_mcp_rate_limited_total{layer=connector}":                 0,
+		"besluitbron_mcp_rate_limited_connector_total{connector=besluitbron}": 0,
+		"besluitbron_mcp_rate_limited_total{layer=session}":                   0,
+		"besluitbron_mcp_rate_limited_total{layer=ip}":                        1,
+		"besluitbron_mcp_rate_limit_buckets{kind=session}":                    1,
+		"besluitbron_mcp_rate_limit_buckets{kind=ip}":                         1,
+		"besluitbron_mcp_rate_limit_buckets_peak{kind=session}":               1,
+		"besluitbron_mcp_rate_limit_buckets_peak{kind=ip}":                    1,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("metrics (-want +got):\n%s", diff)
@@ -292,7 +309,7 @@ func TestCollector(t *testing.T) {
 // every answer, a 429 included, lets the page read the session id and
 // Retry-After.
 func TestGuardCORS(t *testing.T) {
-	srv, _, inner, _ := startGuard(t, Options{Process: generous, Address: generous, Session: generous, IP: Limit{RPS: 1, Burst: 3}}, []string{"https://chat.example.org"})
+	srv, _, inner, _ := startGuard(t, Options{Process: generous, Connector: generous, Session: generous, IP: Limit{RPS: 1, Burst: 3}}, []string{"https://chat.example.org"})
 	do := func(method, origin string) *http.Response {
 		req, _ := http.NewRequest(method, srv.URL, strings.NewReader("{}"))
 		req.Header.Set("Origin", origin)

@@ -17,9 +17,9 @@ func TestHammer(t *testing.T) {
 		burst = 5000
 	)
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1, Burst: burst}, Address: Limit{RPS: 1e9, Burst: 1e9},
+		Process: Limit{RPS: 1, Burst: burst}, Connector: Limit{RPS: 1e9, Burst: 1e9},
 		Session: Limit{RPS: 1e9, Burst: 1e9}, IP: Limit{RPS: 1e9, Burst: 1e9},
-		Addresses: []string{"/a", "/b"}, MaxSessions: 64, MaxIPs: 64,
+		Connectors: []string{"a", "b"}, MaxSessions: 64, MaxIPs: 64,
 	})
 	var admitted atomic.Int64
 	var wg sync.WaitGroup

@@ -55,40 +55,147 @@ func runSteps(t *testing.T, l *Limiter, steps []step) {
 	}
 }
 
+// on is a request's messages, all for connector c.
+func on(c string, n int) []Use { return []Use{{Connector: c, Messages: n}} }
+
 func TestStepTable(t *testing.T) {
 	l := mustNew(t, Options{
-		Process:   Limit{RPS: 100, Burst: 5},
-		Address:   Limit{RPS: 10, Burst: 4},
-		Session:   Limit{RPS: 1, Burst: 2},
-		IP:        Limit{RPS: 2, Burst: 1},
-		Addresses: []string{"/a", "/b"},
+		Process:    Limit{RPS: 100, Burst: 5},
+		Connector:  Limit{RPS: 10, Burst: 4},
+		Session:    Limit{RPS: 1, Burst: 2},
+		IP:         Limit{RPS: 2, Burst: 1},
+		Connectors: []string{"a", "b"},
 	})
-	l.SessionStarted(at(0), "/a", "s1")
-	a1 := Request{Address: "/a", Session: "s1", IP: ip("10.0.0.1")}
-	noSess := Request{Address: "/a", IP: ip("10.0.0.2")}
-	invented := Request{Address: "/a", Session: "made-up", IP: ip("10.0.0.2")}
-	b := Request{Address: "/b", IP: ip("10.0.0.3")}
+	l.SessionStarted(at(0), "/u", "s1")
+	a1 := Request{Address: "/u", Session: "s1", IP: ip("10.0.0.1"), Uses: on("a", 1)}
+	noSess := Request{Address: "/u", IP: ip("10.0.0.2"), Uses: on("a", 1)}
+	invented := Request{Address: "/u", Session: "made-up", IP: ip("10.0.0.2"), Uses: on("a", 1)}
+	b := Request{Address: "/u", IP: ip("10.0.0.3"), Uses: on("b", 1)}
 	runSteps(t, l, []step{
 		{ms: 0, req: a1, ok: true},
 		{ms: 0, req: a1, ok: true},
 		{ms: 0, req: a1, layer: Session, retryMS: 1000}, // session burst 2 spent
 		{ms: 0, req: noSess, ok: true},                  // its own IP bucket
 		{ms: 0, req: invented, layer: IP, retryMS: 500}, // an invented id is the IP's
-		{ms: 0, req: b, ok: true},                       // address /b untouched by /a
+		{ms: 0, req: b, ok: true},                       // connector b untouched by a
 		{ms: 0, req: noSess, layer: IP, retryMS: 500},
-		// 10 ms later: process 1+1 tokens, /a 1+0.1, /b 3+0.1.
-		{ms: 10, req: Request{Address: "/a", IP: ip("10.0.0.9")}, ok: true},
-		{ms: 10, req: Request{Address: "/a", IP: ip("10.0.0.10")}, layer: Address, retryMS: 90},
-		{ms: 10, req: Request{Address: "/b", IP: ip("10.0.0.11")}, ok: true},
-		{ms: 10, req: Request{Address: "/b", IP: ip("10.0.0.12")}, layer: Process, retryMS: 10},
+		// 10 ms later: process 1+1 tokens, a 1+0.1, b 3+0.1.
+		{ms: 10, req: Request{Address: "/u", IP: ip("10.0.0.9"), Uses: on("a", 1)}, ok: true},
+		{ms: 10, req: Request{Address: "/u", IP: ip("10.0.0.10"), Uses: on("a", 1)}, layer: Connector, retryMS: 90},
+		{ms: 10, req: Request{Address: "/u", IP: ip("10.0.0.11"), Uses: on("b", 1)}, ok: true},
+		{ms: 10, req: Request{Address: "/u", IP: ip("10.0.0.12"), Uses: on("b", 1)}, layer: Process, retryMS: 10},
 		{ms: 10, req: Request{Address: "/nowhere", IP: ip("10.0.0.12")}, layer: Process, retryMS: 10},
 		{ms: 20, req: Request{Address: "/nowhere", IP: ip("10.0.0.12")}, ok: true},
 	})
 }
 
+// A refusal on the connector layer names the connector; messages that
+// touch no connector have a bucket of their own; an unknown connector id
+// has none.
+func TestConnectorRefusalNamed(t *testing.T) {
+	l := mustNew(t, Options{
+		Process: Limit{RPS: 1e6, Burst: 1e6}, Connector: Limit{RPS: 1, Burst: 2},
+		Session: Limit{RPS: 1e6, Burst: 1e6}, IP: Limit{RPS: 1e6, Burst: 1e6},
+		Connectors: []string{"obv", "rechtspraak"},
+	})
+	obv := Request{IP: ip("10.0.0.1"), Uses: on("obv", 1)}
+	for range 2 {
+		if d := l.AllowAt(t0, obv); !d.OK {
+			t.Fatal(d)
+		}
+	}
+	d := l.AllowAt(t0, obv)
+	if d.OK || d.Layer != Connector || d.Connector != "obv" || d.Name() != "connector obv" || d.RetryAfterSeconds() != 1 {
+		t.Fatalf("%+v, want a refusal by connector obv", d)
+	}
+	for _, c := range []string{"rechtspraak", NoConnector, "invented"} {
+		for i := range 2 {
+			if d := l.AllowAt(t0, Request{IP: ip("10.0.0.2"), Uses: on(c, 1)}); !d.OK {
+				t.Fatalf("%s, message %d after obv's refusal: %+v", c, i, d)
+			}
+		}
+	}
+	if d := l.AllowAt(t0, Request{IP: ip("10.0.0.2"), Uses: on(NoConnector, 1)}); d.OK || d.Connector != NoConnector {
+		t.Fatalf("third connector-less message: %+v", d)
+	}
+	if d := l.AllowAt(t0, Request{IP: ip("10.0.0.2"), Uses: on("invented", 1)}); !d.OK {
+		t.Fatalf("an unknown connector has no bucket: %+v", d)
+	}
+	st := l.Stats()
+	want := []ConnectorRefusals{{NoConnector, 1}, {"obv", 1}, {"rechtspraak", 0}}
+	if diff := cmp.Diff(want, st.Connectors); diff != "" || st.Refused[Connector] != 2 {
+		t.Errorf("stats %v (-want +got):\n%s", st.Refused, diff)
+	}
+}
+
+// Each message of a batch costs a token on every layer, on its own
+// connector's bucket; a batch larger than a bucket's burst is never
+// admitted, whatever the wait, and says so.
+func TestBatchCostsPerMessage(t *testing.T) {
+	l := mustNew(t, Options{
+		Process: Limit{RPS: 1, Burst: 100}, Connector: Limit{RPS: 1, Burst: 5},
+		Session: Limit{RPS: 1, Burst: 8}, IP: Limit{RPS: 1, Burst: 3},
+		Connectors: []string{"obv", "tk"},
+	})
+	l.SessionStarted(t0, "/u", "s")
+	batch := Request{Address: "/u", Session: "s", Uses: []Use{{"obv", 3}, {"tk", 1}, {NoConnector, 1}, {"obv", 1}}}
+	runSteps(t, l, []step{
+		{ms: 0, req: batch, ok: true}, // obv 4 of 5, session 6 of 8
+		{ms: 0, req: Request{Address: "/u", Session: "s", Uses: on("obv", 2)}, layer: Connector, retryMS: 1000},
+		{ms: 0, req: Request{Address: "/u", Session: "s", Uses: on("tk", 3)}, layer: Session, retryMS: 1000},
+		{ms: 0, req: Request{Address: "/u", Session: "s", Uses: on("tk", 2)}, ok: true},
+		// Before a session: the client address's burst of 3.
+		{ms: 0, req: Request{IP: ip("10.0.0.1"), Uses: on(NoConnector, 3)}, ok: true},
+	})
+	for _, c := range []struct {
+		req   Request
+		layer Layer
+		conn  string
+		n     int
+	}{
+		{Request{Address: "/u", Session: "s", Uses: on("tk", 6)}, Connector, "tk", 6},
+		{Request{Address: "/u", Session: "s", Uses: []Use{{"tk", 4}, {"obv", 5}}}, Session, "", 9},
+		{Request{IP: ip("10.0.0.9"), Uses: on(NoConnector, 4)}, IP, "", 4},
+	} {
+		d := l.AllowAt(t0.Add(10*time.Second), c.req)
+		if d.OK || !d.Never || d.Layer != c.layer || d.Connector != c.conn || d.Messages != c.n {
+			t.Errorf("%+v: %+v, want never admitted by %v %s for %d messages", c.req.Uses, d, c.layer, c.conn, c.n)
+		}
+	}
+	if st := l.Stats(); st.IPs != 1 {
+		t.Errorf("IP buckets %d: a batch refused before its address had a bucket made one", st.IPs)
+	}
+}
+
+// PeekAt answers as AllowAt would and takes nothing.
+func TestPeekTakesNothing(t *testing.T) {
+	l := mustNew(t, Options{
+		Process: Limit{RPS: 1, Burst: 2}, Connector: Limit{RPS: 1, Burst: 2},
+		Session: Limit{RPS: 1, Burst: 2}, IP: Limit{RPS: 1, Burst: 2},
+		Connectors: []string{"obv"},
+	})
+	r := Request{IP: ip("10.0.0.1"), Uses: on("obv", 1)}
+	for range 10 {
+		if d := l.PeekAt(t0, r); !d.OK {
+			t.Fatal(d)
+		}
+	}
+	if st := l.Stats(); st.IPs != 0 {
+		t.Errorf("PeekAt made %d IP buckets", st.IPs)
+	}
+	l.AllowAt(t0, r)
+	l.AllowAt(t0, r)
+	if d := l.PeekAt(t0, r); d.OK || d.Layer != Process {
+		t.Errorf("after the burst: %+v", d)
+	}
+	if st := l.Stats(); st.Refused != [numLayers]uint64{} {
+		t.Errorf("PeekAt counted a refusal: %v", st.Refused)
+	}
+}
+
 func TestProcessWaitIsExact(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 4, Burst: 2}, Address: Limit{RPS: 100, Burst: 100},
+		Process: Limit{RPS: 4, Burst: 2}, Connector: Limit{RPS: 100, Burst: 100},
 		Session: Limit{RPS: 100, Burst: 100}, IP: Limit{RPS: 100, Burst: 100},
 	})
 	runSteps(t, l, []step{
@@ -105,7 +212,7 @@ func TestProcessWaitIsExact(t *testing.T) {
 // wait, and its wait is the one the client must honour.
 func TestLongestWaitNamed(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 10, Burst: 1}, Address: Limit{RPS: 100, Burst: 100},
+		Process: Limit{RPS: 10, Burst: 1}, Connector: Limit{RPS: 100, Burst: 100},
 		Session: Limit{RPS: 100, Burst: 100}, IP: Limit{RPS: 1, Burst: 1},
 	})
 	runSteps(t, l, []step{
@@ -117,27 +224,27 @@ func TestLongestWaitNamed(t *testing.T) {
 
 func TestRefusalCostsNothing(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1, Burst: 3}, Address: Limit{RPS: 1, Burst: 3},
+		Process: Limit{RPS: 1, Burst: 3}, Connector: Limit{RPS: 1, Burst: 3},
 		Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 10},
-		Addresses: []string{"/a"},
+		Connectors: []string{"a"},
 	})
 	l.SessionStarted(t0, "/a", "s")
-	if !l.AllowAt(t0, Request{Address: "/a", Session: "s"}).OK {
+	if !l.AllowAt(t0, Request{Address: "/a", Session: "s", Uses: on("a", 1)}).OK {
 		t.Fatal("first request refused")
 	}
 	// A hundred refusals on the session layer must leave the process and
-	// address buckets with their two remaining tokens.
+	// connector buckets with their two remaining tokens.
 	for range 100 {
-		if d := l.AllowAt(t0, Request{Address: "/a", Session: "s"}); d.OK || d.Layer != Session {
+		if d := l.AllowAt(t0, Request{Address: "/a", Session: "s", Uses: on("a", 1)}); d.OK || d.Layer != Session {
 			t.Fatalf("got %+v, want a session refusal", d)
 		}
 	}
 	for i := range 2 {
-		if d := l.AllowAt(t0, Request{Address: "/a", IP: ip(fmt.Sprintf("10.0.0.%d", i))}); !d.OK {
+		if d := l.AllowAt(t0, Request{Address: "/a", IP: ip(fmt.Sprintf("10.0.0.%d", i)), Uses: on("a", 1)}); !d.OK {
 			t.Fatalf("request %d after refusals: %+v; the refusals took tokens", i, d)
 		}
 	}
-	if d := l.AllowAt(t0, Request{Address: "/a", IP: ip("10.0.0.9")}); d.OK {
+	if d := l.AllowAt(t0, Request{Address: "/a", IP: ip("10.0.0.9"), Uses: on("a", 1)}); d.OK {
 		t.Fatal("fourth request admitted: burst 3 exceeded")
 	}
 	// Refused requests from new addresses created no buckets.
@@ -158,7 +265,7 @@ func TestRetryAfterSuffices(t *testing.T) {
 	for _, rps := range []float64{0.1, 0.3, 1, 3, 7, 1.0 / 3, 2.5, 1000} {
 		for _, burst := range []int{1, 2, 5} {
 			l := mustNew(t, Options{
-				Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
+				Process: Limit{RPS: 1e6, Burst: 1e6}, Connector: Limit{RPS: 1e6, Burst: 1e6},
 				Session: Limit{RPS: rps, Burst: burst}, IP: Limit{RPS: 1e6, Burst: 1e6},
 			})
 			l.SessionStarted(t0, "", "s")
@@ -201,9 +308,9 @@ func TestRetryAfterSeconds(t *testing.T) {
 // address has its own sessions.
 func TestSessionBelongsToItsAddress(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
+		Process: Limit{RPS: 1e6, Burst: 1e6}, Connector: Limit{RPS: 1e6, Burst: 1e6},
 		Session: Limit{RPS: 1, Burst: 5}, IP: Limit{RPS: 1, Burst: 1},
-		Addresses: []string{"/a", "/b"},
+		Connectors: []string{"a", "b"},
 	})
 	l.SessionStarted(t0, "/a", "s")
 	runSteps(t, l, []step{
@@ -217,7 +324,7 @@ func TestSessionBelongsToItsAddress(t *testing.T) {
 
 func TestSessionLifecycle(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
+		Process: Limit{RPS: 1e6, Burst: 1e6}, Connector: Limit{RPS: 1e6, Burst: 1e6},
 		Session: Limit{RPS: 1, Burst: 5}, IP: Limit{RPS: 1, Burst: 1},
 		SessionIdle: time.Minute,
 	})
@@ -264,7 +371,7 @@ func TestSessionLifecycle(t *testing.T) {
 // MaxIPs buckets and no session at all.
 func TestFloodIsBounded(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1e9, Burst: 1e9}, Address: Limit{RPS: 1e9, Burst: 1e9},
+		Process: Limit{RPS: 1e9, Burst: 1e9}, Connector: Limit{RPS: 1e9, Burst: 1e9},
 		Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 1},
 		MaxIPs: 1000, MaxSessions: 1000,
 	})
@@ -294,7 +401,7 @@ func TestFloodIsBounded(t *testing.T) {
 // (and so gets a full one back: the price of a bound).
 func TestCapEvictsLeastRecentlyUsed(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
+		Process: Limit{RPS: 1e6, Burst: 1e6}, Connector: Limit{RPS: 1e6, Burst: 1e6},
 		Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 0.001, Burst: 1},
 		MaxIPs: 2,
 	})
@@ -313,7 +420,7 @@ func TestCapEvictsLeastRecentlyUsed(t *testing.T) {
 
 func TestIPv6SharesPer64(t *testing.T) {
 	l := mustNew(t, Options{
-		Process: Limit{RPS: 1e6, Burst: 1e6}, Address: Limit{RPS: 1e6, Burst: 1e6},
+		Process: Limit{RPS: 1e6, Burst: 1e6}, Connector: Limit{RPS: 1e6, Burst: 1e6},
 		Session: Limit{RPS: 1, Burst: 1}, IP: Limit{RPS: 1, Burst: 2},
 	})
 	runSteps(t, l, []step{
@@ -346,8 +453,10 @@ func (m *oracle) get(mp map[string]*rate.Limiter, k string, l Limit) *rate.Limit
 
 func (m *oracle) allow(now time.Time, r Request) bool {
 	bs := []*rate.Limiter{m.process}
-	if r.Address == "/a" || r.Address == "/b" {
-		bs = append(bs, m.get(m.addr, r.Address, m.o.Address))
+	for _, u := range r.Uses {
+		if u.Connector == "a" || u.Connector == "b" || u.Connector == NoConnector {
+			bs = append(bs, m.get(m.addr, u.Connector, m.o.Connector))
+		}
 	}
 	if b := m.sess[r.Address+"|"+r.Session]; b != nil {
 		bs = append(bs, b)
@@ -373,9 +482,9 @@ func (m *oracle) allow(now time.Time, r Request) bool {
 // clients gets exactly the oracle's decisions, while the tables stay small.
 func TestAgreesWithUnboundedOracle(t *testing.T) {
 	o := Options{
-		Process: Limit{RPS: 50, Burst: 20}, Address: Limit{RPS: 30, Burst: 10},
+		Process: Limit{RPS: 50, Burst: 20}, Connector: Limit{RPS: 30, Burst: 10},
 		Session: Limit{RPS: 5, Burst: 3}, IP: Limit{RPS: 2, Burst: 4},
-		Addresses: []string{"/a", "/b"}, SessionIdle: time.Hour,
+		Connectors: []string{"a", "b"}, SessionIdle: time.Hour,
 	}
 	l := mustNew(t, o)
 	m := &oracle{o: o, process: rate.NewLimiter(rate.Limit(o.Process.RPS), o.Process.Burst),
@@ -391,6 +500,9 @@ func TestAgreesWithUnboundedOracle(t *testing.T) {
 			now = now.Add(time.Duration(rng.IntN(30)) * time.Millisecond)
 		}
 		r := Request{Address: []string{"/a", "/b", "/other"}[rng.IntN(3)], IP: netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(8))})}
+		if c := []string{"a", "b", NoConnector, "other", ""}[rng.IntN(5)]; c != "" {
+			r.Uses = on(c, 1)
+		}
 		switch rng.IntN(4) {
 		case 0:
 			r.Session = fmt.Sprintf("s%d", rng.IntN(6))
@@ -421,8 +533,8 @@ func TestAgreesWithUnboundedOracle(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	good := Limit{RPS: 1, Burst: 1}
-	_, err := New(&Options{Process: good, Address: Limit{RPS: 0, Burst: 1}, Session: good, IP: Limit{RPS: 1, Burst: 0}})
-	want := "ratelimit: address: rate 0 must be a positive number\nratelimit: ip: burst 0 must be at least 1"
+	_, err := New(&Options{Process: good, Connector: Limit{RPS: 0, Burst: 1}, Session: good, IP: Limit{RPS: 1, Burst: 0}})
+	want := "ratelimit: connector: rate 0 must be a positive number\nratelimit: ip: burst 0 must be at least 1"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
@@ -433,7 +545,7 @@ func TestLayerNames(t *testing.T) {
 	for _, l := range Layers {
 		got = append(got, l.String())
 	}
-	if diff := cmp.Diff([]string{"process", "address", "session", "ip"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"process", "connector", "session", "ip"}, got); diff != "" {
 		t.Error(diff)
 	}
 }

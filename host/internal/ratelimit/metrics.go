@@ -5,6 +5,8 @@ import "github.com/prometheus/client_golang/prometheus"
 var (
 	descRefused = prometheus.NewDesc("besluitbron_mcp_rate_limited_total",
 		"Requests to the MCP addresses refused with 429, by the limit that refused them.", []string{"layer"}, nil)
+	descConnector = prometheus.NewDesc("besluitbron_mcp_rate_limited_connector_total",
+		"Requests to the MCP addresses refused by a connector's limit, by connector (besluitbron: the calls that touch no connector).", []string{"connector"}, nil)
 	descOrigin = prometheus.NewDesc("besluitbron_mcp_origin_refused_total",
 		"Requests to the MCP addresses refused with 403 for their Origin.", nil, nil)
 	descTracked = prometheus.NewDesc("besluitbron_mcp_rate_limit_buckets",
@@ -13,7 +15,8 @@ var (
 		"Most per-session and per-client-address buckets ever held at once.", []string{"kind"}, nil)
 )
 
-// Collector exports a Guard's refusals per layer and its bucket counts.
+// Collector exports a Guard's refusals per layer and per connector bucket,
+// and its bucket counts.
 type Collector struct{ g *Guard }
 
 // NewCollector returns a collector over g; register it once.
@@ -21,7 +24,7 @@ func NewCollector(g *Guard) *Collector { return &Collector{g: g} }
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descRefused, descOrigin, descTracked, descPeak} {
+	for _, d := range []*prometheus.Desc{descRefused, descConnector, descOrigin, descTracked, descPeak} {
 		ch <- d
 	}
 }
@@ -35,6 +38,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, layer := range Layers {
 		ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(st.Refused[layer]), layer.String())
+	}
+	for _, c := range st.Connectors {
+		ch <- prometheus.MustNewConstMetric(descConnector, prometheus.CounterValue, float64(c.Refused), c.Connector)
 	}
 	ch <- prometheus.MustNewConstMetric(descTracked, prometheus.GaugeValue, float64(st.Sessions), "session")
 	ch <- prometheus.MustNewConstMetric(descTracked, prometheus.GaugeValue, float64(st.IPs), "ip")

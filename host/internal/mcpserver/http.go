@@ -1,8 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"net/http"
+	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +51,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(ClientHeader, o.ClientAddr(r))
 			if isLegacySSE(r) {
+				if r.Method == http.MethodGet {
+					w, r = legacyStream(w, r)
+				}
 				legacy.ServeHTTP(w, r)
 				return
 			}
@@ -85,4 +92,74 @@ func isLegacySSE(r *http.Request) bool {
 		return r.URL.Query().Get("sessionid") != ""
 	}
 	return false
+}
+
+// An HTTP+SSE client's session is its event stream: the GET that opens it
+// names the POST endpoint (?sessionid=…) in its first event, and every
+// message the client posts there is handled in a context derived from that
+// GET's. The go-sdk's SSE connection reports no session id, so
+// legacyStream learns it from the endpoint event and puts it in the
+// context, where [sessionOf] finds it: each HTTP+SSE client is a session
+// of its own for the scheduler and admission, under the id the client
+// limits count its POSTs by.
+type legacySession struct {
+	id     atomic.Pointer[string]
+	client string // the client's address, until the id is known
+}
+
+type legacyKey struct{}
+
+func (l *legacySession) session() string {
+	if id := l.id.Load(); id != nil {
+		return *id
+	}
+	return "client:" + l.client
+}
+
+// legacyStream wraps the GET that opens an HTTP+SSE session.
+func legacyStream(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
+	ls := &legacySession{client: r.Header.Get(ClientHeader)}
+	return &endpointWatch{ResponseWriter: w, s: ls}, r.WithContext(context.WithValue(r.Context(), legacyKey{}, ls))
+}
+
+// endpointWatch reads the session id from the stream's first event.
+type endpointWatch struct {
+	http.ResponseWriter
+	s    *legacySession
+	done bool
+}
+
+func (e *endpointWatch) Write(p []byte) (int, error) {
+	if !e.done {
+		e.done = true
+		if id := endpointSession(p); id != "" {
+			e.s.id.Store(&id)
+		}
+	}
+	return e.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController flush the stream.
+func (e *endpointWatch) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// endpointSession returns the sessionid of an "endpoint" event
+// ("event: endpoint\ndata: /sse?sessionid=…\n\n"), or "".
+func endpointSession(event []byte) string {
+	var name, data string
+	for _, line := range bytes.Split(event, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if v, ok := bytes.CutPrefix(line, []byte("event:")); ok {
+			name = string(bytes.TrimSpace(v))
+		} else if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = string(bytes.TrimSpace(v))
+		}
+	}
+	if name != "endpoint" {
+		return ""
+	}
+	u, err := url.Parse(data)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("sessionid")
 }

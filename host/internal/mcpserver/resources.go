@@ -67,10 +67,7 @@ func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp
 			args[n] = v
 		}
 		raw, _ := json.Marshal(args)
-		info := &callinfo.Info{Session: "resource"}
-		if req.Session != nil && req.Session.ID() != "" {
-			info.Session = req.Session.ID()
-		}
+		info := &callinfo.Info{Session: sessionOf(ctx, req.Session, req.Extra)}
 		res := s.run(ctx, info, e, raw)
 		if res.IsError {
 			text := ""

@@ -26,16 +26,20 @@ const (
 const ClientHeader = "X-Besluitbron-Client"
 
 // sessionOf names the session a call counts against: the MCP session id;
-// for a client speaking a protocol version without sessions, its address;
-// for stdio, "stdio".
-func sessionOf(req *mcp.CallToolRequest) string {
-	if req.Session != nil {
-		if id := req.Session.ID(); id != "" {
+// for an HTTP+SSE client, the ?sessionid= of its stream (see
+// legacySession); for a client speaking a protocol version without
+// sessions, its address; for stdio, "stdio".
+func sessionOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) string {
+	if ss != nil {
+		if id := ss.ID(); id != "" {
 			return id
 		}
 	}
-	if req.Extra != nil && req.Extra.Header != nil {
-		if c := req.Extra.Header.Get(ClientHeader); c != "" {
+	if ls, ok := ctx.Value(legacyKey{}).(*legacySession); ok {
+		return ls.session()
+	}
+	if extra != nil && extra.Header != nil {
+		if c := extra.Header.Get(ClientHeader); c != "" {
 			return "client:" + c
 		}
 		return "anonymous"
@@ -44,7 +48,7 @@ func sessionOf(req *mcp.CallToolRequest) string {
 }
 
 func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinfo.Info {
-	info := &callinfo.Info{Session: sessionOf(req)}
+	info := &callinfo.Info{Session: sessionOf(ctx, req.Session, req.Extra)}
 	if c := clientFrom(ctx); c != nil && c.token != nil {
 		info.OnQueued = func(position int, eta time.Duration) {
 			c.bump(ctx, fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds()))

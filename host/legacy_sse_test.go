@@ -73,7 +73,7 @@ func (p *postedSessions) id(t *testing.T) string {
 // sessions: one exceeding its session limit does not refuse the other,
 // and each one's calls reach the fair scheduler (and the tool-call log)
 // under its own ?sessionid=, not a shared "stdio".
-func TestLegacyClientsAreSessionsOfTheirOwn(t *testing.T) {
+func TestLegacySSEClientsAreSessionsOfTheirOwn(t *testing.T) {
 	th := startTwoConnectors(t, `
 [mcp_rate_limit]
 session_rps = 1

@@ -114,7 +114,7 @@ func listCourts(cs *mcp.ClientSession) error {
 // refuses not one rechtspraak call of another session on the same
 // address, nor its connector-less requests; the obv bucket is the same on
 // /sse and on /mcp/obv/v1, and rechtspraak's own address is untouched.
-func TestOBVFloodSparesRechtspraakOnUnified(t *testing.T) {
+func TestRateLimitOBVFloodSparesRechtspraakOnUnified(t *testing.T) {
 	th := startTwoConnectors(t, `
 [mcp_rate_limit]
 connector_rps = 1
@@ -226,7 +226,7 @@ func rawPost(t *testing.T, c *http.Client, url, body string, header ...string) (
 
 // The old address_* keys still start the host, as the connector limit,
 // with one deprecation line in the log.
-func TestAddressKeysStillRead(t *testing.T) {
+func TestRateLimitAddressKeysStillRead(t *testing.T) {
 	th := startTwoConnectors(t, `
 [mcp_rate_limit]
 address_rps = 1

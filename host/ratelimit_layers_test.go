@@ -80,7 +80,7 @@ ip_burst = 10
 // Pressure on one connector's address leaves the other connectors'
 // clients untouched: the bucket is the connector's, on every address, and
 // the calls that touch no connector have their own.
-func TestConnectorPressureStaysOnItsConnector(t *testing.T) {
+func TestRateLimitConnectorPressureStaysOnItsConnector(t *testing.T) {
 	lh := startLimited(t, `
 [mcp_rate_limit]
 process_rps = 1000

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -149,3 +150,12 @@ func SplitPages(text string, size int) []string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// Yield lets the runtime's other goroutines run; call it once per
+// iteration of a long loop (a page of a large PDF, a chunk of a large
+// document). In a WebAssembly connector it is what lets Go's garbage
+// collector finish a cycle during a long call: its mark workers run only
+// when the call's goroutine yields, and a call that allocates much
+// without yielding grows its heap until the instance's memory limit traps
+// it. Natively it costs next to nothing.
+func Yield() { runtime.Gosched() }

@@ -72,6 +72,21 @@ var rows = []row{
 		ratio:  &metric{"BenchmarkCachePathOverMCP", "fetch/empty"},
 	},
 	{
+		figure: "Page 40 vs page 1 of a long Kamerstuk PDF once its text is kept (WebAssembly tk, no kept tool results)",
+		bench:  bench{"./host", "^BenchmarkDocumentPage$", "200x"},
+		value:  metric{"BenchmarkDocumentPage", "page40-ns/call"},
+		ref:    &metric{"BenchmarkDocumentPage", "page1-ns/call"},
+		ratio:  &metric{"BenchmarkDocumentPage", "page40/page1"},
+		target: "≈ 1",
+	},
+	{
+		figure: "First read of that PDF (fetch and extract) vs a later page",
+		bench:  bench{"./host", "^BenchmarkDocumentPage$", "200x"},
+		value:  metric{"BenchmarkDocumentPage", "extract-ns"},
+		ref:    &metric{"BenchmarkDocumentPage", "page40-ns/call"},
+		ratio:  &metric{"BenchmarkDocumentPage", "extract/page40"},
+	},
+	{
 		figure: "Cache hit vs fastcache's own Get",
 		bench:  bench{"./host/internal/cache", "^BenchmarkHitOverhead$", "200000x"},
 		value:  metric{"BenchmarkHitOverhead", "hit-ns"},

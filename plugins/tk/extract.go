@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/besluitbron/besluitbron/sdk"
 )
 
 // Elements of the official-publication XML (op-xsd) that hold a line of
@@ -242,8 +244,17 @@ func PDFText(b []byte) (text string, pages int, err error) {
 	var out strings.Builder
 	hasText := false
 	var failed []int
+	all := pdfPages(r, n)
 	for i := 1; i <= n; i++ {
-		page := r.Page(i)
+		// Let the garbage collector finish a cycle begun on an earlier
+		// page: in WebAssembly it runs only when this goroutine yields,
+		// and a 1,300-page PDF makes garbage enough to fill the
+		// instance's memory otherwise.
+		sdk.Yield()
+		var page pdf.Page
+		if i <= len(all) {
+			page = all[i-1]
+		}
 		if page.V.IsNull() {
 			failed = append(failed, i)
 			continue
@@ -279,6 +290,34 @@ func PDFText(b []byte) (text string, pages int, err error) {
 		text += fmt.Sprintf("\n(Pages %v of this PDF could not be read.)\n", failed)
 	}
 	return text, n, nil
+}
+
+// pdfPages lists the document's pages in order, walking the page tree
+// once. The library's Reader.Page(i) walks it from the root for every i,
+// resolving every kid before the i-th again: quadratic in the page count,
+// which for a Handelingen PDF of 1,300 pages costs seconds and much
+// garbage. A tree that is malformed (a cycle, more pages than it declares)
+// stops the walk at the declared count; pages it does not reach are read
+// as unreadable.
+func pdfPages(r *pdf.Reader, declared int) []pdf.Page {
+	pages := make([]pdf.Page, 0, declared)
+	var walk func(v pdf.Value, depth int)
+	walk = func(v pdf.Value, depth int) {
+		if len(pages) >= declared || depth > 64 {
+			return
+		}
+		switch v.Key("Type").Name() {
+		case "Page":
+			pages = append(pages, pdf.Page{V: v})
+		case "Pages":
+			kids := v.Key("Kids")
+			for i := 0; i < kids.Len() && len(pages) < declared; i++ {
+				walk(kids.Index(i), depth+1)
+			}
+		}
+	}
+	walk(r.Trailer().Key("Root").Key("Pages"), 0)
+	return pages
 }
 
 // cleanText makes extracted PDF text safe to hand on: valid UTF-8, no

@@ -26,9 +26,9 @@
 // guessed result. Tool descriptions tell the assistant the same.
 //
 // get_document reads through sdk.PagedText: the answer is decoded once,
-// small fields as they come and the text alone (decode.go), its text key
-// is the document's URL, and later pages come from the host without a
-// request.
+// into the record's known fields only (decode.go: other values, such as
+// the document as HTML, are skipped undecoded), its text key is the
+// document's URL, and later pages come from the host without a request.
 //
 // # Single points of failure
 //

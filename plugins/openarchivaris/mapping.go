@@ -168,51 +168,13 @@ func decodeSearch(body []byte) (searchPage, error) {
 }
 
 // decodeDocument reads a document answer: the record itself, or the record
-// under "document"/"data". Small fields are decoded as they come; the text
-// (which can be megabytes) is decoded alone, from the first of textKeys
-// the record has, and nothing else large is decoded at all.
+// under "document"/"data". Only the keys above are decoded (decode.go).
 func decodeDocument(body []byte) (record, error) {
-	var top map[string]field
-	if err := json.Unmarshal(body, &top); err != nil {
+	m, wrapper, err := decodeRecordFields(body)
+	if err != nil {
 		return record{}, fmt.Errorf("%w: not a JSON object (%v)", ErrUnverifiedMapping, err)
 	}
-	fields, path := top, []string(nil)
-	for _, k := range []string{"document", "data"} {
-		if f, ok := top[k]; ok && f.object {
-			var inner map[string]field
-			if err := decodeAt(body, []string{k}, &inner); err != nil {
-				return record{}, fmt.Errorf("%w: %s is not a JSON object (%v)", ErrUnverifiedMapping, k, err)
-			}
-			fields, path = inner, []string{k}
-			break
-		}
-	}
-	// A large value is absent to pick (as a null is), but its key is listed
-	// when the record is reported as unreadable.
-	m := make(map[string]any, len(fields))
-	for k, f := range fields {
-		m[k] = f.v
-	}
-	r, err := readRecord(m)
-	if err != nil {
-		return record{}, err
-	}
-	r.Text = ""
-	for _, k := range textKeys {
-		f, ok := fields[k]
-		if !ok || (!f.large && f.v == nil) {
-			continue
-		}
-		v := f.v
-		if f.large {
-			if err := decodeAt(body, append(path, k), &v); err != nil {
-				return record{}, fmt.Errorf("%w: field %s (%v)", ErrUnverifiedMapping, k, err)
-			}
-		}
-		r.Text = pickString(map[string]any{k: v}, []string{k})
-		break
-	}
-	return r, nil
+	return readRecordOf(m, func() string { return answerKeys(body, wrapper) })
 }
 
 // decodeGovernments reads the list of governments; a government needs a
@@ -297,6 +259,12 @@ func topLevel(body []byte) (map[string]any, []any, error) {
 }
 
 func readRecord(m map[string]any) (record, error) {
+	return readRecordOf(m, func() string { return keysOf(m) })
+}
+
+// readRecordOf is readRecord, the answer's keys listed by has when the
+// record is unreadable.
+func readRecordOf(m map[string]any, has func() string) (record, error) {
 	r := record{
 		ID: pickString(m, idKeys), Title: pickString(m, titleKeys), Date: sdk.ISODate(pickString(m, dateKeys)),
 		Organization: pickString(m, orgKeys), OrgType: pickString(m, orgTypeKeys), Snippet: pickString(m, snippetKeys),
@@ -304,7 +272,7 @@ func readRecord(m map[string]any) (record, error) {
 	}
 	r.Pages, _ = pickNumber(m, pagesKeys)
 	if r.ID == "" {
-		return record{}, fmt.Errorf("%w: a document without an id (looked for %s; it has %s)", ErrUnverifiedMapping, strings.Join(idKeys, ", "), keysOf(m))
+		return record{}, fmt.Errorf("%w: a document without an id (looked for %s; it has %s)", ErrUnverifiedMapping, strings.Join(idKeys, ", "), has())
 	}
 	return r, nil
 }

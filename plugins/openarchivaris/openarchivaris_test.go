@@ -218,8 +218,8 @@ const endPhrase = "Slot: één reünie met Zoë, naïef maar gemeend."
 
 // longDocument is a document answer in the assumed shape
 // (testdata/openarchivaris/oa-document.json) whose text is over 1 MB, with
-// the same text as HTML under content, a lower-priority text key that is
-// never to be read, and quotes and backslashes the answer escapes.
+// the same text as HTML under content, a lower-priority text key the text
+// must not come from, and quotes and backslashes the answer escapes.
 func longDocument(t *testing.T, wrapper string) []byte {
 	var text strings.Builder
 	for i := 0; text.Len() < 1_200_000; i++ {

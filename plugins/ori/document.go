@@ -1,7 +1,6 @@
 package ori
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,9 +86,11 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 
 // extractDocument fetches the lookup and reads its first hit: its head and
 // its text. A hit with its text can be megabytes (md_text and text both,
-// one string per page), so the answer is never decoded as a whole: only
-// the first hit's metadata and md_text, its text only when md_text has
-// none, and of a second hit (the same id in another index) only its index.
+// one string per page), so the answer is never decoded as a whole: one
+// pass reads the first hit's metadata and md_text and skips everything
+// else (text, other hits) without decoding it; text is read in a second
+// pass only when md_text has none, and the other hits' indexes only when
+// hits.total says there are others.
 func extractDocument(ctx context.Context, h connector.Host, u, id string) (docHead, string, error) {
 	var hd docHead
 	resp, err := sdk.Get(ctx, h, u, Service, 1, connector.ClassDocument)
@@ -103,14 +104,10 @@ func extractDocument(ctx context.Context, h connector.Host, u, id string) (docHe
 	if dr.Hits == nil || dr.Hits.Hits == nil {
 		return hd, "", fmt.Errorf("get_document: the platform's response lacks hits.hits")
 	}
-	hits := dr.Hits.Hits
-	if hits.err != nil {
-		return hd, "", fmt.Errorf("get_document: the platform's hits.hits is not the expected list: %v", hits.err)
-	}
-	if hits.n == 0 {
+	hit := dr.Hits.Hits[0]
+	if hit.ID == "" && hit.Index == "" && hit.Source == nil {
 		return hd, "", fmt.Errorf("get_document: no ORI item with id %q (ids change when ORI re-indexes; search again)", id)
 	}
-	hit := hits.first
 	if hit.Source == nil {
 		return hd, "", fmt.Errorf("get_document: the hit for %q lacks _source", id)
 	}
@@ -125,44 +122,53 @@ func extractDocument(ctx context.Context, h connector.Host, u, id string) (docHe
 		}
 	}
 	var notes []string
-	if hits.n > 1 {
-		notes = append(notes, fmt.Sprintf("id %s exists in more than one index (%s, %s); this is the first. Pass organization to choose.", id, hit.Index, hits.second))
+	if n, _ := total(dr.Hits.Total); n == nil || *n > 1 {
+		// The same id in another index (ORI re-indexed): name it.
+		var others struct {
+			Hits struct {
+				Hits []struct {
+					Index string `json:"_index"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		if err := json.Unmarshal(resp.Body, &others); err == nil && len(others.Hits.Hits) > 1 {
+			notes = append(notes, fmt.Sprintf("id %s exists in more than one index (%s, %s); this is the first. Pass organization to choose.", id, hit.Index, others.Hits.Hits[1].Index))
+		}
 	}
-	text, format, err := "", "", error(nil)
-	md := hit.Source.MDText
+	text, format := "", ""
+	md, err := textPages(hit.Source.MDText)
+	hit.Source.MDText = nil
 	switch {
-	case md.err != nil:
+	case err != nil:
 		// md_text is the better text, not the only one: a broken one
 		// costs the markdown, not the document.
-		notes = append(notes, fmt.Sprintf("ORI's md_text (the markdown) of this item is unreadable and left out: %v.", md.err))
-	case len(md.pages) > 0:
-		text, format = joinPages(md.pages), "markdown"
+		notes = append(notes, fmt.Sprintf("ORI's md_text (the markdown) of this item is unreadable and left out: %v.", err))
+	case len(md) > 0:
+		text, format = joinPages(md), "markdown"
 	}
 	if text == "" {
-		var plain struct {
-			Source struct {
-				Text textField `json:"text"`
-			} `json:"_source"`
+		var plain firstSource[struct {
+			Text any `json:"text"`
+		}]
+		if err := json.Unmarshal(resp.Body, &plain); err != nil {
+			return hd, "", fmt.Errorf("get_document: the platform's response is not the expected JSON: %v", err)
 		}
-		if err := json.Unmarshal(hits.firstRaw, &plain); err != nil {
-			return hd, "", fmt.Errorf("get_document: the hit for %q is not the expected JSON: %v", id, err)
+		pages, err := textPages(plain.Hits.Hits[0].Source.Text)
+		if err != nil {
+			return hd, "", fmt.Errorf("get_document: field text: %v", err)
 		}
-		if t := plain.Source.Text; t.err != nil {
-			return hd, "", fmt.Errorf("get_document: field text: %v", t.err)
-		} else if len(t.pages) > 0 {
-			text, format = joinPages(t.pages), "text"
+		if len(pages) > 0 {
+			text, format = joinPages(pages), "text"
 		}
 	}
 	if text == "" {
 		// No text at all: a meeting, or a file ORI could not read. Such
 		// an item is small, so its fields are read as a whole.
-		var all struct {
-			Source map[string]any `json:"_source"`
+		var all firstSource[map[string]any]
+		if err := json.Unmarshal(resp.Body, &all); err != nil {
+			return hd, "", fmt.Errorf("get_document: the platform's response is not the expected JSON: %v", err)
 		}
-		if err := json.Unmarshal(hits.firstRaw, &all); err != nil {
-			return hd, "", fmt.Errorf("get_document: the hit for %q is not the expected JSON: %v", id, err)
-		}
-		text, format = fieldsText(all.Source), "text"
+		text, format = fieldsText(all.Hits.Hits[0].Source), "text"
 	}
 	hd.Format = format
 	if len(notes) > 0 {
@@ -171,22 +177,23 @@ func extractDocument(ctx context.Context, h connector.Host, u, id string) (docHe
 	return hd, text, nil
 }
 
-// docResponse is the document lookup's answer as get_document reads it.
+// docResponse is the document lookup's answer as get_document reads it:
+// hits.hits into an array of one, so encoding/json decodes the first hit
+// and skips the others without decoding them.
 type docResponse struct {
 	Hits *struct {
-		Hits *docHits `json:"hits"`
+		Total json.RawMessage `json:"total"`
+		Hits  *[1]docHit      `json:"hits"`
 	} `json:"hits"`
 }
 
-// docHits is hits.hits read element by element: the first hit in full
-// (firstRaw is its JSON, a slice of the answer), the others only for
-// their index.
-type docHits struct {
-	n        int
-	first    docHit
-	firstRaw []byte
-	second   string
-	err      error
+// firstSource reads one part S of the first hit's _source.
+type firstSource[S any] struct {
+	Hits struct {
+		Hits [1]struct {
+			Source S `json:"_source"`
+		} `json:"hits"`
+	} `json:"hits"`
 }
 
 // docHit is a hit with only the _source fields get_document shows.
@@ -197,23 +204,23 @@ type docHit struct {
 }
 
 // docSource holds the metadata fields as any (a field of an unexpected
-// type is then simply not text, as with the map search reads) and md_text
-// as pages; text is read separately, only when md_text has none.
+// type is then simply not text, as with the map search reads) and
+// md_text; text is read separately, only when md_text has none.
 type docSource struct {
-	Type                any       `json:"@type"`
-	Name                any       `json:"name"`
-	Title               any       `json:"title"`
-	FileName            any       `json:"file_name"`
-	LastDiscussedAt     any       `json:"last_discussed_at"`
-	StartDate           any       `json:"start_date"`
-	DateModified        any       `json:"date_modified"`
-	OriginalURL         any       `json:"original_url"`
-	URL                 any       `json:"url"`
-	ContentType         any       `json:"content_type"`
-	SizeInBytes         any       `json:"size_in_bytes"`
-	IsReferencedBy      any       `json:"is_referenced_by"`
-	HasOrganizationName any       `json:"has_organization_name"`
-	MDText              textField `json:"md_text"`
+	Type                any `json:"@type"`
+	Name                any `json:"name"`
+	Title               any `json:"title"`
+	FileName            any `json:"file_name"`
+	LastDiscussedAt     any `json:"last_discussed_at"`
+	StartDate           any `json:"start_date"`
+	DateModified        any `json:"date_modified"`
+	OriginalURL         any `json:"original_url"`
+	URL                 any `json:"url"`
+	ContentType         any `json:"content_type"`
+	SizeInBytes         any `json:"size_in_bytes"`
+	IsReferencedBy      any `json:"is_referenced_by"`
+	HasOrganizationName any `json:"has_organization_name"`
+	MDText              any `json:"md_text"`
 }
 
 // fields is the metadata as the map the search helpers read.
@@ -230,98 +237,6 @@ func (s *docSource) fields() map[string]any {
 		}
 	}
 	return m
-}
-
-// UnmarshalJSON reads the list without decoding more than the first hit.
-// encoding/json has checked the whole answer before it calls this, and b
-// is a slice of the answer, kept (as firstRaw) only for this call.
-func (d *docHits) UnmarshalJSON(b []byte) error {
-	err := eachElement(b, func(i int, elem []byte) error {
-		d.n++
-		switch i {
-		case 0:
-			d.firstRaw = elem
-			return json.Unmarshal(elem, &d.first)
-		case 1:
-			var other struct {
-				Index string `json:"_index"`
-			}
-			if err := json.Unmarshal(elem, &other); err != nil {
-				return err
-			}
-			d.second = other.Index
-		}
-		return nil
-	})
-	if err != nil {
-		d.err = err
-	}
-	return nil
-}
-
-// eachElement calls f with each element of the JSON array b, valid JSON,
-// as a slice of b: nothing is copied or decoded beyond what f does.
-func eachElement(b []byte, f func(i int, elem []byte) error) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '[' {
-		return fmt.Errorf("not a list")
-	}
-	depth, start, n, inString := 0, 1, 0, false
-	for j := 1; j < len(b); j++ {
-		c := b[j]
-		if inString {
-			switch c {
-			case '\\':
-				j++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth > 0 {
-				depth--
-				continue
-			}
-			if elem := bytes.TrimSpace(b[start:j]); len(elem) > 0 {
-				return f(n, elem)
-			}
-			return nil
-		case ',':
-			if depth == 0 {
-				if err := f(n, bytes.TrimSpace(b[start:j])); err != nil {
-					return err
-				}
-				n++
-				start = j + 1
-			}
-		}
-	}
-	return fmt.Errorf("unterminated list")
-}
-
-// textField is md_text or text: an array with one string per page of the
-// original, or a bare string (old indexes). A value of another shape is
-// kept as err rather than failing the decode, so the other field can
-// still give the text.
-type textField struct {
-	pages []string
-	err   error
-}
-
-func (t *textField) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.err = err
-		return nil
-	}
-	t.pages, t.err = textPages(v)
-	return nil
 }
 
 // RenderText is an item's readable text: md_text (markdown) when ORI has

@@ -130,7 +130,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	}
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
-		p.adm = admission.New(p.cfg.PoolSize, max(1, p.cfg.PoolSize/2))
+		p.adm = admission.New(p.cfg.MaxInstances, h.weightOf(p))
 		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
 			Admission: p.adm, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
@@ -157,6 +157,23 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	h.startCaches()
 	h.ready = true
 	return h, nil
+}
+
+// weightOf is the session's weight at p's limited services, the smallest
+// of them (1 when none is limited): admission to p's instances follows
+// the shares its schedulers give.
+func (h *Host) weightOf(p *platform) admission.Weight {
+	now := time.Now
+	if h.o.Clock != nil {
+		now = h.o.Clock.Now
+	}
+	return func(session string) float64 {
+		w, t := 1.0, now()
+		for _, l := range p.limiters {
+			w = min(w, l.Scheduler().WeightAt(t, session))
+		}
+		return w
+	}
 }
 
 func instructions(ps []*platform) string {

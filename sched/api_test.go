@@ -98,3 +98,23 @@ func TestStatsSessionsForgotten(t *testing.T) {
 		t.Fatalf("sessions %d after Forget; want 0", st.Sessions)
 	}
 }
+
+func TestWeightAt(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	s := sched.New(sched.Limit{Units: 59, Per: 59 * time.Second}, &sched.Options{PlatformUnits: 60})
+	for i := 0; i < 60; i++ {
+		if _, err := s.ReserveAt(t0.Add(time.Duration(i)*time.Second), sched.Request{Session: "a", Cost: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := t0.Add(time.Minute)
+	if w := s.WeightAt(at, "a"); w != 0.5 {
+		t.Errorf("weight after 60 units: %v, want 1/2", w)
+	}
+	if w := s.WeightAt(at, "new"); w != 1 {
+		t.Errorf("a new session's weight: %v, want 1", w)
+	}
+	if w := s.WeightAt(at, sched.PublicSession); w != 1 {
+		t.Errorf("the public session's weight: %v, want 1", w)
+	}
+}

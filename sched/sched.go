@@ -324,6 +324,20 @@ func (s *Scheduler) UsageAt(t time.Time, session string) float64 {
 	return s.q.usage(t, session)
 }
 
+// WeightAt returns the session's share weight at t, K / (K + used): 1 for
+// a session that used nothing and always for [PublicSession]. The host
+// orders admission to a connector's instances by it, so that the
+// instances follow the shares this scheduler gives.
+func (s *Scheduler) WeightAt(t time.Time, session string) float64 {
+	if session == PublicSession {
+		return 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.q.declared()
+	return k / (k + s.q.usage(t, session))
+}
+
 // PauseUntil grants nothing before t: the platform answered 429 with a
 // Retry-After. Pauses only lengthen.
 func (s *Scheduler) PauseUntil(t time.Time) {

@@ -1,14 +1,26 @@
-// Package admission shares a connector's instances fairly between
-// sessions. A WebAssembly instance is held for the whole tool call,
-// including the time the call waits at the platform's limit; without this
-// package one session flooding a connector would hold every instance and a
-// newcomer's call could not even reach the fair scheduler.
+// Package admission shares a connector's instances between sessions when
+// there are more calls than instances. A WebAssembly instance is held for
+// the whole tool call, including the time the call waits at the platform's
+// limit; if instances were handed out first come, first served (or round
+// robin), the instances, not the fair scheduler, would decide who is
+// served: a flood would hold them all and a newcomer's call could not even
+// reach the scheduler.
 //
-// An [Admission] has a number of slots (the connector's pool size) and a cap
-// per session. When slots are free, a call enters at once. When they are
-// not, the next free slot goes to the waiting session with the fewest calls
-// in flight, ties broken by who waited longest; calls of one session enter
-// in arrival order.
+// Two things keep the scheduler in charge. First, the host sizes the
+// connector's pool elastically (connectors.<id>.max_instances, far above
+// the warm pool_size), so that in ordinary load every waiting call has its
+// instance and the scheduler alone orders them. Second, when even that
+// bound is reached, the next free instance goes by the scheduler's own
+// weights, by start-time fair queueing as in package sched: each grant to
+// a session advances its tag by 1/weight (weight = C/(C+used)), the
+// waiting session with the smallest start tag max(V, tag) goes next (ties:
+// who waited longest), and V and the tags restart when the connector is
+// idle.
+// Calls of one session enter in arrival order. Sessions that keep calls
+// waiting therefore get instances in proportion to their weights, the
+// shares the scheduler gives them at the platform. There is no cap per session: a
+// lone session may use every instance, as the seed asks ("if there is
+// only one session, it is allocated the entire space").
 //
 // An Admission is safe for concurrent use.
 package admission
@@ -19,14 +31,21 @@ import (
 	"sync"
 )
 
-// Admission is a fair semaphore keyed by session.
+// Weight returns a session's current weight in (0, 1]: 1 for a session
+// that used nothing (and for the public session), less as it uses more.
+type Weight func(session string) float64
+
+// Admission is a weighted fair semaphore keyed by session.
 type Admission struct {
-	mu         sync.Mutex
-	free       int
-	perSession int
-	inflight   map[string]int
-	waiting    []*waiter // arrival order
-	seq        uint64
+	mu       sync.Mutex
+	free     int
+	weight   Weight
+	inflight map[string]int
+	waiting  []*waiter // arrival order
+	// Start-time fair queueing over grants made while calls wait: v is
+	// the virtual time, tags the sessions' finish tags.
+	v    float64
+	tags map[string]float64
 }
 
 type waiter struct {
@@ -35,20 +54,25 @@ type waiter struct {
 	granted bool
 }
 
-// New returns an admission with slots slots, each session holding at most
-// perSession of them (at least 1).
-func New(slots, perSession int) *Admission {
+// New returns an admission with slots slots. weight may be nil (every
+// session weighs 1: fewest calls in flight first).
+func New(slots int, weight Weight) *Admission {
 	if slots < 1 {
 		panic("admission: slots < 1")
 	}
-	perSession = max(1, min(perSession, slots))
-	return &Admission{free: slots, perSession: perSession, inflight: map[string]int{}}
+	return &Admission{free: slots, weight: weight, inflight: map[string]int{}, tags: map[string]float64{}}
 }
 
 // Acquire waits for a slot for session and returns the function that gives
 // it back. It fails only when ctx ends first.
 func (a *Admission) Acquire(ctx context.Context, session string) (release func(), err error) {
 	a.mu.Lock()
+	if a.free > 0 && len(a.waiting) == 0 {
+		// The common case: room, nobody waiting.
+		a.grant(session, max(a.v, a.tags[session]))
+		a.mu.Unlock()
+		return a.releaser(session), nil
+	}
 	w := &waiter{session: session, ready: make(chan struct{})}
 	a.waiting = append(a.waiting, w)
 	a.dispatch()
@@ -84,8 +108,24 @@ func (a *Admission) put(session string) {
 	a.free++
 	if a.inflight[session]--; a.inflight[session] <= 0 {
 		delete(a.inflight, session)
+		if a.tags[session] <= a.v {
+			delete(a.tags, session) // it would start at v anyway
+		}
 	}
 	a.dispatch()
+	if len(a.waiting) == 0 && len(a.inflight) == 0 {
+		// Idle: the fair queue restarts.
+		a.v = 0
+		clear(a.tags)
+	}
+}
+
+// grant gives session a slot at start tag start.
+func (a *Admission) grant(session string, start float64) {
+	a.v = start
+	a.tags[session] = start + 1/a.weightOf(session)
+	a.free--
+	a.inflight[session]++
 }
 
 func (a *Admission) remove(w *waiter) {
@@ -97,32 +137,36 @@ func (a *Admission) remove(w *waiter) {
 	}
 }
 
-// dispatch grants free slots: each time to the first-arrived waiter of the
-// eligible session with the fewest calls in flight.
+// weightOf is a session's weight, at least a tiny positive number.
+func (a *Admission) weightOf(session string) float64 {
+	if a.weight == nil {
+		return 1
+	}
+	if w := a.weight(session); w > 0 {
+		return w
+	}
+	return 1e-9
+}
+
+// dispatch grants free slots: each to the first-arrived waiter of the
+// session with the smallest start tag; waiters are in arrival order, so a
+// tie goes to the session that has waited longest.
 func (a *Admission) dispatch() {
-	for a.free > 0 {
-		best := -1
+	for a.free > 0 && len(a.waiting) > 0 {
+		best, bestStart := -1, 0.0
 		seen := map[string]bool{}
 		for i, w := range a.waiting {
 			if seen[w.session] {
 				continue // only a session's first waiter is eligible: order within a session
 			}
 			seen[w.session] = true
-			n := a.inflight[w.session]
-			if n >= a.perSession {
-				continue
+			if start := max(a.v, a.tags[w.session]); best < 0 || start < bestStart {
+				best, bestStart = i, start
 			}
-			if best < 0 || n < a.inflight[a.waiting[best].session] {
-				best = i
-			}
-		}
-		if best < 0 {
-			return
 		}
 		w := a.waiting[best]
 		a.waiting = append(a.waiting[:best], a.waiting[best+1:]...)
-		a.free--
-		a.inflight[w.session]++
+		a.grant(w.session, bestStart)
 		w.granted = true
 		close(w.ready)
 	}

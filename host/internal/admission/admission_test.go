@@ -13,7 +13,7 @@ import (
 // next free slot, ahead of the flood's queued calls.
 func TestNewcomerGetsNextSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := New(2, 2)
+		a := New(2, nil)
 		var order []string
 		var mu sync.Mutex
 		hold := make(chan struct{})
@@ -47,13 +47,14 @@ func TestNewcomerGetsNextSlot(t *testing.T) {
 	})
 }
 
-func TestPerSessionCap(t *testing.T) {
+// TestLoneSessionUsesEverySlot: no cap per session; a session alone may
+// hold every instance.
+func TestLoneSessionUsesEverySlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := New(4, 1)
-		var in atomic.Int32
-		var maxIn atomic.Int32
+		a := New(4, nil)
+		var in, maxIn atomic.Int32
 		var wg sync.WaitGroup
-		for range 5 {
+		for range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -68,15 +69,62 @@ func TestPerSessionCap(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if maxIn.Load() != 1 {
-			t.Fatalf("session held %d slots at once, cap is 1", maxIn.Load())
+		if maxIn.Load() != 4 {
+			t.Fatalf("a lone session held at most %d of 4 slots", maxIn.Load())
+		}
+	})
+}
+
+// TestSlotsFollowWeights: when sessions wait for slots, each gets them in
+// proportion to its weight. Three sessions of weights 1, 1/2 and 1/3 keep
+// calls waiting; of 600 grants they get 6/11, 3/11 and 2/11.
+func TestSlotsFollowWeights(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		weights := map[string]float64{"new": 1, "used60": 0.5, "used120": 1.0 / 3}
+		a := New(2, func(s string) float64 { return weights[s] })
+		var mu sync.Mutex
+		grants := map[string]int{}
+		total := 0
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var wg sync.WaitGroup
+		for s := range weights {
+			for range 4 { // four calls of each session always waiting
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						rel, err := a.Acquire(ctx, s)
+						if err != nil {
+							return
+						}
+						mu.Lock()
+						grants[s]++
+						total++
+						done := total >= 600
+						mu.Unlock()
+						time.Sleep(time.Second)
+						rel()
+						if done {
+							cancel()
+							return
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		for s, want := range map[string]float64{"new": 6.0 / 11, "used60": 3.0 / 11, "used120": 2.0 / 11} {
+			if got := float64(grants[s]) / float64(total); got < want-0.02 || got > want+0.02 {
+				t.Errorf("%s got %.3f of the grants, want %.3f", s, got, want)
+			}
 		}
 	})
 }
 
 func TestCancelledWaitLeavesQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := New(1, 1)
+		a := New(1, nil)
 		rel, _ := a.Acquire(context.Background(), "a")
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
@@ -96,7 +144,7 @@ func TestCancelledWaitLeavesQueue(t *testing.T) {
 // TestHammer: many goroutines, sessions and cancellations; slots are never
 // oversubscribed and all come back. Run with -race.
 func TestHammer(t *testing.T) {
-	a := New(3, 2)
+	a := New(3, nil)
 	var in atomic.Int32
 	var wg sync.WaitGroup
 	for g := range 16 {

@@ -182,6 +182,7 @@ type Connector struct {
 	URLRewrites     []string                 `koanf:"url_rewrites"`
 	PrivateNetworks []string                 `koanf:"private_networks"`
 	PoolSize        int                      `koanf:"pool_size"`
+	MaxInstances    int                      `koanf:"max_instances"`
 	MemoryLimitMB   int                      `koanf:"memory_limit_mb"`
 	CallTimeout     time.Duration            `koanf:"call_timeout"`
 	RequestTimeout  time.Duration            `koanf:"request_timeout"`
@@ -234,6 +235,7 @@ var connectorDefaults = map[string]any{
 	"enabled":         true,
 	"runtime":         "wasm",
 	"pool_size":       8,
+	"max_instances":   64,
 	"memory_limit_mb": 256,
 	"call_timeout":    "90s",
 	"request_timeout": "30s",
@@ -470,6 +472,9 @@ func (c *Config) validate() error {
 			if v < 1 {
 				bad("%s.%s: must be at least 1", pfx, name)
 			}
+		}
+		if cc.MaxInstances < cc.PoolSize {
+			bad("%s.max_instances %d: at least pool_size (%d)", pfx, cc.MaxInstances, cc.PoolSize)
 		}
 		if cc.CacheMB < 32 {
 			bad("%s.cache_mb: at least 32 (the cache's minimum)", pfx)

@@ -30,9 +30,15 @@ type Options struct {
 	ID string
 	// Wasm is the module's bytes.
 	Wasm []byte
-	// PoolSize is the number of instances, hence of concurrent calls
+	// PoolSize is the number of instances kept warm between calls
 	// (default 4).
 	PoolSize int
+	// MaxInstances bounds the instances, hence the concurrent calls
+	// (default PoolSize). Instances beyond PoolSize are made when calls
+	// need them and closed when their call ends, so their memory returns:
+	// a call waiting at a platform's limit holds an instance, and the
+	// pool grows with the calls waiting instead of deciding who waits.
+	MaxInstances int
 	// MemoryLimitMB caps each instance's linear memory (default 256).
 	MemoryLimitMB int
 	// CallTimeout bounds one tool call, upstream waits included (default 60s).
@@ -98,6 +104,9 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	if o.PoolSize <= 0 {
 		o.PoolSize = 4
 	}
+	if o.MaxInstances < o.PoolSize {
+		o.MaxInstances = o.PoolSize
+	}
 	if o.MemoryLimitMB <= 0 {
 		o.MemoryLimitMB = 256
 	}
@@ -115,8 +124,8 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 		id:     o.ID,
 		sha256: hex.EncodeToString(sum[:]),
 		opts:   o,
-		slots:  make(chan struct{}, o.PoolSize),
-		idle:   make(chan *instance, o.PoolSize),
+		slots:  make(chan struct{}, o.MaxInstances),
+		idle:   make(chan *instance, o.MaxInstances),
 	}
 	fail := func(err error) (*Connector, error) {
 		if c.runtime != nil {
@@ -198,13 +207,14 @@ type PoolStats struct {
 	Instances   int   // live instances (idle or busy)
 	Idle        int   // instances waiting for a call
 	MemoryBytes int64 // linear memory of the idle instances
-	Size        int   // the pool's maximum
+	Size        int   // the instances kept warm (PoolSize)
+	Max         int   // the most instances (MaxInstances)
 }
 
 // PoolStats reports the pool's current state. Busy instances' memory is not
 // read (it belongs to a running call).
 func (c *Connector) PoolStats() PoolStats {
-	return PoolStats{Instances: len(c.slots), Size: cap(c.slots), Idle: len(c.idle), MemoryBytes: c.idleMem.Load()}
+	return PoolStats{Instances: len(c.slots), Size: c.opts.PoolSize, Max: cap(c.slots), Idle: len(c.idle), MemoryBytes: c.idleMem.Load()}
 }
 
 // park makes an instance idle, recording its memory while no call runs on
@@ -260,7 +270,7 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 }
 
 // acquire returns an idle instance or makes a new one, waiting while all
-// PoolSize instances are busy.
+// MaxInstances instances are busy.
 func (c *Connector) acquire(ctx context.Context) (*instance, error) {
 	select {
 	case mod := <-c.idle:
@@ -278,7 +288,7 @@ func (c *Connector) acquire(ctx context.Context) (*instance, error) {
 		}
 		return mod, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("all %d instances busy: %w", c.opts.PoolSize, ctx.Err())
+		return nil, fmt.Errorf("all %d instances busy: %w", c.opts.MaxInstances, ctx.Err())
 	}
 }
 
@@ -289,10 +299,11 @@ func (c *Connector) release(ctx context.Context, in *instance, healthy bool) {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
-	if healthy && !closed && !in.mod.IsClosed() {
+	if healthy && !closed && !in.mod.IsClosed() && len(c.idle) < c.opts.PoolSize {
 		c.park(in)
 		return
 	}
+	// Broken, closing, or beyond the warm pool: its memory goes back.
 	in.mod.Close(context.WithoutCancel(ctx))
 	<-c.slots
 }

@@ -91,8 +91,8 @@ func upstreamRequests(sim *platformsim.Sim) int64 {
 // not grow from page to page (the memory limit is the one the config
 // ships).
 func TestLongDocumentsReadToTheEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads about 30 MB of documents page by page")
+	if testing.Short() || proofRace {
+		t.Skip("reads about 30 MB of documents page by page (under -race too slow to say anything)")
 	}
 	sim, simURL := proofSim(t)
 	_, base, _ := proofHost(t, proofConfig(t, simURL, t.TempDir(), ""))

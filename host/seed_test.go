@@ -1,0 +1,385 @@
+package host_test
+
+// The requirement's sentences about limits (../shared/seed/
+// buffering-and-limits.md), one test each, through the whole host: MCP
+// sessions over HTTP, the real WebAssembly OpenBesluitvorming connector,
+// its fair scheduler and instance pool, against a fake platform that
+// enforces its own token bucket at a scaled-down limit and records who was
+// served. Time is real but scaled (limits of seconds, not minutes), so the
+// figures are shares and counts, with margins for a loaded machine.
+//
+// Sentences proven below the host, where virtual time makes them exact:
+// the starvation bound and longest-waiting-first (sched
+// TestGuarantee4*), the oversized call (sched TestGuarantee5Oversized),
+// forgetting after thirty minutes (sched TestGuarantee*Forget), the client
+// limits per connector on the unified address and the HTTP+SSE sessions
+// (host TestRateLimitOBVFloodSparesRechtspraakOnUnified,
+// TestLegacySSEClientsAreSessionsOfTheirOwn).
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host"
+	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/plugins/obv"
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedtest"
+)
+
+// seedPlatform is a fake OpenBesluitvorming with its own token bucket: a
+// search costs max(1, ceil(limit/24)) units, as on the real platform, and
+// the query's text before "-" names who asked.
+type seedPlatform struct {
+	mu             sync.Mutex
+	capacity, rate float64 // units, units per second
+	tokens         float64
+	last           time.Time
+	latency        time.Duration
+	body           []byte
+	grants         []seedGrant
+	rejected       int
+}
+
+type seedGrant struct {
+	who  string
+	cost float64
+	at   time.Time
+}
+
+func (p *seedPlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	cost := obv.SearchCost(limit)
+	who, _, _ := strings.Cut(r.URL.Query().Get("query"), "-")
+	p.mu.Lock()
+	now := time.Now()
+	if !p.last.IsZero() {
+		p.tokens = min(p.capacity, p.tokens+now.Sub(p.last).Seconds()*p.rate)
+	}
+	p.last = now
+	if p.tokens < cost {
+		p.rejected++
+		p.mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"error":"Te veel verzoeken."}`))
+		return
+	}
+	p.tokens -= cost
+	p.grants = append(p.grants, seedGrant{who: who, cost: cost, at: now})
+	p.mu.Unlock()
+	time.Sleep(p.latency)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(p.body)
+}
+
+// served returns the grants so far and the 429s sent.
+func (p *seedPlatform) served() ([]seedGrant, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]seedGrant(nil), p.grants...), p.rejected
+}
+
+// seedHost starts a host with only obv, pointed at a fake platform of
+// capacity units refilled per window, whose limit the host is told; extra
+// goes into [connectors.obv].
+func seedHost(t *testing.T, units float64, per time.Duration, latency time.Duration, extra string) (*host.Host, string, *seedPlatform) {
+	t.Helper()
+	if testing.Short() || proofRace {
+		t.Skip("seconds of real, scaled traffic; its shares mean nothing under -race")
+	}
+	body, err := os.ReadFile(filepath.Join(wasmbuild.Root(), "testdata", "obv", "obv-search.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plat := &seedPlatform{capacity: units, rate: units / per.Seconds(), tokens: units, latency: latency, body: body}
+	up := httptest.NewServer(plat)
+	t.Cleanup(up.Close)
+	cfg := fmt.Sprintf(`
+[runtime]
+compilation_cache_dir = %q
+[cache]
+dir = %q
+[status]
+enabled = false
+[mcp_rate_limit]
+enabled = false
+[connectors.obv]
+module = %q
+base_url = %q
+private_networks = ["127.0.0.0/8"]
+%s
+[connectors.obv.limits.api]
+units = %g
+per = %q
+`, proofCompileDir(t), t.TempDir(), wasmbuild.Path(t, "./plugins/obv/cmd"), up.URL, extra, units, per.String())
+	c, err := host.LoadConfig(writeConfig(t, cfg), []string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(context.Background(), &host.Options{Config: c, Version: "seed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		h.Close(context.Background())
+	})
+	return h, srv.URL, plat
+}
+
+// seedSession is one MCP client session.
+type seedSession struct {
+	name string
+	cs   *mcp.ClientSession
+	n    int
+	mu   sync.Mutex
+}
+
+func newSeedSession(t *testing.T, base, name string) *seedSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &seedSession{name: name, cs: cs}
+}
+
+// search makes one uncached search costing max(1, ceil(limit/24)) units.
+func (s *seedSession) search(ctx context.Context, limit int) error {
+	s.mu.Lock()
+	s.n++
+	q := fmt.Sprintf("%s-%d", s.name, s.n)
+	s.mu.Unlock()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": q, "limit": limit}})
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("%s: %s", q, text(res))
+	}
+	return nil
+}
+
+// keepBusy runs parallel searches of limit for s until ctx ends.
+func keepBusy(ctx context.Context, wg *sync.WaitGroup, s *seedSession, parallel, limit int) {
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				s.search(ctx, limit)
+			}
+		}()
+	}
+}
+
+// shareOf counts the grants of each asker after from.
+func shareOf(grants []seedGrant, from time.Time) (map[string]float64, float64) {
+	by, total := map[string]float64{}, 0.0
+	for _, g := range grants {
+		if !g.at.Before(from) {
+			by[g.who] += g.cost
+			total += g.cost
+		}
+	}
+	return by, total
+}
+
+// "At OpenBesluitvorming, a session that has used 60 units receives half
+// of what a new session receives. After 120 units, this is reduced to
+// one-third. Two sessions that request the same amount are allocated the
+// same amount."
+func TestSeedRatios(t *testing.T) {
+	h, base, plat := seedHost(t, 60, 3*time.Second, 0, "")
+	a, b, c := newSeedSession(t, base, "a"), newSeedSession(t, base, "b"), newSeedSession(t, base, "c")
+	ctx := context.Background()
+	// a uses 60 units, b 120: searches of 100 results cost 5 each.
+	var wg sync.WaitGroup
+	for _, x := range []struct {
+		s *seedSession
+		n int
+	}{{a, 12}, {b, 24}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range x.n {
+				if err := x.s.search(ctx, 100); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	now := time.Now()
+	for _, x := range []struct {
+		s    *seedSession
+		want float64
+	}{{a, 1.0 / 2}, {b, 1.0 / 3}, {c, 1}} {
+		if got := host.SchedulerWeight(h, "obv", x.s.cs.ID(), now); got != x.want {
+			t.Errorf("session %s (used %g units): weight %v, want exactly %v", x.s.name, host.SchedulerUsage(h, "obv", x.s.cs.ID(), now), got, x.want)
+		}
+	}
+	// Now all three keep searches waiting: the units they get follow
+	// C/(C+used), used growing as they are served.
+	start := time.Now()
+	bctx, cancel := context.WithCancel(ctx)
+	var busy sync.WaitGroup
+	for _, s := range []*seedSession{a, b, c} {
+		keepBusy(bctx, &busy, s, 3, 24)
+	}
+	for {
+		g, _ := plat.served()
+		if _, total := shareOf(g, start); total >= 90 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	busy.Wait()
+	grants, rejected := plat.served()
+	by, total := shareOf(grants, start)
+	want := schedtest.FairShares(60, []float64{60, 120, 0}, []bool{false, false, false}, total)
+	for i, name := range []string{"a", "b", "c"} {
+		got := by[name] / total
+		if w := want[i] / total; got < w-0.10 || got > w+0.10 {
+			t.Errorf("session %s got %.2f of %g units, the weights predict %.2f", name, got, total, w)
+		}
+	}
+	if rejected > 0 {
+		t.Errorf("the platform refused %d requests: BesluitBron went over its limit", rejected)
+	}
+	t.Logf("shares of %g units: a %.2f, b %.2f, c %.2f; predicted %.2f %.2f %.2f", total, by["a"]/total, by["b"]/total, by["c"]/total, want[0]/total, want[1]/total, want[2]/total)
+}
+
+// "If there are requests queued from multiple sessions, the amount of
+// resources used determines which one takes priority", with more sessions
+// than the connector has instances: eight sessions that have used the
+// platform and eight new ones, four calls each, sixteen instances at
+// most. Instances must not decide: newcomers' share follows the weights.
+func TestSeedNewcomersWithMoreSessionsThanInstances(t *testing.T) {
+	h, base, plat := seedHost(t, 10, 500*time.Millisecond, 0, "pool_size = 2\nmax_instances = 16")
+	ctx := context.Background()
+	var heavy, fresh []*seedSession
+	for i := range 8 {
+		heavy = append(heavy, newSeedSession(t, base, fmt.Sprintf("heavy%d", i)))
+		fresh = append(fresh, newSeedSession(t, base, fmt.Sprintf("new%d", i)))
+	}
+	// The heavy sessions use 10 units each (two searches of 100).
+	var wg sync.WaitGroup
+	for _, s := range heavy {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				if err := s.search(ctx, 100); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	now := time.Now()
+	used := make([]float64, 0, 16)
+	for _, s := range heavy {
+		used = append(used, host.SchedulerUsage(h, "obv", s.cs.ID(), now))
+	}
+	for range fresh {
+		used = append(used, 0)
+	}
+	start := time.Now()
+	bctx, cancel := context.WithCancel(ctx)
+	var busy sync.WaitGroup
+	for _, s := range append(append([]*seedSession(nil), heavy...), fresh...) {
+		keepBusy(bctx, &busy, s, 4, 24)
+	}
+	for {
+		g, _ := plat.served()
+		if _, total := shareOf(g, start); total >= 80 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	busy.Wait()
+	grants, rejected := plat.served()
+	by, total := shareOf(grants, start)
+	want := schedtest.FairShares(10, used, make([]bool, 16), total)
+	var got, predicted float64
+	for i, s := range fresh {
+		got += by[s.name]
+		predicted += want[8+i]
+	}
+	got, predicted = got/total, predicted/total
+	if got < predicted-0.10 || got > predicted+0.10 {
+		t.Errorf("newcomers got %.2f of %g units; the weights predict %.2f (round robin would give 0.50)", got, total, predicted)
+	}
+	if rejected > 0 {
+		t.Errorf("the platform refused %d requests", rejected)
+	}
+	t.Logf("newcomers got %.2f of %g units, predicted %.2f; heavy usage at start %v", got, total, predicted, used[:8])
+}
+
+// "If there is only one session, it is allocated the entire space": a lone
+// session with 16 parallel calls keeps a platform that answers in one
+// second at its full rate (10 units a second needs 10 calls in flight).
+func TestSeedLoneSessionUsesTheEntireSpace(t *testing.T) {
+	_, base, plat := seedHost(t, 10, time.Second, time.Second, "")
+	s := newSeedSession(t, base, "lone")
+	ctx, cancel := context.WithCancel(context.Background())
+	var busy sync.WaitGroup
+	keepBusy(ctx, &busy, s, 16, 24)
+	time.Sleep(1500 * time.Millisecond) // the initial bucket drains
+	g0, _ := plat.served()
+	from := time.Now()
+	time.Sleep(4 * time.Second)
+	g1, rejected := plat.served()
+	took := time.Since(from)
+	cancel()
+	busy.Wait()
+	rate := float64(len(g1)-len(g0)) / took.Seconds()
+	if rate < 0.9*10 {
+		t.Errorf("a lone session got %.1f calls a second from a platform allowing 10 (want ≥ 9)", rate)
+	}
+	if rejected > 0 {
+		t.Errorf("the platform refused %d requests", rejected)
+	}
+	t.Logf("lone session: %.2f calls a second of 10", rate)
+}
+
+// "The search page and BesluitBron's own maintenance activities ... count
+// together as a single session. For these, usage is not counted."
+func TestSeedPublicSessionIsNotCounted(t *testing.T) {
+	h, base, plat := seedHost(t, 60, 3*time.Second, 0, "")
+	for i := range 3 {
+		resp, err := http.Get(base + "/?q=public-" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	grants, _ := plat.served()
+	if len(grants) == 0 {
+		t.Fatal("the search page reached no platform")
+	}
+	if u := host.SchedulerUsage(h, "obv", sched.PublicSession, time.Now()); u != 0 {
+		t.Errorf("the public session is charged %g units, want 0", u)
+	}
+	if w := host.SchedulerWeight(h, "obv", sched.PublicSession, time.Now()); w != 1 {
+		t.Errorf("the public session's weight %v, want 1", w)
+	}
+}

@@ -71,6 +71,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"bad id", "[connectors.OBV]\nmodule='x'", "", "connectors.OBV"},
 		{"missing module", "[connectors.obv]\nbase_url='https://x'", "", "connectors.obv.module"},
 		{"small cache", "[connectors.obv]\nmodule='x'\ncache_mb=1", "", "connectors.obv.cache_mb"},
+		{"max below pool", "[connectors.obv]\nmodule='x'\npool_size=8\nmax_instances=4", "", "connectors.obv.max_instances 4: at least pool_size (8)"},
 		{"bad env value", "", "BESLUITBRON_MCP_RATE_LIMIT__SESSION_RPS=fast", "session_rps"},
 		{"unknown env key", "", "BESLUITBRON_SERVER__PORT=1", "server"},
 		{"syntax", "[server\naddr=", "", "plugins.toml"},

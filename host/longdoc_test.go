@@ -201,3 +201,39 @@ func TestLongDocumentsWithoutKeptTexts(t *testing.T) {
 	}
 	t.Logf("MB after each call: %v", trace)
 }
+
+// TestTKDocumentWhenExpansionRefused: when the Tweede Kamer refuses the
+// HuidigeDocumentVersie expansion (HTTP 400, as after a renamed navigation
+// property), tk_get_document still reads the document's file through MCP,
+// to its last page, and says in a note what it could not look up.
+func TestTKDocumentWhenExpansionRefused(t *testing.T) {
+	if testing.Short() || proofRace {
+		t.Skip("reads a 1.3 MB PDF")
+	}
+	sim, simURL := proofSim(t)
+	if err := sim.SetFault("tk", platformsim.Fault{RefuseExpand: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, base, _ := proofHost(t, proofConfig(t, simURL, t.TempDir(), ""))
+	c := newProofClient(t, base, "drift")
+	defer c.close()
+	for _, d := range platformsim.LongDocuments() {
+		if d.Platform != "tk" || d.Size != "long" || d.Format != "PDF" {
+			continue
+		}
+		first := readPage(t, c, d, 1)
+		r := c.call(context.Background(), "tk", "tk_get_document", map[string]any{"id": d.ID, "page": 1})
+		if !strings.Contains(resultText(r.res), "HuidigeDocumentVersie") {
+			t.Errorf("the result does not say the expansion was refused: %s", clipText(resultText(r.res), 400))
+		}
+		last := readPage(t, c, d, first.Pages)
+		if !strings.Contains(last.Text, d.EndPhrase) {
+			t.Errorf("the last page lacks %q", d.EndPhrase)
+		}
+		if n := sim.Stats().Platforms["tk"].Injected["refuse_expand"]; n == 0 {
+			t.Error("the simulator refused no expansion: the test proves nothing")
+		}
+		return
+	}
+	t.Fatal("the simulator has no long tk PDF")
+}

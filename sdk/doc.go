@@ -6,8 +6,10 @@
 // A connector only translates: tool arguments become upstream requests,
 // upstream responses become normalised results. Caching, limits, retries
 // and access control are the host's; a connector declares what it needs
-// (services and their limits, cache classes) in its manifest and names
-// them on every [connector.FetchRequest].
+// (services and their limits, the upstream host or named quota each limit
+// belongs to, cache classes) in its manifest and names them on every
+// [connector.FetchRequest]. Services of different connectors that name one
+// host share its quota (see [connector.Service]).
 //
 // A connector is a plain Go package with a function returning its *Plugin,
 // tested natively with `go test`, and a main package that exports it:

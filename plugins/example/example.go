@@ -20,9 +20,10 @@ func Plugin() *sdk.Plugin {
 			Description:  "A minimal connector to copy: OpenBesluitvorming's document and organisation counts.",
 			BaseURL:      "https://openbesluitvorming.nl",
 			AllowedHosts: []string{"openbesluitvorming.nl"},
-			// The platform's limit: the host's scheduler keeps every
-			// request of this connector under it.
-			Services: []connector.Service{{Name: "api", Units: 60, Per: connector.Duration(time.Minute)}},
+			// The platform's limit and the host it belongs to: the host's
+			// scheduler keeps every request to openbesluitvorming.nl
+			// under it, this connector's and obv's together.
+			Services: []connector.Service{{Name: "api", Units: 60, Per: connector.Duration(time.Minute), Host: "openbesluitvorming.nl"}},
 			// The platform caches its statistics for an hour; so do we.
 			CacheClasses: []connector.CacheClass{{Name: "stats", TTL: connector.Duration(time.Hour)}},
 			Tools: []connector.Tool{{

@@ -49,11 +49,13 @@ func manifest() connector.Manifest {
 		AllowedHosts: []string{"repository.overheid.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{
 			{
-				Name: ServiceSRU, Units: 3, Per: connector.Duration(time.Second),
+				Name: ServiceSRU, Units: 3, Per: connector.Duration(time.Second), Host: "repository.overheid.nl",
 				Description: "SRU search on repository.overheid.nl. KOOP publishes no limit for it; 3 requests per second is a polite default of ours (a third party harvested at 3.3 req/s without 503s), which the admin may change.",
 			},
 			{
-				Name: ServiceZoek, Units: 10, Per: connector.Duration(30 * time.Second),
+				// The same host and limit as tk's obk service (the official
+				// XML of Kamerstukken): the two connectors share one quota.
+				Name: ServiceZoek, Units: 10, Per: connector.Duration(30 * time.Second), Host: "zoek.officielebekendmakingen.nl",
 				Description: "Publication files on zoek.officielebekendmakingen.nl: 10 requests per 30 seconds. The number is a third party's report of what the zoek host states, not confirmed by KOOP; the admin may change it.",
 			},
 		},

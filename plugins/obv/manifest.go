@@ -44,7 +44,7 @@ func manifest() connector.Manifest {
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openbesluitvorming.nl"},
 		Services: []connector.Service{{
-			Name: Service, Units: 60, Per: connector.Duration(time.Minute),
+			Name: Service, Units: 60, Per: connector.Duration(time.Minute), Host: "openbesluitvorming.nl",
 			Description: "token bucket of 60 weighted units per minute per client; search costs max(1, ceil(limit/24)), other calls 1",
 		}},
 		CacheClasses: []connector.CacheClass{

@@ -34,7 +34,7 @@ func manifest() connector.Manifest {
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openarchivaris.nl", "www.openarchivaris.nl"},
 		Services: []connector.Service{{
-			Name: Service, Units: 120, Per: connector.Duration(time.Minute),
+			Name: Service, Units: 120, Per: connector.Duration(time.Minute), Host: "openarchivaris.nl",
 			Description: "120 calls per minute as stated in the project's limits table; not found in the platform's public material (unverified)",
 		}},
 		CacheClasses: []connector.CacheClass{

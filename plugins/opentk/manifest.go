@@ -46,11 +46,20 @@ func manifest() connector.Manifest {
 				// warn users about costly searches". BesluitBron tracks no
 				// limit here; the cache and the tool descriptions keep the
 				// load down. An admin can set one in plugins.toml.
+				//
+				// Both services are on berthub.eu, but what costs OpenTK is
+				// its full-text search, not the documents it mostly serves
+				// from its conversion cache: a limit an admin sets on one
+				// must not hold up the other, so each names its own quota.
 				Name:        ServiceSearch,
+				Host:        "berthub.eu",
+				Quota:       "berthub.eu/search",
 				Description: "no strict limit (OpenTK has no rate limiter but shortens searches under load, and its administrator warns about costly searches); set connectors.opentk.limits.search to impose one",
 			},
 			{
 				Name:        ServicePages,
+				Host:        "berthub.eu",
+				Quota:       "berthub.eu/pages",
 				Description: "no strict limit; documents and list pages are cached for weeks; set connectors.opentk.limits.pages to impose one",
 			},
 		},

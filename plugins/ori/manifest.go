@@ -41,7 +41,7 @@ func manifest() connector.Manifest {
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"api.openraadsinformatie.nl"},
 		Services: []connector.Service{{
-			Name: Service, Units: 0,
+			Name: Service, Units: 0, Host: "api.openraadsinformatie.nl",
 			Description: "no rate limit published or observed; calls are not queued",
 		}},
 		CacheClasses: []connector.CacheClass{

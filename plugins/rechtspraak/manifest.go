@@ -41,8 +41,11 @@ func manifest() connector.Manifest {
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"data.rechtspraak.nl"},
 		Services: []connector.Service{
-			{Name: ServiceSearch, Units: 10, Per: connector.Duration(time.Second), Description: "ECLI index (/uitspraken/zoeken) and value lists (/Waardelijst). " + politeNote},
-			{Name: ServiceContent, Units: 10, Per: connector.Duration(time.Second), Description: "Documents (/uitspraken/content). " + politeNote},
+			// One host, one quota: the platform asks not to hammer its
+			// server and publishes no separate limits, so the index and
+			// the documents share the polite 10 per second.
+			{Name: ServiceSearch, Units: 10, Per: connector.Duration(time.Second), Host: "data.rechtspraak.nl", Description: "ECLI index (/uitspraken/zoeken) and value lists (/Waardelijst). " + politeNote},
+			{Name: ServiceContent, Units: 10, Per: connector.Duration(time.Second), Host: "data.rechtspraak.nl", Description: "Documents (/uitspraken/content). " + politeNote},
 		},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

@@ -51,11 +51,13 @@ func manifest() connector.Manifest {
 		AllowedHosts: []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{
 			{
-				Name: ServiceOData, Units: 0,
+				Name: ServiceOData, Units: 0, Host: "gegevensmagazijn.tweedekamer.nl",
 				Description: "no limit published and none observed; third-party download scripts did see HTTP 429 on /resource (they pause ~20 s), so a limit may appear",
 			},
 			{
-				Name: ServiceOBK, Units: 10, Per: connector.Duration(30 * time.Second),
+				// The same host and limit as obk's zoek service: the two
+				// connectors share one quota there.
+				Name: ServiceOBK, Units: 10, Per: connector.Duration(30 * time.Second), Host: "zoek.officielebekendmakingen.nl",
 				Description: "[T] zoek.officielebekendmakingen.nl states 10 requests per 30 s (third-party report, not confirmed by KOOP)",
 			},
 		},

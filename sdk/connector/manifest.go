@@ -63,15 +63,49 @@ type Manifest struct {
 // Service is one upstream service with its limit. Units == 0 means no limit
 // is declared: calls are not queued (but still run on their own platform's
 // concurrency, so a slow platform holds up no other).
+//
+// A limit belongs to whoever enforces it: usually an upstream host, which
+// counts every request it receives, whichever connector sent it. Host and
+// Quota say which quota a service's requests count against; services of
+// any connectors that name the same quota share it: one bucket, one queue
+// of sessions, one pause after a 429, one key in Redis. When their limits
+// differ (in the manifests or in the admin's connectors.<id>.limits.<service>),
+// the strictest applies: the lowest rate, then the lowest capacity. A
+// service's quota is Quota when set, else Host, else its own
+// ("<connector id>/<service name>", shared with no one).
 type Service struct {
-	Name        string   `json:"name"`
-	Units       float64  `json:"units"`
-	Per         Duration `json:"per"`
-	Description string   `json:"description,omitempty"`
+	Name  string   `json:"name"`
+	Units float64  `json:"units"`
+	Per   Duration `json:"per"`
+	// Host is the upstream host whose limit this is, a bare lower-case host
+	// name that the connector may reach (one of AllowedHosts, or BaseURL's
+	// host): "zoek.officielebekendmakingen.nl". Services of any connectors
+	// naming the same host share one quota. It names the real host, not
+	// an admin's base_url or url_rewrites: a mirror does not change whose
+	// limit it is.
+	Host string `json:"host,omitempty"`
+	// Quota names a quota when the host alone does not say it: services on
+	// one host that the platform limits separately ("berthub.eu/search"
+	// beside "berthub.eu/pages"), or one limit over several hosts. Lower
+	// case letters, digits and . _ / -, at most 100; it takes the place of
+	// Host as the quota's name, and services naming the same Quota share
+	// it.
+	Quota       string `json:"quota,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // Limited reports whether the service declares a limit.
 func (s Service) Limited() bool { return s.Units > 0 }
+
+// QuotaName is the quota the service's requests count against: Quota when
+// set, else Host, else "" (a quota of the service's own, which the host
+// names "<connector id>/<service name>").
+func (s Service) QuotaName() string {
+	if s.Quota != "" {
+		return s.Quota
+	}
+	return s.Host
+}
 
 // CacheClass is a named cache class and its default time-to-live.
 type CacheClass struct {
@@ -149,9 +183,11 @@ func (d *Duration) UnmarshalText(b []byte) error {
 }
 
 var (
-	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
-	namePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
-	argPattern  = regexp.MustCompile(`\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}`)
+	idPattern    = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+	hostPattern  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+	quotaPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._/-]{0,99}$`)
+	namePattern  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
+	argPattern   = regexp.MustCompile(`\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}`)
 )
 
 // Validate checks a manifest as the host receives it; the error names the
@@ -182,6 +218,13 @@ func (m *Manifest) Validate() error {
 		}
 	}
 	seen := map[string]bool{}
+	reachable := map[string]bool{}
+	for _, h := range m.AllowedHosts {
+		reachable[strings.ToLower(h)] = true
+	}
+	if u, err := url.Parse(m.BaseURL); err == nil && u.Hostname() != "" {
+		reachable[strings.ToLower(u.Hostname())] = true
+	}
 	for i, s := range m.Services {
 		switch {
 		case !namePattern.MatchString(s.Name):
@@ -192,6 +235,16 @@ func (m *Manifest) Validate() error {
 			bad("services.%s.units %v: negative", s.Name, s.Units)
 		case s.Units > 0 && s.Per <= 0:
 			bad("services.%s.per: a limit of %v units needs a positive window", s.Name, s.Units)
+		}
+		switch {
+		case s.Host == "":
+		case len(s.Host) > 253 || !hostPattern.MatchString(s.Host):
+			bad("services[%d].host %q: want a bare lower-case host name, like \"zoek.officielebekendmakingen.nl\"", i, s.Host)
+		case !reachable[s.Host]:
+			bad("services[%d].host %q: not a host the connector may reach (allowed_hosts or base_url)", i, s.Host)
+		}
+		if s.Quota != "" && !quotaPattern.MatchString(s.Quota) {
+			bad("services[%d].quota %q: want lower-case letters, digits and . _ / -, starting with a letter or digit, at most 100", i, s.Quota)
 		}
 		seen["svc:"+s.Name] = true
 	}

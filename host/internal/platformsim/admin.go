@@ -15,7 +15,7 @@ import (
 //	GET    /_sim/stats               counters (Stats as JSON)
 //	POST   /_sim/stats/reset         zero the counters, refill the buckets
 //	GET    /_sim/faults              the faults set, by platform
-//	PUT    /_sim/faults/{platform}   set a platform's fault (Fault as JSON)
+//	PUT    /_sim/faults/{platform}   set a platform's fault (Fault as JSON); "zoek" is the zoek host
 //	DELETE /_sim/faults/{platform}   clear it
 //	DELETE /_sim/faults              clear all
 func (s *Sim) adminRoutes(mux *http.ServeMux) {

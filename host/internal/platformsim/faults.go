@@ -129,7 +129,7 @@ func ParseFault(s string) (platform string, f Fault, err error) {
 		return "", Fault{}, fmt.Errorf("fault %q: want <platform>:<key>=<value>,… (e.g. obv:latency=2s)", s)
 	}
 	if !knownPlatform(platform) {
-		return "", Fault{}, fmt.Errorf("fault %q: unknown platform %q (one of %s)", s, platform, strings.Join(Platforms, ", "))
+		return "", Fault{}, fmt.Errorf("fault %q: unknown platform %q (one of %s)", s, platform, strings.Join(counted(), ", "))
 	}
 	for _, part := range strings.Split(spec, ",") {
 		part = strings.TrimSpace(part)

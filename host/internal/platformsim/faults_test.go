@@ -334,3 +334,33 @@ func TestHammer(t *testing.T) {
 	}
 
 }
+
+// TestZoekHostCountedAndFaulted: zoek.officielebekendmakingen.nl, which the
+// obk and tk connectors both read, is counted under its own key (requests,
+// the window's units) and takes faults like a platform, so that tests can
+// see the one host that both connectors' limits must keep.
+func TestZoekHostCountedAndFaulted(t *testing.T) {
+	sim, root, _ := start(t, nil)
+	if st, ok := sim.Stats().Platforms[Zoek]; !ok || st.Requests != 0 {
+		t.Fatalf("no zero entry for %s: %+v", Zoek, sim.Stats().Platforms)
+	}
+	if a := get(t, root+"/zoek/stcrt-2015-47076.xml"); a.status != 200 {
+		t.Fatalf("zoek: HTTP %d", a.status)
+	}
+	get(t, root+"/zoek/stcrt-2015-99999.xml") // a 404 is a request the host counted too
+	if st := sim.Stats().Platforms[Zoek]; st.Requests != 2 || st.Units != 2 || st.MaxWindowUnits != 2 {
+		t.Errorf("zoek after two requests: %+v", st)
+	}
+	if err := sim.SetFault(Zoek, Fault{Storm429: true, RetryAfter: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if a := get(t, root+"/zoek/stcrt-2015-47076.xml"); a.status != 429 || a.header.Get("Retry-After") != "3" {
+		t.Errorf("zoek in a 429 storm: HTTP %d, Retry-After %q", a.status, a.header.Get("Retry-After"))
+	}
+	if st := sim.Stats().Platforms[Zoek]; st.TooMany != 1 || st.Injected["storm429"] != 1 || st.Units != 2 {
+		t.Errorf("zoek after the 429: %+v", st)
+	}
+	if id, f, err := ParseFault("zoek:storm429,retry_after=2"); err != nil || id != Zoek || !f.Storm429 {
+		t.Errorf("ParseFault: %q %+v %v", id, f, err)
+	}
+}

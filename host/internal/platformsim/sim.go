@@ -16,17 +16,23 @@ import (
 // Platforms are the connector ids the Sim serves, each under /<id>/.
 var Platforms = []string{"obv", "ori", "tk", "opentk", "obk", "rechtspraak", "openarchivaris"}
 
-// zoekPrefix serves zoek.officielebekendmakingen.nl, the publication files
-// that the obk and tk connectors read next to their own base URL.
-const zoekPrefix = "zoek"
+// Zoek is zoek.officielebekendmakingen.nl, the publication files that the
+// obk and tk connectors both read next to their own base URL: the Sim
+// serves it under /zoek/, counts it in Stats under this key, and takes
+// faults for it under this name, like a platform of its own.
+const Zoek = "zoek"
 
+const zoekPrefix = Zoek
+
+// knownPlatform reports whether id is a platform or the zoek host: what
+// Stats counts and SetFault takes.
 func knownPlatform(id string) bool {
 	for _, p := range Platforms {
 		if p == id {
 			return true
 		}
 	}
-	return false
+	return id == Zoek
 }
 
 // hostPaths is what each prefix stands for: the base URL path of the
@@ -65,6 +71,9 @@ func URLRewrites(root string) map[string][]string {
 	rw := ZoekHost + " => " + strings.TrimRight(root, "/") + "/" + zoekPrefix
 	return map[string][]string{"obk": {rw}, "tk": {rw}}
 }
+
+// counted are the keys of Stats.Platforms: the platforms and the zoek host.
+func counted() []string { return append(append([]string(nil), Platforms...), Zoek) }
 
 // Options configure a Sim.
 type Options struct {
@@ -140,7 +149,7 @@ func New(o Options) (*Sim, error) {
 		faults: map[string]Fault{}, counters: map[string]*counter{}, buckets: map[string]*Bucket{},
 		rng: rand.New(rand.NewPCG(o.Seed, 0x5eed)),
 	}
-	for _, id := range Platforms {
+	for _, id := range counted() {
 		s.counters[id] = newCounter()
 	}
 	d := dataDir(o.DataDir)
@@ -165,7 +174,7 @@ func (s *Sim) Close() { s.closeOne.Do(func() { close(s.done) }) }
 // SetFault sets a platform's fault; the zero Fault clears it.
 func (s *Sim) SetFault(platform string, f Fault) error {
 	if !knownPlatform(platform) {
-		return fmt.Errorf("platformsim: unknown platform %q (one of %s)", platform, strings.Join(Platforms, ", "))
+		return fmt.Errorf("platformsim: unknown platform %q (one of %s)", platform, strings.Join(counted(), ", "))
 	}
 	if err := f.Validate(); err != nil {
 		return err
@@ -216,7 +225,7 @@ func (s *Sim) Stats() Stats {
 func (s *Sim) ResetStats() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, id := range Platforms {
+	for _, id := range counted() {
 		s.counters[id] = newCounter()
 	}
 	s.buckets = map[string]*Bucket{}

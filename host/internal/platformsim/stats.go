@@ -9,7 +9,8 @@ import (
 type Stats struct {
 	// Window is the length of the sliding window of MaxWindowUnits.
 	Window string `json:"window"`
-	// Platforms holds one entry per platform, requested or not.
+	// Platforms holds one entry per platform, requested or not, and one
+	// for the zoek host (key Zoek), whichever connector asked it.
 	Platforms map[string]PlatformStats `json:"platforms"`
 }
 

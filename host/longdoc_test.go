@@ -83,8 +83,9 @@ func upstreamRequests(sim *platformsim.Sim) int64 {
 	return n
 }
 
-// TestLongDocumentsReadToTheEnd: every connector reads every generated
-// document over 1 MB (and the 5 MB ones) to its last page, with the
+// TestLongDocumentsReadToTheEnd: every connector reads its generated
+// document of 1.3 MB, and one connector of each format (JSON, PDF, XML,
+// HTML) its 5 MB one, to its last page, with the
 // platform's real format: the start and end phrases arrive with their
 // Dutch characters, no instance traps, the document is extracted once and
 // fetched from the platform once, and a connector's instance memory does
@@ -100,8 +101,14 @@ func TestLongDocumentsReadToTheEnd(t *testing.T) {
 	defer c.close()
 	docs := platformsim.LongDocuments()
 	seen := map[string]bool{}
+	// 5 MB documents: one connector per format is enough to show memory
+	// stays flat (each takes seconds to extract in WebAssembly).
+	hugeOf := map[string]bool{"obv": true, "tk": true, "rechtspraak": true, "opentk": true}
 	for _, d := range docs {
 		seen[d.Platform] = true
+		if d.Size == "huge" && !hugeOf[d.Platform] {
+			continue
+		}
 		t.Run(d.Platform+"/"+d.Size+"/"+d.Format, func(t *testing.T) {
 			kept := fmt.Sprintf(`besluitbron_cache_texts_kept_total{class="document",platform=%q}`, d.Platform)
 			mem := fmt.Sprintf(`besluitbron_runtime_idle_memory_bytes{platform=%q}`, d.Platform)

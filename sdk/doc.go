@@ -66,6 +66,11 @@
 //	text_put(ptr, len) -> i32           keeps an extracted text (ExtractedText
 //	                                    JSON); returns 0, or the size of a
 //	                                    TextReply carrying the refusal
+//	                                    (text_page and text_put came after
+//	                                    version 1's first release: a host
+//	                                    without them cannot instantiate a
+//	                                    module built with this sdk, and names
+//	                                    the missing import)
 //	log(level, ptr, len)                logs a message at a log/slog level
 //	progress(done, total f64, ptr, len) reports progress with a message
 //	                                    (connector.Progresser); ignored when

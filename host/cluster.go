@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/cluster"
@@ -42,8 +43,8 @@ func (h *Host) openCluster(ctx context.Context) error {
 	return nil
 }
 
-// clusterLimiter shares a limited service's limit through Redis, or
-// returns l unchanged without a cluster.
+// clusterLimiter shares a quota through Redis under its name, or returns
+// l unchanged without a cluster. Call it once per quota.
 func (h *Host) clusterLimiter(l *limits.Limiter) fetch.Limiter {
 	if h.cl.c == nil {
 		return l
@@ -93,8 +94,8 @@ func (h *Host) closeCluster() error {
 }
 
 // clusterRoutes serves /status/cluster.json: this replica's view of the
-// cluster (each limited service shared, or on its own share while Redis is
-// unreachable).
+// cluster (each quota, with the connectors that use it, shared, or on its
+// own share while Redis is unreachable).
 func (h *Host) clusterRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /status/cluster.json", func(w http.ResponseWriter, r *http.Request) {
 		var v any = map[string]any{"enabled": false, "message": "cluster.redis_url is not set: this process schedules on its own."}
@@ -112,20 +113,24 @@ func (h *Host) clusterRoutes(mux *http.ServeMux) {
 }
 
 // clusterLines words this replica's cluster state for the status page: one
-// summary line, and one line per service not sharing through Redis.
+// summary line, and one line per quota not sharing through Redis.
 func (h *Host) clusterLines() []web.ClusterLine {
 	st := h.cl.c.Status()
 	lines := []web.ClusterLine{{Text: fmt.Sprintf("Replica %s; %d live replica(s) seen.", st.ReplicaID, st.LiveReplicas)}}
 	shared := 0
-	for _, s := range st.Services {
+	for _, s := range st.Quotas {
 		if s.Mode == cluster.Shared.String() {
 			shared++
 			continue
 		}
-		lines = append(lines, web.ClusterLine{Text: s.Platform + " (" + s.Service + "): " + s.Message, Warn: true})
+		var users []string
+		for _, u := range s.Connectors {
+			users = append(users, u.Platform+" ("+u.Service+")")
+		}
+		lines = append(lines, web.ClusterLine{Text: s.Quota + " [" + strings.Join(users, ", ") + "]: " + s.Message, Warn: true})
 	}
 	if shared > 0 {
-		lines = append(lines, web.ClusterLine{Text: fmt.Sprintf("%d limited service(s) shared with every replica through Redis.", shared)})
+		lines = append(lines, web.ClusterLine{Text: fmt.Sprintf("%d quota(s) shared with every replica through Redis.", shared)})
 	}
 	return lines
 }

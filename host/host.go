@@ -64,8 +64,10 @@ type Host struct {
 	registry  *prometheus.Registry
 	memo      *memo.Store
 	metrics   *hostMetrics
-	lstatus   *loadstatus.Job // the Laadstatus job (status_tool.go)
-	web       *web.Server     // the pages (web.go)
+	quotas    []*limits.Limiter // every limited quota, by name (quotas.go)
+	claims    []limits.Claim    // every service's claim on its quota, limited or not
+	lstatus   *loadstatus.Job   // the Laadstatus job (status_tool.go)
+	web       *web.Server       // the pages (web.go)
 	caches    caches
 	cl        clusterState // cluster.go
 }
@@ -78,14 +80,27 @@ type platform struct {
 	sha256   string
 	manifest connector.Manifest
 	gate     *fetch.Gate
+	// limiters are the quotas the platform's services count against,
+	// shared ones included (another connector's services may use them
+	// too); uses its limited services' ways to them, by service name.
 	limiters []*limits.Limiter
+	uses     map[string]*limits.Use
 	cache    fetch.Cache
 	adm      *admission.Admission
 }
 
-// New loads every enabled connector (in parallel) and builds the MCP
-// server. A connector that fails to load fails the start with an error
-// naming it: an admin who enabled it expects it to work.
+// New loads every enabled connector and builds the MCP server, in this
+// order:
+//
+//  1. the cluster link, when cluster.redis_url is set;
+//  2. every connector's runtime and manifest, in parallel;
+//  3. the quotas, from all manifests and the config together: services of
+//     any connectors that name one upstream host share one limiter;
+//  4. each platform's cache and fetch gate on its quotas, in parallel;
+//  5. admission, the metrics, the MCP server and the caches' upkeep.
+//
+// A connector that fails to load fails the start with an error naming it:
+// an admin who enabled it expects it to work.
 func New(ctx context.Context, o *Options) (*Host, error) {
 	if o == nil || o.Config == nil {
 		panic("host.New: nil Options or Config")
@@ -124,6 +139,14 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		h.Close(ctx)
 		return nil, err
 	}
+	if err := h.buildQuotas(); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
+	if err := h.equipPlatforms(); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
 	if err := h.startCluster(ctx); err != nil {
 		h.Close(ctx)
 		return nil, err
@@ -135,11 +158,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			Admission: p.adm, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
-	var all []*limits.Limiter
-	for _, p := range h.platforms {
-		all = append(all, p.limiters...)
-	}
-	h.registry.MustRegister(limits.NewCollector(all), &runtimeCollector{h: h})
+	h.registry.MustRegister(limits.NewCollector(h.quotas), &runtimeCollector{h: h})
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:      h.o.Version,
 		Platforms:    plats,
@@ -159,9 +178,10 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	return h, nil
 }
 
-// weightOf is the session's weight at p's limited services, the smallest
-// of them (1 when none is limited): admission to p's instances follows
-// the shares its schedulers give.
+// weightOf is the session's weight at p's quotas, the smallest of them (1
+// when none is limited): admission to p's instances follows the shares
+// its schedulers give. A shared quota counts the session's calls through
+// every connector that uses it.
 func (h *Host) weightOf(p *platform) admission.Weight {
 	now := time.Now
 	if h.o.Clock != nil {
@@ -184,6 +204,9 @@ func instructions(ps []*platform) string {
 	return s + " Each tool's description says what it costs; prefer the cheaper route when it also answers the question. Cite results by their url."
 }
 
+// loadConnectors loads every enabled connector's runtime and manifest, in
+// parallel; the platforms that loaded are kept (Close releases them) even
+// when another failed.
 func (h *Host) loadConnectors(ctx context.Context) error {
 	ids := make([]string, 0, len(h.cfg.Connectors))
 	for id, c := range h.cfg.Connectors {
@@ -211,6 +234,8 @@ func (h *Host) loadConnectors(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// loadOne loads a connector's runtime and reads its manifest, checked
+// against the admin's keys for it.
 func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*platform, error) {
 	conn, sum, err := h.loadRuntime(ctx, id, cc, h.cfg.Path(cc.Module))
 	if err != nil {
@@ -221,25 +246,34 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		conn.Close(ctx)
 		return nil, err
 	}
-	p := &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m}
+	return &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m, uses: map[string]*limits.Use{}}, nil
+}
+
+// equipPlatforms gives every platform its cache and its fetch gate, on the
+// quotas buildQuotas made, in parallel (a cache may load a large file).
+func (h *Host) equipPlatforms() error {
+	errs := make([]error, len(h.platforms))
+	var wg sync.WaitGroup
+	for i, p := range h.platforms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = h.equip(p)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (h *Host) equip(p *platform) error {
+	id, cc, m := p.id, p.cfg, p.manifest
 	lims := map[string]fetch.Limiter{}
-	for _, s := range m.Services {
-		units, per := cc.Limit(s)
-		if units <= 0 {
-			continue // no declared limit: not queued (own transport still isolates it)
-		}
-		l, err := limits.New(id, m.Title, s.Name, sched.Limit{Units: units, Per: per}, &sched.Options{Clock: h.o.Clock})
-		if err != nil {
-			conn.Close(ctx)
-			return nil, err
-		}
-		p.limiters = append(p.limiters, l)
-		lims[s.Name] = h.clusterLimiter(l)
+	for service, u := range p.uses {
+		lims[service] = u
 	}
 	cache, err := h.newCache(p)
 	if err != nil {
-		conn.Close(ctx)
-		return nil, err
+		return err
 	}
 	p.cache = cache
 	var rewrites []fetch.Rewrite
@@ -260,12 +294,11 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		Cache:            h.clusterTier(p, cache),
 	})
 	if err != nil {
-		conn.Close(ctx)
-		return nil, err
+		return err
 	}
 	p.gate = gate
-	attrs := []any{"connector", id, "version", m.Version, "sha256", sum[:12], "tools", len(m.Tools)}
-	if w, ok := conn.(*wasmrt.Connector); ok {
+	attrs := []any{"connector", id, "version", m.Version, "sha256", p.sha256[:12], "tools", len(m.Tools)}
+	if w, ok := p.conn.(*wasmrt.Connector); ok {
 		// How a call past its deadline is stopped: the loop budget, or
 		// wazero's slower checks for a module the rewriter left alone.
 		stop := "loop budget"
@@ -275,7 +308,7 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		attrs = append(attrs, "deadline_stop", stop)
 	}
 	h.log.Info("connector loaded", attrs...)
-	return p, nil
+	return nil
 }
 
 // Handler is the whole HTTP surface: the MCP addresses (behind the client

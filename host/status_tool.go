@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/sched"
@@ -61,6 +62,7 @@ func (h *Host) newStatusJob() *loadstatus.Job {
 		SlowAfter: h.cfg.Status.SlowAfter,
 		Clock:     h.o.Clock,
 		Logger:    h.log,
+		Quotas:    h.quotaStatus,
 	})
 }
 
@@ -124,7 +126,8 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 	tool := &mcp.Tool{
 		Name:  "besluitbron_status",
 		Title: "Load status of the platforms (Laadstatus)",
-		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes). " +
+		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes), " +
+			"and the request limits BesluitBron keeps per upstream host: which connectors share each (their calls count together), how many calls wait, whether a 429 paused it. " +
 			"Give organization to learn whether a municipality's data is current or stale on OpenBesluitvorming, so you can tell the user when a missing result may be a missing import. " +
 			"Cost: free; reads the last check and never calls a platform.",
 		InputSchema: schema,
@@ -137,11 +140,14 @@ func ptrInt(n int) *int { return &n }
 
 // statusAnswer is besluitbron_status's result.
 type statusAnswer struct {
-	GeneratedAt     time.Time          `json:"generated_at"`
-	IntervalSeconds float64            `json:"interval_seconds"`
-	Summary         []string           `json:"summary"`
-	Platforms       []statusPlatform   `json:"platforms"`
-	Organizations   []statusOrgMatches `json:"organizations,omitempty"`
+	GeneratedAt     time.Time        `json:"generated_at"`
+	IntervalSeconds float64          `json:"interval_seconds"`
+	Summary         []string         `json:"summary"`
+	Platforms       []statusPlatform `json:"platforms"`
+	// Quotas are the limits kept per upstream host, with the connectors
+	// that share each (only those of platform, when given).
+	Quotas        []loadstatus.Quota `json:"quotas,omitempty"`
+	Organizations []statusOrgMatches `json:"organizations,omitempty"`
 }
 
 type statusPlatform struct {
@@ -208,6 +214,16 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 		}
 		out.Platforms = append(out.Platforms, sp)
 	}
+	quotas := snap.Quotas
+	if a.Platform != "" {
+		quotas = snap.QuotasOf(a.Platform)
+	}
+	for _, q := range quotas {
+		if line := describeQuota(q, snap.GeneratedAt); line != "" {
+			out.Summary = append(out.Summary, line)
+		}
+	}
+	out.Quotas = quotas
 	if org != "" && len(out.Organizations) == 0 {
 		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only OpenBesluitvorming does, once its first check has run).")
 	}
@@ -217,6 +233,31 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b),
 		Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: 0, mcpserver.MetaUpstreamMS: 0}}, nil
+}
+
+// describeQuota says in a sentence what limit BesluitBron keeps at a host,
+// who shares it and how it is now; "" for a host reached without a limit
+// that no one shares.
+func describeQuota(q loadstatus.Quota, now time.Time) string {
+	titles := q.Titles()
+	if !q.Limited {
+		if len(titles) < 2 {
+			return ""
+		}
+		return fmt.Sprintf("No limit kept at %s (used by %s).", q.Quota, limits.And(titles))
+	}
+	line := fmt.Sprintf("Limit at %s: %g units per %s, for %s", q.Quota, q.Units, time.Duration(q.PerSeconds*float64(time.Second)), limits.And(titles))
+	if len(titles) > 1 {
+		line += " together"
+	}
+	line += "."
+	if q.Waiting > 0 {
+		line += fmt.Sprintf(" %d call(s) waiting.", q.Waiting)
+	}
+	if !q.PausedUntil.IsZero() && q.PausedUntil.After(now) {
+		line += fmt.Sprintf(" Paused for %s after a 429 from the host.", q.PausedUntil.Sub(now).Round(time.Second))
+	}
+	return line
 }
 
 // describeStatus says in one sentence how a platform was at its last check.

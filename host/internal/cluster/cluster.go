@@ -64,7 +64,7 @@ func ValidReplicaID(id string) error {
 // Cluster is this replica's link to the shared state in Redis: the
 // registration that other replicas see (a lease renewed by heartbeats),
 // the channel on which other replicas hand it grants, and the limiters of
-// its limited services.
+// its quotas.
 //
 // A Cluster is safe for concurrent use. Create it with [New]; Close it to
 // leave the cluster cleanly.

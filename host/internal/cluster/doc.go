@@ -9,7 +9,9 @@
 //
 // # The shared scheduler
 //
-// Every limited service's state lives in Redis under one hash tag: the
+// Every quota's state lives in Redis under one hash tag, keyed by the
+// quota's name (an upstream host such as zoek.officielebekendmakingen.nl,
+// which the tk and obk connectors share, or a named quota): the
 // token bucket (as the instant it is empty), the virtual time, each
 // waiting session's queue of calls, its fair-queuing tags, its usage and
 // last call, the waiting sessions in order of waiting (a sorted set) and
@@ -47,7 +49,7 @@
 //
 // # Redis unreachable
 //
-// A replica that cannot reach Redis falls back to its service's local
+// A replica that cannot reach Redis falls back to its quota's local
 // limiter on the limit divided by the live replicas it last saw, starting
 // empty, and says so in its log, in /metrics
 // (besluitbron_cluster_mode) and at /status/cluster.json. When Redis

@@ -70,10 +70,10 @@ func (l *Limiter) fail(err error) {
 		s.SetLimitAt(now, l.shareLimit(n))
 		s.LowerAt(now, 0)
 		l.c.log.Warn("Redis unreachable: this replica now grants on its own share of the limit, starting empty",
-			"connector", l.local.Platform, "service", l.local.Service, "share", fmt.Sprintf("1/%d", n), "error", err)
+			"quota", l.local.Name, "share", fmt.Sprintf("1/%d", n), "error", err)
 	} else {
 		l.c.log.Warn("Redis unreachable, and this replica joined the cluster less than a lease ago: it takes no share of the limit; limited calls fail until Redis answers",
-			"connector", l.local.Platform, "service", l.local.Service, "error", err)
+			"quota", l.local.Name, "error", err)
 	}
 }
 
@@ -101,8 +101,8 @@ func (l *Limiter) waitLocal(ctx context.Context, info *callinfo.Info, cost float
 		since := l.since
 		l.mu.Unlock()
 		return &connector.FetchError{Kind: connector.FetchUnavailable, Message: fmt.Sprintf(
-			"BesluitBron's shared state (Redis) has been unreachable since %s, and this replica joined too recently to take a safe share of %s's limit; try again shortly",
-			since.UTC().Format(time.RFC3339), l.local.Title)}, false
+			"BesluitBron's shared state (Redis) has been unreachable since %s, and this replica joined too recently to take a safe share of %s; try again shortly",
+			since.UTC().Format(time.RFC3339), l.local.Phrase(false))}, false
 	}
 	lctx, cancel := context.WithCancelCause(ctx)
 	lw := &localWait{cancel: cancel}
@@ -200,6 +200,6 @@ func (l *Limiter) rejoin() {
 	l.lastErr = ""
 	l.mu.Unlock()
 	l.c.heard(r)
-	l.c.log.Info("Redis answers again: back to the shared state", "connector", l.local.Platform, "service", l.local.Service, "handed_in_units", level)
+	l.c.log.Info("Redis answers again: back to the shared state", "quota", l.local.Name, "handed_in_units", level)
 	l.handle(r)
 }

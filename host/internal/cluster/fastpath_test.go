@@ -90,7 +90,7 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 			defer fast.Close()
 			defer slow.Close()
 			rng := rand.New(rand.NewPCG(seed, 11))
-			prefix := servicePrefix("test", "search")
+			prefix := quotaPrefix("test/search")
 			forget := 3 * l.Per
 			args := func(replica string, at time.Time) scriptArgs {
 				return scriptArgs{now: usOf(at), replica: replica, limit: lim, forget: forget, lease: time.Hour}

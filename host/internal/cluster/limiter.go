@@ -43,11 +43,13 @@ func (m Mode) String() string {
 	return "unknown"
 }
 
-// Limiter keeps one limited service under its limit across every replica:
-// its bucket, its sessions' queues, fairness order and usage live in
-// Redis. It implements fetch.Limiter. When Redis is unreachable it falls
-// back to the service's local limiter ([limits.Limiter]) on a conservative
-// share, and returns to the shared state when Redis is back.
+// Limiter keeps one quota under its limit across every replica: its
+// bucket, its sessions' queues, fairness order and usage live in Redis
+// under the quota's name, so the replicas share one bucket per upstream
+// host (whichever connectors use it). It implements fetch.Limiter. When
+// Redis is unreachable it falls back to the quota's local limiter
+// ([limits.Limiter]) on a conservative share, and returns to the shared
+// state when Redis is back.
 type Limiter struct {
 	c      *Cluster
 	local  *limits.Limiter
@@ -92,13 +94,13 @@ type localWait struct{ cancel context.CancelCauseFunc }
 // state; they queue again in Redis.
 var errRejoin = errors.New("cluster: back to the shared state")
 
-// Limiter returns the shared limiter of local's service. Call it before
-// [Cluster.Start].
+// Limiter returns the shared limiter of local's quota. Call it once per
+// quota, before [Cluster.Start].
 func (c *Cluster) Limiter(local *limits.Limiter) *Limiter {
 	st := local.Scheduler().Stats()
 	full, lim := st.Limit, toUS(st.Limit)
 	lim.k = st.PlatformUnits // the declared capacity: weights and oversized charges, as in sched
-	l := &Limiter{c: c, local: local, prefix: servicePrefix(local.Platform, local.Service), full: full, limit: lim,
+	l := &Limiter{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim,
 		changed: make(chan struct{}), waiters: map[string]*waiter{}, locals: map[*localWait]struct{}{}, since: c.clock.Now()}
 	l.idle = sync.NewCond(&l.mu)
 	c.mu.Lock()
@@ -149,7 +151,7 @@ func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, f
 	start := l.c.clock.Now()
 	for {
 		if err := ctx.Err(); err != nil {
-			return l.c.clock.Now().Sub(start), &connector.FetchError{Kind: connector.FetchCanceled, Message: "the call ended while waiting for " + l.local.Title + "'s limit: " + err.Error()}
+			return l.c.clock.Now().Sub(start), l.local.Ended(err)
 		}
 		l.mu.Lock()
 		m, changed := l.mode, l.changed
@@ -215,9 +217,7 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 				default:
 				}
 				l.cancel(ctx, id, session, cost)
-				return &connector.FetchError{Kind: connector.FetchQueueTimeout, Message: fmt.Sprintf(
-					"%s's limit (%g units per %s) leaves no room before this call's deadline; expected wait %s. Try again later or make a cheaper call",
-					l.local.Title, l.local.Limit.Units, l.local.Limit.Per, etaLocal.Sub(now).Round(time.Second))}, false
+				return l.local.NoRoom(etaLocal.Sub(now)), false
 			}
 			if info.OnQueued != nil {
 				info.OnQueued(pos, max(0, etaLocal.Sub(now)))
@@ -234,7 +234,7 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 			return nil, true
 		case <-ctx.Done():
 			l.cancel(ctx, id, session, cost)
-			return &connector.FetchError{Kind: connector.FetchCanceled, Message: "the call ended while waiting for " + l.local.Title + "'s limit: " + ctx.Err().Error()}, false
+			return l.local.Ended(ctx.Err()), false
 		}
 	}
 }

@@ -22,7 +22,7 @@ type luaSched struct {
 }
 
 func newLuaSched(t testing.TB, rdb *redis.Client, l sched.Limit, forget time.Duration) *luaSched {
-	return &luaSched{t: t, rdb: rdb, prefix: servicePrefix("test", "search"),
+	return &luaSched{t: t, rdb: rdb, prefix: quotaPrefix("test/search"),
 		a: scriptArgs{replica: "r1", limit: toUS(l), forget: forget, lease: time.Hour}}
 }
 

@@ -43,11 +43,16 @@ func (m *Metrics) add(l *Limiter) {
 	m.mu.Unlock()
 }
 
+// The per-quota series carry the quota and, as before quotas were shared,
+// the platform and service: one series per connector service that uses
+// the quota, each with the quota's figure (aggregate with max by (quota)).
+var quotaLabels = []string{"quota", "platform", "service"}
+
 var (
-	descMode      = prometheus.NewDesc("besluitbron_cluster_mode", "Where a limited service's decisions are made: 0 shared (Redis), 1 fallback (own share), 2 rejoining.", []string{"platform", "service"}, nil)
-	descShare     = prometheus.NewDesc("besluitbron_cluster_fallback_share_replicas", "In fallback: the number of replicas the limit is divided by (0: no share).", []string{"platform", "service"}, nil)
-	descFalls     = prometheus.NewDesc("besluitbron_cluster_fallbacks_total", "Times a limited service fell back to its own share because Redis was unreachable.", []string{"platform", "service"}, nil)
-	descModeSince = prometheus.NewDesc("besluitbron_cluster_mode_since_seconds", "Unix time of the last mode change.", []string{"platform", "service"}, nil)
+	descMode      = prometheus.NewDesc("besluitbron_cluster_mode", "Where a quota's decisions are made: 0 shared (Redis), 1 fallback (own share), 2 rejoining.", quotaLabels, nil)
+	descShare     = prometheus.NewDesc("besluitbron_cluster_fallback_share_replicas", "In fallback: the number of replicas the quota's limit is divided by (0: no share).", quotaLabels, nil)
+	descFalls     = prometheus.NewDesc("besluitbron_cluster_fallbacks_total", "Times a quota fell back to this replica's own share because Redis was unreachable.", quotaLabels, nil)
+	descModeSince = prometheus.NewDesc("besluitbron_cluster_mode_since_seconds", "Unix time of the quota's last mode change.", quotaLabels, nil)
 	descLive      = prometheus.NewDesc("besluitbron_cluster_live_replicas", "Replicas whose lease held at this replica's last heartbeat, this one included.", nil, nil)
 )
 
@@ -65,23 +70,28 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Unlock()
 	for _, l := range ls {
 		st := l.Status()
-		lv := []string{st.Platform, st.Service}
-		ch <- prometheus.MustNewConstMetric(descMode, prometheus.GaugeValue, float64(st.mode), lv...)
-		ch <- prometheus.MustNewConstMetric(descShare, prometheus.GaugeValue, float64(st.ShareReplicas), lv...)
-		ch <- prometheus.MustNewConstMetric(descFalls, prometheus.CounterValue, float64(st.Fallbacks), lv...)
-		ch <- prometheus.MustNewConstMetric(descModeSince, prometheus.GaugeValue, float64(st.Since.UnixNano())/1e9, lv...)
+		for _, u := range st.Connectors {
+			lv := []string{st.Quota, u.Platform, u.Service}
+			ch <- prometheus.MustNewConstMetric(descMode, prometheus.GaugeValue, float64(st.mode), lv...)
+			ch <- prometheus.MustNewConstMetric(descShare, prometheus.GaugeValue, float64(st.ShareReplicas), lv...)
+			ch <- prometheus.MustNewConstMetric(descFalls, prometheus.CounterValue, float64(st.Fallbacks), lv...)
+			ch <- prometheus.MustNewConstMetric(descModeSince, prometheus.GaugeValue, float64(st.Since.UnixNano())/1e9, lv...)
+		}
 	}
 	if c != nil {
 		ch <- prometheus.MustNewConstMetric(descLive, prometheus.GaugeValue, float64(c.Status().LiveReplicas))
 	}
 }
 
-// LimiterStatus is one shared limiter's state, for /status and metrics.
+// LimiterStatus is one quota's shared state, for /status and metrics.
 type LimiterStatus struct {
-	Platform string    `json:"platform"`
-	Service  string    `json:"service"`
-	Mode     string    `json:"mode"`
-	Since    time.Time `json:"since"`
+	// Quota is the quota's name: the upstream host, a named quota, or
+	// "<connector>/<service>".
+	Quota string `json:"quota"`
+	// Connectors are the connector services that use it.
+	Connectors []QuotaUser `json:"connectors"`
+	Mode       string      `json:"mode"`
+	Since      time.Time   `json:"since"`
 	// ShareReplicas: in fallback, the limit is divided by this many
 	// replicas (0: this replica takes no share).
 	ShareReplicas int    `json:"share_replicas,omitempty"`
@@ -92,20 +102,29 @@ type LimiterStatus struct {
 	mode    Mode
 }
 
+// QuotaUser is one connector service using a quota.
+type QuotaUser struct {
+	Platform string `json:"platform"`
+	Service  string `json:"service"`
+}
+
 // Status is this replica's view of the cluster.
 type Status struct {
 	ReplicaID    string          `json:"replica_id"`
 	LiveReplicas int             `json:"live_replicas"`
 	LastContact  time.Time       `json:"last_contact,omitzero"`
-	Services     []LimiterStatus `json:"services"`
+	Quotas       []LimiterStatus `json:"quotas"`
 }
 
 // Status returns the limiter's state now.
 func (l *Limiter) Status() LimiterStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := LimiterStatus{Platform: l.local.Platform, Service: l.local.Service, Mode: l.mode.String(), mode: l.mode, Since: l.since,
+	st := LimiterStatus{Quota: l.local.Name, Mode: l.mode.String(), mode: l.mode, Since: l.since,
 		Fallbacks: l.falls, LastError: l.lastErr}
+	for _, u := range l.local.Users {
+		st.Connectors = append(st.Connectors, QuotaUser{Platform: u.Platform, Service: u.Service})
+	}
 	switch l.mode {
 	case Shared:
 		st.Message = "The limit is shared with every replica through Redis."
@@ -129,7 +148,7 @@ func (c *Cluster) Status() Status {
 	ls := append([]*Limiter(nil), c.order...)
 	c.mu.Unlock()
 	for _, l := range ls {
-		st.Services = append(st.Services, l.Status())
+		st.Quotas = append(st.Quotas, l.Status())
 	}
 	return st
 }

@@ -32,9 +32,12 @@ const (
 	keyChannels = keyRoot + "grants:"
 )
 
-// servicePrefix is the prefix of one limited service's keys.
-func servicePrefix(platform, service string) string {
-	return keyRoot + "svc:" + platform + "/" + service + ":"
+// quotaPrefix is the prefix of one quota's keys: an upstream host's
+// ("besluitbron:{besluitbron}:quota:zoek.officielebekendmakingen.nl:"),
+// a named quota's, or "<connector>/<service>" for a service naming neither.
+// (Until quotas were named by host the prefix was svc:<connector>/<service>:.)
+func quotaPrefix(name string) string {
+	return keyRoot + "quota:" + name + ":"
 }
 
 // usLimit is a limit in the script's units: the window in whole

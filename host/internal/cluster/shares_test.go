@@ -54,7 +54,7 @@ func newClusterQueue(t testing.TB, sc schedtest.Scenario) *clusterQueue {
 	if forget == 0 {
 		forget = sched.DefaultForget
 	}
-	q := &clusterQueue{t: t, rdb: rdb, prefix: servicePrefix("obv", "api"), home: map[string]int{}, tickets: map[string]*clusterTicket{}}
+	q := &clusterQueue{t: t, rdb: rdb, prefix: quotaPrefix("obv/api"), home: map[string]int{}, tickets: map[string]*clusterTicket{}}
 	for i := range q.args {
 		// A lease longer than any scenario: no replica lapses in virtual
 		// time.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -74,6 +75,77 @@ type Snapshot struct {
 	// IntervalSeconds is how often the job checks.
 	IntervalSeconds float64  `json:"interval_seconds"`
 	Platforms       []Status `json:"platforms"`
+	// Quotas are the limits BesluitBron keeps, by upstream host (or named
+	// quota), with the connectors that use each and their state now; then
+	// the hosts reached without a limit.
+	Quotas []Quota `json:"quotas,omitempty"`
+}
+
+// Quota is one limit BesluitBron keeps on its own end, or a host it
+// reaches without one, with the connectors that use it.
+type Quota struct {
+	// Quota is its name: the upstream host
+	// ("zoek.officielebekendmakingen.nl"), a named quota
+	// ("berthub.eu/search"), or "<connector>/<service>" for a service that
+	// names neither.
+	Quota string `json:"quota"`
+	// Limited: calls wait at a limit of Units per PerSeconds, the
+	// strictest of its connectors' (from Source: an admin's key, or a
+	// manifest). Not limited: calls are not queued.
+	Limited    bool    `json:"limited"`
+	Units      float64 `json:"units,omitempty"`
+	PerSeconds float64 `json:"per_seconds,omitempty"`
+	Source     string  `json:"source,omitempty"`
+	// Shared: more than one connector uses it, so their calls count
+	// together.
+	Shared     bool        `json:"shared"`
+	Connectors []QuotaUser `json:"connectors"`
+	// Waiting is the calls waiting at the limit now, WaitingSessions the
+	// sessions they belong to, Tokens the units in this process's copy of
+	// the bucket (absent in Redis mode, where the shared bucket decides).
+	Waiting         int64    `json:"waiting_calls"`
+	WaitingSessions int      `json:"waiting_sessions,omitempty"`
+	Tokens          *float64 `json:"tokens,omitempty"`
+	// PausedUntil: the host answered 429, and every connector's calls to
+	// it wait until then.
+	PausedUntil time.Time `json:"paused_until,omitzero"`
+	// Cluster is the quota's mode in Redis mode: shared, fallback or
+	// rejoining.
+	Cluster string `json:"cluster,omitempty"`
+}
+
+// QuotaUser is one connector service using a quota, with its own share of
+// the quota's traffic since start.
+type QuotaUser struct {
+	Platform string  `json:"platform"`
+	Title    string  `json:"title"`
+	Service  string  `json:"service"`
+	Waiting  int64   `json:"waiting_calls,omitempty"`
+	Calls    uint64  `json:"granted_calls,omitempty"`
+	Units    float64 `json:"granted_units,omitempty"`
+	Got429   uint64  `json:"upstream_429,omitempty"`
+}
+
+// Titles are the names of the platforms using the quota, without repeats.
+func (q Quota) Titles() []string {
+	var out []string
+	for _, u := range q.Connectors {
+		if !slices.Contains(out, u.Title) {
+			out = append(out, u.Title)
+		}
+	}
+	return out
+}
+
+// QuotasOf returns the quotas a platform's services use.
+func (s Snapshot) QuotasOf(id string) []Quota {
+	var out []Quota
+	for _, q := range s.Quotas {
+		if slices.ContainsFunc(q.Connectors, func(u QuotaUser) bool { return u.Platform == id }) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // Platform returns the named platform's status.
@@ -98,6 +170,9 @@ type Options struct {
 	// Clock drives the rounds (nil = the real clock).
 	Clock  sched.Clock
 	Logger *slog.Logger
+	// Quotas, when set, gives the limits BesluitBron keeps, for
+	// Snapshot.Quotas.
+	Quotas func() []Quota
 }
 
 // Job checks every target each Interval. The zero value is not usable;
@@ -310,11 +385,16 @@ func (j *Job) classify(t Target, r Reach, err error) (State, string) {
 	return Up, fmt.Sprintf("%s answered in %d ms", t.Title, r.Upstream.Milliseconds())
 }
 
-// Snapshot returns every platform's status, in the targets' order.
+// Snapshot returns every platform's status, in the targets' order, and
+// the quotas as they are now.
 func (j *Job) Snapshot() Snapshot {
+	var quotas []Quota
+	if j.o.Quotas != nil {
+		quotas = j.o.Quotas()
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := Snapshot{GeneratedAt: j.o.Clock.Now(), IntervalSeconds: j.o.Interval.Seconds()}
+	out := Snapshot{GeneratedAt: j.o.Clock.Now(), IntervalSeconds: j.o.Interval.Seconds(), Quotas: quotas}
 	for _, t := range j.targets {
 		out.Platforms = append(out.Platforms, j.status[t.ID].clone())
 	}

@@ -258,6 +258,8 @@ var funcs = template.FuncMap{
 	"secs":    func(ms int64) float64 { return float64(ms) / 1000 },
 	"mins":    func(secs float64) int { return int(secs / 60) },
 	"pair":    func(p *page, s *section) sectionView { return sectionView{P: p, S: s} },
+	"limit":   formatLimit,
+	"clock":   func(t time.Time) string { return t.In(amsterdam).Format("15:04:05") },
 	"sources": func(p *page, ss []loadstatus.Source) sourcesView { return sourcesView{P: p, Sources: ss} },
 	"doclink": func(p *page, pl *Platform, it sdk.Item) string {
 		v := url.Values{"p": {pl.ID}, "id": {it.ID}}
@@ -279,6 +281,20 @@ var funcs = template.FuncMap{
 		}
 		return false
 	},
+}
+
+// formatLimit words a limit of units per perSeconds: "10 per 30 seconden",
+// "60 per minuut".
+func formatLimit(p *page, units, perSeconds float64) string {
+	switch {
+	case perSeconds == 1:
+		return p.T("st.per.s1", units)
+	case perSeconds == 60:
+		return p.T("st.per.m1", units)
+	case perSeconds > 60 && perSeconds == float64(int(perSeconds/60))*60:
+		return p.T("st.per.m", units, perSeconds/60)
+	}
+	return p.T("st.per.s", units, perSeconds)
 }
 
 // sectionView pairs a results section with its page (texts, language).

@@ -385,6 +385,38 @@ func TestStatusPages(t *testing.T) {
 	}
 }
 
+// TestStatusPageQuotaSection: the status page lists the limits per host,
+// with the platforms that share each, in Dutch and English.
+func TestStatusPageQuotaSection(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	ten := 7.5
+	snap := loadstatus.Snapshot{IntervalSeconds: 300, Quotas: []loadstatus.Quota{
+		{Quota: "openbesluitvorming.nl", Limited: true, Units: 60, PerSeconds: 60, Source: "the manifest of obv (service api)", Tokens: &ten,
+			Connectors: []loadstatus.QuotaUser{{Platform: "obv", Title: "OpenBesluitvorming", Service: "api"}}},
+		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Units: 10, PerSeconds: 30, Source: "connectors.tk.limits.obk", Shared: true,
+			Waiting: 3, PausedUntil: now.Add(20 * time.Second),
+			Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
+		{Quota: "api.openraadsinformatie.nl", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie", Service: "elastic"}}},
+	}}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	srv := serve(t, f, func(o *web.Options) {
+		o.Status = func() loadstatus.Snapshot { return snap }
+		o.Now = func() time.Time { return now }
+	})
+	_, body, _ := get(t, srv.URL+"/status")
+	mustContain(t, body, "Limieten per host", `<tr id="quota-zoek.officielebekendmakingen.nl" class="state-busy">`,
+		`zoek.officielebekendmakingen.nl <span class="badge">gedeeld</span>`, "10 per 30 seconden", `<small lang="en">connectors.tk.limits.obk</small>`,
+		"Officiële Bekendmakingen <small>(obk, zoek)</small>, Tweede Kamer <small>(tk, obk)</small>", "3 verzoeken wachten", "gepauzeerd na een 429, tot 13:00:20",
+		"60 per minuut", "niemand wacht", "api.openraadsinformatie.nl", "geen limiet")
+	_, body, _ = get(t, srv.URL+"/status?lang=en")
+	mustContain(t, body, "Limits per host", "10 per 30 seconds", "3 requests waiting", "paused after a 429", "60 per minute", "no limit")
+	code, body, _ := get(t, srv.URL+"/status.json")
+	var back loadstatus.Snapshot
+	if code != 200 || json.Unmarshal([]byte(body), &back) != nil || len(back.Quotas) != 3 || !back.Quotas[1].Shared || len(back.Quotas[1].Connectors) != 2 {
+		t.Errorf("/status.json: %d %s", code, body)
+	}
+}
+
 func TestStatusPageClusterSection(t *testing.T) {
 	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {

@@ -1,0 +1,128 @@
+package host
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/besluitbron/besluitbron/host/internal/cluster"
+	"github.com/besluitbron/besluitbron/host/internal/limits"
+	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// buildQuotas makes the quotas from every loaded manifest and the config:
+// the services of any connectors that name one upstream host (or one named
+// quota) share one limiter, at the strictest of their limits (limits.Build
+// logs a conflict once, naming its sources). Each platform then holds the
+// quotas its services use, shared ones included, and each limited
+// service's way to its quota. In Redis mode each quota is shared with the
+// other replicas under its own name.
+func (h *Host) buildQuotas() error {
+	byID := map[string]*platform{}
+	var claims []limits.Claim
+	for _, p := range h.platforms {
+		byID[p.id] = p
+		claims = append(claims, limits.Claims(p.id, p.manifest, func(s connector.Service) (sched.Limit, bool) {
+			units, per := p.cfg.Limit(s)
+			_, admin := p.cfg.Limits[s.Name]
+			return sched.Limit{Units: units, Per: per}, admin
+		})...)
+	}
+	qs, err := limits.Build(claims, &sched.Options{Clock: h.o.Clock}, h.log)
+	if err != nil {
+		return err
+	}
+	h.quotas, h.claims = qs, claims
+	for _, q := range qs {
+		q.Via(h.clusterLimiter(q))
+		for _, u := range q.Users {
+			p := byID[u.Platform]
+			p.uses[u.Service] = q.Use(u.Platform, u.Service)
+			if !slices.Contains(p.limiters, q) {
+				p.limiters = append(p.limiters, q)
+			}
+		}
+		if q.Shared() {
+			h.log.Info("quota shared by several connectors: one limit for them together", "quota", q.Name,
+				"limit", limits.FormatLimit(q.Limit), "from", q.Source, "connectors", usersText(q.Users))
+		}
+	}
+	return nil
+}
+
+// usersText lists a quota's users as "obk (zoek), tk (obk)".
+func usersText(us []limits.User) string {
+	var parts []string
+	for _, u := range us {
+		parts = append(parts, u.Platform+" ("+u.Service+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quotaStatus describes every quota for the status pages and
+// besluitbron_status: the limited ones with their state now, then the
+// hosts the connectors reach without a limit. Quotas come by name.
+func (h *Host) quotaStatus() []loadstatus.Quota {
+	var modes map[string]cluster.LimiterStatus
+	if h.cl.c != nil {
+		modes = map[string]cluster.LimiterStatus{}
+		for _, st := range h.cl.c.Status().Quotas {
+			modes[st.Quota] = st
+		}
+	}
+	var out []loadstatus.Quota
+	now := time.Now()
+	if h.o.Clock != nil {
+		now = h.o.Clock.Now()
+	}
+	limited := map[string]bool{}
+	for _, q := range h.quotas {
+		limited[q.Name] = true
+		st := q.Scheduler().Stats()
+		tokens := st.Tokens
+		lq := loadstatus.Quota{Quota: q.Name, Limited: true, Units: q.Limit.Units, PerSeconds: q.Limit.Per.Seconds(), Source: q.Source,
+			Shared: q.Shared(), WaitingSessions: st.WaitingSessions, Tokens: &tokens}
+		if st.PausedUntil.After(now) {
+			lq.PausedUntil = st.PausedUntil
+		}
+		for _, u := range q.Uses() {
+			us := u.Stats()
+			lq.Connectors = append(lq.Connectors, loadstatus.QuotaUser{Platform: u.Platform, Title: u.Title, Service: u.Service,
+				Waiting: us.Waiting, Calls: us.Calls, Units: us.Units, Got429: us.Got429})
+			lq.Waiting += us.Waiting
+		}
+		if m, ok := modes[q.Name]; ok {
+			lq.Cluster = m.Mode
+			// In Redis the local bucket is not the one that decides.
+			lq.Tokens, lq.WaitingSessions, lq.PausedUntil = nil, 0, time.Time{}
+		}
+		out = append(out, lq)
+	}
+	free := map[string]*loadstatus.Quota{}
+	var names []string
+	for _, c := range h.claims {
+		if limited[c.Quota] {
+			continue
+		}
+		q := free[c.Quota]
+		if q == nil {
+			q = &loadstatus.Quota{Quota: c.Quota}
+			free[c.Quota] = q
+			names = append(names, c.Quota)
+		}
+		q.Connectors = append(q.Connectors, loadstatus.QuotaUser{Platform: c.Platform, Title: c.Title, Service: c.Service})
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		q := free[n]
+		titles := map[string]bool{}
+		for _, u := range q.Connectors {
+			titles[u.Title] = true
+		}
+		q.Shared = len(titles) > 1
+		out = append(out, *q)
+	}
+	return out
+}

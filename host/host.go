@@ -97,7 +97,8 @@ type platform struct {
 //  3. the quotas, from all manifests and the config together: services of
 //     any connectors that name one upstream host share one limiter;
 //  4. each platform's cache and fetch gate on its quotas, in parallel;
-//  5. admission, the metrics, the MCP server and the caches' upkeep.
+//  5. the replica's registration in the cluster, admission, the metrics,
+//     the MCP server and the caches' upkeep.
 //
 // A connector that fails to load fails the start with an error naming it:
 // an admin who enabled it expects it to work.

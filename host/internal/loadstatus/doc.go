@@ -11,6 +11,11 @@
 // does not count; spending platform quota is why the interval is minutes
 // and configurable ([status] interval).
 //
+// Beside the platforms, a snapshot carries the limits BesluitBron keeps
+// per upstream host ([Quota], from [Options.Quotas]): which connectors
+// share each, the calls waiting, a pause after a 429. They are read when
+// the snapshot is taken, not by the rounds, and cost no platform anything.
+//
 // # Usage
 //
 //	job := loadstatus.New(targets, &loadstatus.Options{Interval: 5 * time.Minute})

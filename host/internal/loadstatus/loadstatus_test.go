@@ -335,3 +335,28 @@ func TestHammer(t *testing.T) {
 		t.Errorf("a checked %d times, want at least the 51 scheduled rounds", n)
 	}
 }
+
+// TestSnapshotCarriesQuotas: the snapshot asks for the quotas when it is
+// taken, and QuotasOf picks a platform's.
+func TestSnapshotCarriesQuotas(t *testing.T) {
+	calls := 0
+	quotas := []loadstatus.Quota{
+		{Quota: "openbesluitvorming.nl", Limited: true, Connectors: []loadstatus.QuotaUser{{Platform: "obv", Title: "OpenBesluitvorming", Service: "api"}}},
+		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Shared: true, Connectors: []loadstatus.QuotaUser{
+			{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
+	}
+	j := loadstatus.New(nil, &loadstatus.Options{Quotas: func() []loadstatus.Quota { calls++; return quotas }})
+	snap := j.Snapshot()
+	if calls != 1 || len(snap.Quotas) != 2 {
+		t.Fatalf("%d calls, quotas %+v", calls, snap.Quotas)
+	}
+	if got := snap.QuotasOf("tk"); len(got) != 1 || got[0].Quota != "zoek.officielebekendmakingen.nl" {
+		t.Errorf("QuotasOf(tk) = %+v", got)
+	}
+	if got := snap.Quotas[1].Titles(); len(got) != 2 || got[0] != "Officiële Bekendmakingen" {
+		t.Errorf("Titles = %v", got)
+	}
+	if got := snap.QuotasOf("ori"); len(got) != 0 {
+		t.Errorf("QuotasOf(ori) = %+v", got)
+	}
+}

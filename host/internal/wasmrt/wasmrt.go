@@ -299,11 +299,15 @@ func (c *Connector) release(ctx context.Context, in *instance, healthy bool) {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
-	if healthy && !closed && !in.mod.IsClosed() && len(c.idle) < c.opts.PoolSize {
+	// A linear memory never shrinks: an instance that grew past half its
+	// limit (a very long document) would hold that memory while idle, so
+	// it is closed and the next call gets a fresh one.
+	keep := healthy && !closed && !in.mod.IsClosed() && len(c.idle) < c.opts.PoolSize
+	if keep && in.mod.Memory().Size() <= uint32(c.opts.MemoryLimitMB)<<19 {
 		c.park(in)
 		return
 	}
-	// Broken, closing, or beyond the warm pool: its memory goes back.
+	// Broken, closing, grown, or beyond the warm pool: its memory goes back.
 	in.mod.Close(context.WithoutCancel(ctx))
 	<-c.slots
 }

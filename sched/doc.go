@@ -1,6 +1,7 @@
 // Package sched shares one rate-limited platform between MCP sessions. It
 // owns the decision of when each call to a limited upstream service may go:
-// the host creates one [Scheduler] per limited platform and asks it before
+// the host creates one [Scheduler] per quota (a limited upstream host, or a
+// named quota, whichever connectors reach it) and asks it before
 // every call.
 //
 //	s := sched.New(sched.Limit{Units: 60, Per: time.Minute}, nil) // OpenBesluitvorming

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 )
 

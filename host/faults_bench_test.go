@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 )
 
 // BenchmarkFaultIsolation measures, in one run on one host, the healthy

@@ -14,7 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 )
 
 // The four faults of the fault-isolation proof, one platform each, all at

@@ -12,9 +12,9 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/cache"
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 )
 
 // page is the part of a get_document result these tests read.

@@ -25,8 +25,8 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 	"github.com/besluitbron/besluitbron/plugins/obk"
 	"github.com/besluitbron/besluitbron/plugins/obv"
 	"github.com/besluitbron/besluitbron/plugins/openarchivaris"

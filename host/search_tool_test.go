@@ -1,7 +1,7 @@
 // Compiling seven modules under the race detector takes minutes; this
 // end-to-end test runs in the plain pass of make test, and the concurrency
 // it relies on is race-tested in host/internal/crosssearch and
-// host/internal/platformsim.
+// internal/platformsim.
 
 //go:build !race
 
@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
 	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 )
 
 // simConnectors are the seven connectors, each pointed at the simulator.

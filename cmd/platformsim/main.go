@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -43,7 +43,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	logFormat := fs.String("log", "text", "request log format: text or json")
 	quiet := fs.Bool("quiet", false, "do not log each request")
 	var faults faultFlags
-	fs.Var(&faults, "fault", "inject a fault: <platform>:<key>=<value>,… with keys latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after (repeatable)")
+	fs.Var(&faults, "fault", "inject a fault: <platform>:<key>=<value>,… with keys latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after, and for tk refuse_expand (platform drift: HTTP 400 for any $expand of HuidigeDocumentVersie); the platform zoek is zoek.officielebekendmakingen.nl (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platformsim [flags]\n\nServes the seven platforms' APIs from recorded data for an offline BesluitBron.\n\n")
 		fs.PrintDefaults()
@@ -72,14 +72,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		h = slog.NewTextHandler(io.Discard, nil)
 	}
 	log := slog.New(h)
-	sim, err := host.NewSimulator(host.SimulatorOptions{DataDir: *data, Logger: log, Seed: *seed})
+	sim, err := platformsim.New(platformsim.Options{DataDir: *data, Logger: log, Seed: *seed})
 	if err != nil {
 		fmt.Fprintf(stderr, "platformsim: %v (run from the repository root or pass -data)\n", err)
 		return 1
 	}
 	defer sim.Close()
 	for _, f := range faults {
-		id, fault, err := host.ParseSimulatorFault(f)
+		id, fault, err := platformsim.ParseFault(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "platformsim: -fault %v\n", err)
 			return 2
@@ -96,15 +96,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	}
 	root := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "platformsim serving on %s\n", root)
-	urls := host.SimulatorBaseURLs(root)
-	rewrites := host.SimulatorURLRewrites(root)
-	for _, id := range host.SimulatorPlatforms() {
+	urls := platformsim.BaseURLs(root)
+	rewrites := platformsim.URLRewrites(root)
+	for _, id := range platformsim.Platforms {
 		fmt.Fprintf(stdout, "  connectors.%s.base_url = %q\n", id, urls[id])
 		for _, rw := range rewrites[id] {
 			fmt.Fprintf(stdout, "  connectors.%s.url_rewrites = [%q]\n", id, rw)
 		}
 	}
-	for _, line := range host.SimulatorFaultLines(sim.Faults()) {
+	for _, line := range platformsim.SortedFaults(sim.Faults()) {
 		fmt.Fprintf(stdout, "  fault %s\n", line)
 	}
 	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 10 * time.Second}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
-	"github.com/besluitbron/besluitbron/host/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/sched"
 )

@@ -26,6 +26,10 @@
 // The package also holds the benchmarks of the runtimes against each
 // other (bench_test.go): per-call overhead and start-up.
 //
+// Everything but this file is a test file: the suite imports all seven
+// connectors, and no code the server is built from may (host's
+// TestHostImportsNoConnector).
+//
 // # Concurrency
 //
 // [Run] opens each runtime's connector once per connector and runs the

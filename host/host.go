@@ -371,6 +371,16 @@ func (h *Host) ServeStdio(ctx context.Context) error {
 // Server exposes the unified MCP server (tests use in-memory transports).
 func (h *Host) Server() *mcp.Server { return h.mcp.Unified() }
 
+// ModuleDigests maps each loaded connector id to the hex sha256 of its
+// module file, the value connectors.<id>.sha256 pins.
+func (h *Host) ModuleDigests() map[string]string {
+	out := make(map[string]string, len(h.platforms))
+	for _, p := range h.platforms {
+		out[p.id] = p.sha256
+	}
+	return out
+}
+
 // Connectors lists the loaded connector ids.
 func (h *Host) Connectors() []string { return h.mcp.IDs() }
 

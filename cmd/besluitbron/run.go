@@ -76,6 +76,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "check-config":
 		fmt.Fprintf(stdout, "config ok: %d connector(s): %s\n", len(h.Connectors()), strings.Join(h.Connectors(), ", "))
+		// The modules' digests, ready to paste: a pinned module that
+		// changes on disk stops the start instead of running.
+		fmt.Fprintf(stdout, "\nTo pin the modules (a changed file then stops the start), add each sha256 line under its table in %s:\n", *configPath)
+		digests := h.ModuleDigests()
+		for _, id := range h.Connectors() {
+			fmt.Fprintf(stdout, "\n  [connectors.%s]\n  sha256 = %q\n", id, digests[id])
+		}
 		return 0
 	case "stdio":
 		if err := h.ServeStdio(ctx); err != nil && ctx.Err() == nil {

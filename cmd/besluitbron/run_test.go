@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,8 +49,29 @@ func writeConfig(t *testing.T, body string) string {
 func TestCheckConfig(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	good := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\n")
-	if code, out, errs := runCmd("check-config", "--config", good); code != 0 || !strings.Contains(out, "config ok: 1 connector(s): obv") {
+	code, out, errs := runCmd("check-config", "--config", good)
+	if code != 0 || !strings.Contains(out, "config ok: 1 connector(s): obv") {
 		t.Errorf("good config: %d %q %q", code, out, errs)
+	}
+	// The digest it prints pins the module: pasted, the start succeeds;
+	// one digit off, it stops naming the key.
+	b, _ := os.ReadFile(wasm)
+	sum := fmt.Sprintf("%x", sha256.Sum256(b))
+	pin := "  [connectors.obv]\n  sha256 = \"" + sum + "\"\n"
+	if !strings.Contains(out, pin) {
+		t.Fatalf("check-config does not print the pin %q:\n%s", pin, out)
+	}
+	pinned := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\nsha256 = \""+sum+"\"\n")
+	if code, out, errs := runCmd("check-config", "--config", pinned); code != 0 {
+		t.Errorf("pinned with the printed digest: %d %q %q", code, out, errs)
+	}
+	wrong := "0" + sum[1:]
+	if sum[0] == '0' {
+		wrong = "1" + sum[1:]
+	}
+	mispinned := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\nsha256 = \""+wrong+"\"\n")
+	if code, _, errs := runCmd("check-config", "--config", mispinned); code != 1 || !strings.Contains(errs, "connectors.obv.sha256") {
+		t.Errorf("a wrong pin: %d %q", code, errs)
 	}
 	bad := writeConfig(t, "[connectors.obv]\nmodule='"+wasm+"'\npool_size='many'\n")
 	if code, _, errs := runCmd("check-config", "--config", bad); code != 1 || !strings.Contains(errs, "pool_size") {

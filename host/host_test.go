@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -220,10 +221,24 @@ func TestToolErrorsNameArgumentAndPlatform(t *testing.T) {
 }
 
 func TestUpstreamDownIsToolError(t *testing.T) {
-	up := fakeOBV(t, nil)
-	url := up.URL
-	up.Close()
-	_, base := startHost(t, url)
+	// A platform that hangs up on every connection. (A closed test
+	// server's port was reused by another test's server now and then,
+	// which answered 404.)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, base := startHost(t, "http://"+ln.Addr().String())
 	cs := connect(t, base+"/mcp/unified/v1")
 	res := callTool(t, cs, "obv_search", map[string]any{"query": "x"})
 	if !res.IsError || !strings.Contains(text(res), "OpenBesluitvorming") || !strings.Contains(text(res), "unavailable") {

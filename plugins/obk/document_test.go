@@ -101,25 +101,6 @@ func handelingen() string {
 	return b.String()
 }
 
-// readAll reads every page of a publication, checking that the page count
-// stays what the first page said.
-func readAll(t *testing.T, h *sdktest.Host, id string) []sdk.Document {
-	t.Helper()
-	var docs []sdk.Document
-	for n := 1; n == 1 || n <= docs[0].Pages; n++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, id, n)), &d)
-		if d.Page != n || len(docs) > 0 && d.Pages != docs[0].Pages {
-			t.Fatalf("page %d: page %d of %d, first said %d pages", n, d.Page, d.Pages, docs[0].Pages)
-		}
-		if len(d.Text) > sdk.TextPageSize {
-			t.Errorf("page %d has %d bytes", n, len(d.Text))
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLarge reads a Handelingen of more than 1 MB of text page
 // by page: the XML is fetched and extracted once, the host keeps the text
 // and its head, and a later page read from it equals what a fresh
@@ -127,7 +108,7 @@ func readAll(t *testing.T, h *sdktest.Host, id string) []sdk.Document {
 func TestGetDocumentLarge(t *testing.T) {
 	const id = "h-tk-20232024-99-1"
 	h := sdktest.NewHost(t).HandleBody(zoek+"/"+id+".xml", 200, []byte(handelingen()))
-	docs := readAll(t, h, id)
+	docs := sdktest.ReadDocument(t, obk.Plugin(), h, "get_document", func(n int) string { return fmt.Sprintf(`{"id":%q,"page":%d}`, id, n) })
 	first, last := docs[0], docs[len(docs)-1]
 	total := 0
 	for _, d := range docs {

@@ -141,29 +141,6 @@ func longEntity(t *testing.T) []byte {
 	return b
 }
 
-// readAllPages reads a document page by page to its last page and checks
-// that every page carries the same head and page count.
-func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
-	t.Helper()
-	var first sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", args(1)), &first)
-	docs := []sdk.Document{first}
-	for p := 2; p <= first.Pages; p++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", args(p)), &d)
-		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
-			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
-		}
-		head, firstHead := d, first
-		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
-		if diff := cmp.Diff(firstHead, head); diff != "" {
-			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLongKept: a document of over 1 MB is decoded once, its
 // pages come from the host after that, its last page ends with the
 // document's last phrase, and a kept page is what a fresh extraction
@@ -172,7 +149,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 	body := longEntity(t)
 	h := sdktest.NewHost(t).HandleBody(base+"/api/entities/document%3Aibabs%3Agemeente%3Autrecht%3A990101", 200, body)
 	args := func(p int) string { return fmt.Sprintf(`{"entity_id":%q,"page":%d}`, longID, p) }
-	docs := readAllPages(t, h, args)
+	docs := sdktest.ReadDocument(t, obv.Plugin(), h, "get_document", args)
 	first, last := docs[0], docs[len(docs)-1]
 	want := sdk.Document{
 		Platform: "obv", ID: longID, Type: "Document", Title: "Rapport rekenkamercommissie: één reünie", Date: "2024-06-27",

@@ -239,29 +239,6 @@ func longDocument(t *testing.T, wrapper string) []byte {
 	return b
 }
 
-// readAllPages reads a document page by page to its last page and checks
-// that every page carries the same head and page count.
-func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
-	t.Helper()
-	var first sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", args(1)), &first)
-	docs := []sdk.Document{first}
-	for p := 2; p <= first.Pages; p++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", args(p)), &d)
-		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
-			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
-		}
-		head, firstHead := d, first
-		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
-		if diff := cmp.Diff(firstHead, head); diff != "" {
-			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLongKept: a document of over 1 MB is decoded once, its
 // pages come from the host after that, its last page ends with the
 // document's last phrase, and a kept page is what a fresh extraction
@@ -272,7 +249,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 			body := longDocument(t, wrapper)
 			h := sdktest.NewHost(t).HandleBody(base+"/api/documents/d-2024-utrecht-990101", 200, body)
 			args := func(p int) string { return fmt.Sprintf(`{"id":"d-2024-utrecht-990101","page":%d}`, p) }
-			docs := readAllPages(t, h, args)
+			docs := sdktest.ReadDocument(t, openarchivaris.Plugin(), h, "get_document", args)
 			first, last := docs[0], docs[len(docs)-1]
 			want := sdk.Document{
 				Platform: "openarchivaris", ID: "d-2024-utrecht-990101", Type: "document", Title: "Rapport rekenkamercommissie: één reünie",

@@ -78,32 +78,13 @@ func getdoc() string {
 	return b.String()
 }
 
-// readAll reads every page of a document, checking that the page count
-// stays what the first page said.
-func readAll(t *testing.T, h *sdktest.Host, nummer string) []sdk.Document {
-	t.Helper()
-	var docs []sdk.Document
-	for n := 1; n == 1 || n <= docs[0].Pages; n++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", fmt.Sprintf(`{"nummer":%q,"page":%d}`, nummer, n)), &d)
-		if d.Page != n || len(docs) > 0 && d.Pages != docs[0].Pages {
-			t.Fatalf("page %d: page %d of %d, first said %d pages", n, d.Page, d.Pages, docs[0].Pages)
-		}
-		if len(d.Text) > sdk.TextPageSize {
-			t.Errorf("page %d has %d bytes", n, len(d.Text))
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLarge reads a rendition of more than 1 MB of text page by
 // page: it is fetched and turned into text once, the host keeps the text
 // and its head, and a later page read from it equals what a fresh
 // extraction gives.
 func TestGetDocumentLarge(t *testing.T) {
 	h := sdktest.NewHost(t).HandleBody(base+"/getdoc/2025D00001", 200, []byte(getdoc()))
-	docs := readAll(t, h, "2025D00001")
+	docs := sdktest.ReadDocument(t, opentk.Plugin(), h, "get_document", func(n int) string { return fmt.Sprintf(`{"nummer":"2025D00001","page":%d}`, n) })
 	first, last := docs[0], docs[len(docs)-1]
 	total := 0
 	for _, d := range docs {

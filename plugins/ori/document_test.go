@@ -86,30 +86,6 @@ func longHit(t *testing.T, second bool) ([]byte, map[string]any) {
 	return b, src
 }
 
-// readAllPages reads a document page by page to its last page and checks
-// that every page carries the same head and page count, then returns the
-// pages.
-func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
-	t.Helper()
-	var first sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", args(1)), &first)
-	docs := []sdk.Document{first}
-	for p := 2; p <= first.Pages; p++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", args(p)), &d)
-		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
-			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
-		}
-		head, firstHead := d, first
-		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
-		if diff := cmp.Diff(firstHead, head); diff != "" {
-			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLongKept: a 2.2 MB hit is decoded once, its pages come
 // from the host after that, its last page ends with the document's last
 // phrase, and a kept page is what a fresh extraction gives.
@@ -120,7 +96,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 	}
 	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
 	args := func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) }
-	docs := readAllPages(t, h, args)
+	docs := sdktest.ReadDocument(t, ori.Plugin(), h, "get_document", args)
 	first, last := docs[0], docs[len(docs)-1]
 	if first.Format != "markdown" || first.Pages < 50 || first.Title != "Rapport rekenkamercommissie: één reünie" || first.Date != "2024-06-27" ||
 		first.Organization != "utrecht" || first.URL != "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/6074541" ||
@@ -170,7 +146,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 func TestGetDocumentLongDuplicate(t *testing.T) {
 	body, _ := longHit(t, true)
 	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
-	docs := readAllPages(t, h, func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) })
+	docs := sdktest.ReadDocument(t, ori.Plugin(), h, "get_document", func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) })
 	notes, _ := docs[0].Extra["ori"]["notes"].([]any)
 	if len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "(ori_utrecht_20250629013104, ori_utrecht_20240101000000)") {
 		t.Errorf("notes = %v", notes)

@@ -139,29 +139,6 @@ func longJudgement(t *testing.T) []byte {
 	return []byte(tmpl[:i] + b.String() + tmpl[i+j+len("-->"):])
 }
 
-// readAllPages reads a judgement page by page to its last page and checks
-// that every page carries the same head and page count.
-func readAllPages(t *testing.T, h *sdktest.Host, args func(page int) string) []sdk.Document {
-	t.Helper()
-	var first sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args(1)), &first)
-	docs := []sdk.Document{first}
-	for p := 2; p <= first.Pages; p++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args(p)), &d)
-		if d.Page != p || d.Pages != first.Pages || len(d.Text) > sdk.TextPageSize {
-			t.Fatalf("page %d: page %d of %d, %d bytes (page 1 said %d pages)", p, d.Page, d.Pages, len(d.Text), first.Pages)
-		}
-		head, firstHead := d, first
-		head.Page, head.Text, firstHead.Page, firstHead.Text = 0, "", 0, ""
-		if diff := cmp.Diff(firstHead, head); diff != "" {
-			t.Fatalf("page %d: head differs from page 1 (-page 1 +page %d):\n%s", p, p, diff)
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLongKept: a judgement of over 1 MB is parsed once, its
 // pages and metadata come from the host after that, its last page ends
 // with the judgement's last phrase, and a kept page is what a fresh
@@ -170,7 +147,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 	body := longJudgement(t)
 	h := sdktest.NewHost(t).HandleBody(content+"ECLI%3ANL%3AGHAMS%3A2020%3A3025", 200, body)
 	args := func(p int) string { return fmt.Sprintf(`{"ecli":"ECLI:NL:GHAMS:2020:3025","page":%d}`, p) }
-	docs := readAllPages(t, h, args)
+	docs := sdktest.ReadDocument(t, rechtspraak.Plugin(), h, "get_document", args)
 	first, last := docs[0], docs[len(docs)-1]
 	if first.Pages < 51 || first.Type != "Uitspraak" || first.Organization != "Gerechtshof Amsterdam" || first.Date != "2020-07-23" ||
 		first.Extra["rechtspraak"]["case_numbers"] != "17/00394 17/00357" || len(first.Extra["rechtspraak"]["relations"].([]any)) != 2 ||

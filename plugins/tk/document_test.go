@@ -356,25 +356,6 @@ func bigPDF() []byte {
 	return makePDF(pages...)
 }
 
-// readAll reads every page of a document, checking that the page count
-// stays what the first page said.
-func readAll(t *testing.T, h *sdktest.Host, id string) []sdk.Document {
-	t.Helper()
-	var docs []sdk.Document
-	for n := 1; n == 1 || n <= docs[0].Pages; n++ {
-		var d sdk.Document
-		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", fmt.Sprintf(`{"id":%q,"page":%d}`, id, n)), &d)
-		if d.Page != n || len(docs) > 0 && d.Pages != docs[0].Pages {
-			t.Fatalf("page %d: page %d of %d, first said %d pages", n, d.Page, d.Pages, docs[0].Pages)
-		}
-		if len(d.Text) > sdk.TextPageSize {
-			t.Errorf("page %d has %d bytes", n, len(d.Text))
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
-
 // TestGetDocumentLargePDF reads a PDF of more than 1 MB of text page by
 // page: the file is downloaded and extracted once, the host keeps the
 // text, and every later page, read from it, equals what a fresh
@@ -383,7 +364,7 @@ func TestGetDocumentLargePDF(t *testing.T) {
 	resource := base + "/Document(" + pdfID + ")/resource"
 	pdf := bigPDF()
 	h := sdktest.NewHost(t).Handle(metaURL(pdfID), 200, td+"tk-document-pdf.json").HandleBody(resource, 200, pdf)
-	docs := readAll(t, h, pdfID)
+	docs := sdktest.ReadDocument(t, tk.Plugin(), h, "get_document", func(n int) string { return fmt.Sprintf(`{"id":%q,"page":%d}`, pdfID, n) })
 	last := docs[len(docs)-1]
 	total := 0
 	for _, d := range docs {

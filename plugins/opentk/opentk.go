@@ -262,7 +262,7 @@ func readRows(raws []json.RawMessage) ([]Row, []string, error) {
 	var dropped []string
 	for i, raw := range raws {
 		var r Row
-		d, err := decodeEntity(raw, &r, "nummer", "category")
+		d, err := sdk.DecodeLenient(raw, &r, "nummer", "category")
 		switch {
 		case err != nil:
 			err = fmt.Errorf("search: row %d of OpenTK's answer is not the expected object: %v", i+1, err)
@@ -291,7 +291,7 @@ func readRows(raws []json.RawMessage) ([]Row, []string, error) {
 		notes = append(notes, fmt.Sprintf("%d of the %d rows could not be read and were left out (%s).", skipped, len(raws), strings.TrimPrefix(bad.Error(), "search: ")))
 	}
 	if len(dropped) > 0 {
-		notes = append(notes, droppedNote("rows", dropped))
+		notes = append(notes, sdk.DroppedNote("OpenTK", "rows", dropped))
 	}
 	return rows, notes, nil
 }

@@ -252,7 +252,7 @@ func parseDocument(resp connector.FetchResponse, id string, byKey bool) (*record
 		entity = c.Value[0]
 	}
 	var rec record
-	dropped, err := decodeEntity(entity, &rec, "Id")
+	dropped, err := sdk.DecodeLenient(entity, &rec, "Id")
 	if err != nil {
 		if byKey {
 			return nil, nil, fmt.Errorf("get_document: the platform's response is not the expected JSON: %v", err)
@@ -267,7 +267,7 @@ func parseDocument(resp connector.FetchResponse, id string, byKey bool) (*record
 	}
 	var notes []string
 	if len(dropped) > 0 {
-		notes = append(notes, droppedNote("the document's metadata", dropped))
+		notes = append(notes, sdk.DroppedNote("The platform", "the document's metadata", dropped))
 	}
 	return &rec, notes, nil
 }

@@ -90,7 +90,7 @@ func listGroups(ctx context.Context, h connector.Host, raw json.RawMessage, tool
 	out := sdk.ListResult{Platform: ID, List: list, Items: []sdk.Item{}}
 	for i, r := range recs {
 		var g group
-		dropped, err := decodeEntity(r, &g, "Id")
+		dropped, err := sdk.DecodeLenient(r, &g, "Id")
 		if err != nil {
 			return nil, fmt.Errorf("%s: entry %d is not the expected %s: %v", tool, i+1, set, err)
 		}
@@ -114,7 +114,7 @@ func listGroups(ctx context.Context, h connector.Host, raw json.RawMessage, tool
 			extra["stemmen"] = *g.AantalStemmen
 		}
 		if len(dropped) > 0 {
-			extra["notes"] = []string{droppedNote("this entry", dropped)}
+			extra["notes"] = []string{sdk.DroppedNote("The platform", "this entry", dropped)}
 		}
 		out.Items = append(out.Items, sdk.Item{
 			ID: g.ID, Type: firstNonEmpty(g.Soort, set), Title: firstNonEmpty(g.NaamNL, g.Afkorting, g.ID),
@@ -168,7 +168,7 @@ func listKamerleden(ctx context.Context, h connector.Host, raw json.RawMessage) 
 	out := sdk.ListResult{Platform: ID, List: "kamerleden", Items: []sdk.Item{}}
 	for i, r := range recs {
 		var p persoon
-		dropped, err := decodeEntity(r, &p, "Id", "Achternaam")
+		dropped, err := sdk.DecodeLenient(r, &p, "Id", "Achternaam")
 		if err != nil {
 			return nil, fmt.Errorf("list_kamerleden: entry %d is not the expected Persoon: %v", i+1, err)
 		}
@@ -186,7 +186,7 @@ func listKamerleden(ctx context.Context, h connector.Host, raw json.RawMessage) 
 			extra["nummer"] = *p.Nummer
 		}
 		if len(dropped) > 0 {
-			extra["notes"] = []string{droppedNote("this entry", dropped)}
+			extra["notes"] = []string{sdk.DroppedNote("The platform", "this entry", dropped)}
 		}
 		name := strings.Join(nonEmpty(firstNonEmpty(p.Roepnaam, p.Initialen), p.Tussenvoegsel, p.Achternaam), " ")
 		out.Items = append(out.Items, sdk.Item{

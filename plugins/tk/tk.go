@@ -268,7 +268,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	var dropped []string
 	for i, rawRec := range c.Value {
 		var r record
-		d, err := decodeEntity(rawRec, &r, "Id")
+		d, err := sdk.DecodeLenient(rawRec, &r, "Id")
 		switch {
 		case err != nil:
 			err = fmt.Errorf("search: result %d is not the expected entity: %v", i+1, err)
@@ -296,7 +296,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		out.Notes = append(out.Notes, fmt.Sprintf("%d of the %d results the platform sent could not be read and were left out (%v).", skipped, len(c.Value), strings.TrimPrefix(bad.Error(), "search: ")))
 	}
 	if len(dropped) > 0 {
-		out.Notes = append(out.Notes, droppedNote("results", dropped))
+		out.Notes = append(out.Notes, sdk.DroppedNote("The platform", "results", dropped))
 	}
 	out.HasMore = c.hasMore(a.Offset + len(c.Value))
 	if a.Query != "" {

@@ -1,4 +1,4 @@
-package tk
+package sdk
 
 import (
 	"encoding/json"
@@ -8,13 +8,14 @@ import (
 	"strings"
 )
 
-// decodeEntity decodes one OData entity into v (a pointer to a struct),
-// leaving out every field whose value has another type than v expects:
-// when the platform turns a number into a string, that field is lost, not
-// the call. It returns the paths of the fields left out, for a note. A
-// bad value in one of the required fields, an entity that is not a JSON
-// object, or a bad field inside an array is still an error.
-func decodeEntity(raw []byte, v any, required ...string) ([]string, error) {
+// DecodeLenient decodes one JSON object (an entity, a search row) into v,
+// a pointer to a struct, leaving out every field whose value has another
+// type than v expects: when a platform turns a number into a string, that
+// field is lost, not the call. It returns the paths of the fields left
+// out, for a note ([DroppedNote]). A bad value in one of the required
+// fields (JSON names), a value that is not a JSON object, or a bad field
+// inside an array is still an error. At most 16 fields are left out.
+func DecodeLenient(raw []byte, v any, required ...string) ([]string, error) {
 	var dropped []string
 	for {
 		err := json.Unmarshal(raw, v)
@@ -65,7 +66,8 @@ func withoutField(raw []byte, path []string) ([]byte, bool) {
 	return nil, false
 }
 
-// droppedNote says which fields of an entity were left out.
-func droppedNote(what string, dropped []string) string {
-	return fmt.Sprintf("The platform sent %s with %s in an unexpected form; left out.", what, strings.Join(dropped, ", "))
+// DroppedNote is the note for fields [DecodeLenient] left out: who sent
+// what ("the platform", "results").
+func DroppedNote(who, what string, dropped []string) string {
+	return fmt.Sprintf("%s sent %s with %s in an unexpected form; left out.", who, what, strings.Join(dropped, ", "))
 }

@@ -44,6 +44,8 @@ import (
 type zoekArrivals struct {
 	mu   sync.Mutex
 	reqs []zoekArrival
+	// first429 is closed when the first 429 has been answered.
+	first429 chan struct{}
 }
 
 type zoekArrival struct {
@@ -67,7 +69,7 @@ func quotaSim(t *testing.T, window time.Duration) (*platformsim.Sim, string, *zo
 	if err != nil {
 		t.Fatal(err)
 	}
-	arrivals := &zoekArrivals{}
+	arrivals := &zoekArrivals{first429: make(chan struct{})}
 	h := sim.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/"+platformsim.Zoek+"/") {
@@ -79,6 +81,9 @@ func quotaSim(t *testing.T, window time.Duration) (*platformsim.Sim, string, *zo
 		h.ServeHTTP(sw, r)
 		arrivals.mu.Lock()
 		arrivals.reqs = append(arrivals.reqs, zoekArrival{at: at, path: r.URL.Path, status: sw.status})
+		if sw.status == http.StatusTooManyRequests && !slices.ContainsFunc(arrivals.reqs[:len(arrivals.reqs)-1], func(a zoekArrival) bool { return a.status == http.StatusTooManyRequests }) {
+			close(arrivals.first429)
+		}
 		arrivals.mu.Unlock()
 	}))
 	t.Cleanup(srv.Close)
@@ -270,12 +275,10 @@ func TestQuota429PausesBothConnectors(t *testing.T) {
 		obkDone <- c.call(ctx, "obk", "obk_get_document", map[string]any{"id": "stcrt-2015-47076"})
 	}()
 	// The first 429, then the host is healthy again.
-	deadline := time.Now().Add(30 * time.Second)
-	for sim.Stats().Platforms[platformsim.Zoek].TooMany == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("obk's request never reached the zoek host")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-arrivals.first429:
+	case <-ctx.Done():
+		t.Fatal("obk's request never reached the zoek host")
 	}
 	sim.ClearFaults()
 	first := arrivals.list()

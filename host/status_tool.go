@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,24 +24,21 @@ func publicInfo() *callinfo.Info {
 	return &callinfo.Info{Session: sched.PublicSession, Public: true}
 }
 
-// freshnessProbes say how each platform's API tells how fresh its data is:
-// a connector tool and its arguments. OpenBesluitvorming reports import
-// freshness per source; for the Tweede Kamer and Officiële Bekendmakingen
-// the newest record of a newest-first search is the best their APIs offer.
-// Platforms not listed get the reachability probe only.
-var freshnessProbes = map[string]struct{ tool, args, of string }{
-	"obv": {"status", `{"state":"all"}`, ""},
-	"tk":  {"search", `{"limit":1,"sort":"date_desc"}`, "document"},
-	"obk": {"search", `{"limit":1,"sort":"date_desc"}`, "publication"},
-}
-
 // newStatusJob builds the Laadstatus job over every loaded platform.
 func (h *Host) newStatusJob() *loadstatus.Job {
 	var ts []loadstatus.Target
 	for _, p := range h.platforms {
 		t := loadstatus.Target{ID: p.id, Title: p.manifest.Title, Reach: h.reachProbe(p)}
-		if fp, ok := freshnessProbes[p.id]; ok && slices.ContainsFunc(p.manifest.Tools, func(t connector.Tool) bool { return t.Name == fp.tool }) {
-			tool, args, of := p.id+"_"+fp.tool, json.RawMessage(fp.args), fp.of
+		// How the platform tells its freshness is its manifest's word:
+		// per-source import state, or the newest result of a search.
+		if fp := p.manifest.Freshness; fp != nil {
+			tool, args, of := p.id+"_"+fp.Tool, fp.Arguments, ""
+			if fp.Reads == connector.FreshnessNewest {
+				of = fp.Type
+			}
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
 			t.Freshness = func(ctx context.Context) (*loadstatus.Freshness, error) {
 				res := h.mcp.Call(ctx, publicInfo(), tool, args)
 				text := resultText(res)

@@ -13,18 +13,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// webFilters name each platform's organisation choice on the search page:
-// the search argument, its label, and the list tool that offers the
-// choices. A platform not listed (or whose search lacks the argument) has
-// no filter.
-var webFilters = map[string]web.Filter{
-	"obv":            {Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "obv_list_sources"},
-	"ori":            {Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "ori_list_organizations"},
-	"obk":            {Arg: "organization", LabelNL: "Organisatie (bijvoorbeeld Utrecht)", LabelEN: "Organisation (for example Utrecht)"},
-	"openarchivaris": {Arg: "government", LabelNL: "Overheid", LabelEN: "Government", ListTool: "openarchivaris_list_governments"},
-	"rechtspraak":    {Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "rechtspraak_list_courts"},
-}
-
 // webRoutes adds the search page, the document view and the Laadstatus
 // pages.
 func (h *Host) webRoutes(mux *http.ServeMux) { h.web.Routes(mux) }
@@ -51,18 +39,6 @@ func (h *Host) newWeb() *web.Server {
 	return web.New(o)
 }
 
-// webDescriptionsNL say in Dutch what each platform holds (the manifests'
-// descriptions are English, for assistants).
-var webDescriptionsNL = map[string]string{
-	"obv":            "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van ruim 330 gemeenten, provincies en waterschappen.",
-	"ori":            "Open Raadsinformatie: het oudere archief van raadsdocumenten, de voorganger van OpenBesluitvorming.",
-	"tk":             "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
-	"opentk":         "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
-	"obk":            "Officiële Bekendmakingen: Staatscourant, Staatsblad, gemeente-, provincie- en waterschapsbladen en Kamerstukken.",
-	"rechtspraak":    "Rechtspraak: uitspraken en conclusies van Nederlandse rechters (zoeken op instantie en metadata, niet op tekst).",
-	"openarchivaris": "Open Archivaris: Woo-documenten van overheden.",
-}
-
 // webPlatform describes a platform to the pages from its manifest: which
 // search arguments exist, and how its document tool takes an id.
 func webPlatform(p *platform) (web.Platform, bool) {
@@ -79,13 +55,14 @@ func webPlatform(p *platform) (web.Platform, bool) {
 	}
 	var ss schemaInfo
 	_ = json.Unmarshal(search.InputSchema, &ss)
-	wp := web.Platform{ID: p.id, Title: p.manifest.Title, Description: p.manifest.Description, DescriptionNL: webDescriptionsNL[p.id], SearchTool: p.id + "_search",
+	wp := web.Platform{ID: p.id, Title: p.manifest.Title, Description: p.manifest.Description, DescriptionNL: p.manifest.DescriptionNL, SearchTool: p.id + "_search",
 		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
-	if f, ok := webFilters[p.id]; ok && ss.has(f.Arg) {
-		if f.ListTool != "" {
-			if _, ok := tool(f.ListTool[len(p.id)+1:]); !ok {
-				f.ListTool = ""
-			}
+	// The manifest's organisation choice, when its search has the
+	// argument (validation already checked the list tool exists).
+	if mf := p.manifest.SearchFilter; mf != nil && ss.has(mf.Arg) {
+		f := web.Filter{Arg: mf.Arg, LabelNL: mf.LabelNL, LabelEN: mf.LabelEN}
+		if _, ok := tool(mf.ListTool); ok && mf.ListTool != "" {
+			f.ListTool = p.id + "_" + mf.ListTool
 		}
 		wp.Filter = &f
 	}

@@ -37,12 +37,15 @@ const MaxLimit = 100
 
 func manifest() connector.Manifest {
 	return connector.Manifest{
-		ID:           ID,
-		Version:      Version,
-		Title:        "OpenBesluitvorming",
-		Description:  "Council information (meetings, documents, motions with votes, recordings) of 330 Dutch municipalities, provinces and water boards; the successor of Open Raadsinformatie.",
-		BaseURL:      BaseURL,
-		AllowedHosts: []string{"openbesluitvorming.nl"},
+		ID:            ID,
+		Version:       Version,
+		Title:         "OpenBesluitvorming",
+		Description:   "Council information (meetings, documents, motions with votes, recordings) of 330 Dutch municipalities, provinces and water boards; the successor of Open Raadsinformatie.",
+		DescriptionNL: "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van ruim 330 gemeenten, provincies en waterschappen.",
+		SearchFilter:  &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_sources"},
+		Freshness:     &connector.Freshness{Tool: "status", Arguments: json.RawMessage(`{"state":"all"}`), Reads: connector.FreshnessSources},
+		BaseURL:       BaseURL,
+		AllowedHosts:  []string{"openbesluitvorming.nl"},
 		Services: []connector.Service{{
 			Name: Service, Units: 60, Per: connector.Duration(time.Minute), Host: "openbesluitvorming.nl",
 			Description: "token bucket of 60 weighted units per minute per client; search costs max(1, ceil(limit/24)), other calls 1",

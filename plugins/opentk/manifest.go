@@ -38,8 +38,9 @@ func manifest() connector.Manifest {
 		Title:   "OpenTK",
 		Description: "Bert Hubert's OpenTK (tkconv): a full-text searchable mirror of the Tweede Kamer's documents, activities, plenary reports, commitments and gifts, " +
 			"plus Woo documents from open.overheid.nl.",
-		BaseURL:      BaseURL,
-		AllowedHosts: []string{"berthub.eu"},
+		DescriptionNL: "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
+		BaseURL:       BaseURL,
+		AllowedHosts:  []string{"berthub.eu"},
 		Services: []connector.Service{
 			{
 				// The seed's table: "no strict limit; the administrator will

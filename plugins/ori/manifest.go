@@ -38,8 +38,10 @@ func manifest() connector.Manifest {
 		Title:   "Open Raadsinformatie (Classic)",
 		Description: "Council documents of Dutch municipalities, provinces and water boards through the public Elasticsearch API of Open Raadsinformatie Classic. " +
 			"Announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same sources.",
-		BaseURL:      BaseURL,
-		AllowedHosts: []string{"api.openraadsinformatie.nl"},
+		DescriptionNL: "Open Raadsinformatie: het oudere archief van raadsdocumenten, de voorganger van OpenBesluitvorming.",
+		SearchFilter:  &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_organizations"},
+		BaseURL:       BaseURL,
+		AllowedHosts:  []string{"api.openraadsinformatie.nl"},
 		Services: []connector.Service{{
 			Name: Service, Units: 0, Host: "api.openraadsinformatie.nl",
 			Description: "no rate limit published or observed; calls are not queued",

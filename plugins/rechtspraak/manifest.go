@@ -34,12 +34,14 @@ const politeNote = "Polite default of ours, not a platform limit: Rechtspraak pu
 
 func manifest() connector.Manifest {
 	return connector.Manifest{
-		ID:           ID,
-		Version:      Version,
-		Title:        "Rechtspraak",
-		Description:  "Dutch case law from Rechtspraak open data: the ECLI index of court decisions and Advocate-General opinions, their full texts and metadata, and the courts, areas of law and procedure types.",
-		BaseURL:      BaseURL,
-		AllowedHosts: []string{"data.rechtspraak.nl"},
+		ID:            ID,
+		Version:       Version,
+		Title:         "Rechtspraak",
+		Description:   "Dutch case law from Rechtspraak open data: the ECLI index of court decisions and Advocate-General opinions, their full texts and metadata, and the courts, areas of law and procedure types.",
+		DescriptionNL: "Rechtspraak: uitspraken en conclusies van Nederlandse rechters (zoeken op instantie en metadata, niet op tekst).",
+		SearchFilter:  &connector.SearchFilter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "list_courts"},
+		BaseURL:       BaseURL,
+		AllowedHosts:  []string{"data.rechtspraak.nl"},
 		Services: []connector.Service{
 			// One host, one quota: the platform asks not to hammer its
 			// server and publishes no separate limits, so the index and

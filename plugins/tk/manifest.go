@@ -43,12 +43,14 @@ const Organization = "Tweede Kamer der Staten-Generaal"
 
 func manifest() connector.Manifest {
 	return connector.Manifest{
-		ID:           ID,
-		Version:      Version,
-		Title:        "Tweede Kamer (Gegevensmagazijn)",
-		Description:  "Open data of the Dutch House of Representatives (Tweede Kamer): parliamentary documents (Kamerstukken, motions, amendments, letters, written questions) since 2008, cases (Zaak), activities (debates, committee meetings), party groups, committees and members. CC0.",
-		BaseURL:      BaseURL,
-		AllowedHosts: []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
+		ID:            ID,
+		Version:       Version,
+		Title:         "Tweede Kamer (Gegevensmagazijn)",
+		Description:   "Open data of the Dutch House of Representatives (Tweede Kamer): parliamentary documents (Kamerstukken, motions, amendments, letters, written questions) since 2008, cases (Zaak), activities (debates, committee meetings), party groups, committees and members. CC0.",
+		DescriptionNL: "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
+		Freshness:     &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
+		BaseURL:       BaseURL,
+		AllowedHosts:  []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{
 			{
 				Name: ServiceOData, Units: 0, Host: "gegevensmagazijn.tweedekamer.nl",

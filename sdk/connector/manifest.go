@@ -41,6 +41,16 @@ type Manifest struct {
 	Title string `json:"title"`
 	// Description says what the platform holds.
 	Description string `json:"description"`
+	// DescriptionNL says the same in Dutch, for people: the search page
+	// and the Laadstatus (Description is English, for assistants).
+	DescriptionNL string `json:"description_nl,omitempty"`
+	// SearchFilter is the organisation choice the search page offers for
+	// the search tool; nil offers none.
+	SearchFilter *SearchFilter `json:"search_filter,omitempty"`
+	// Freshness says how the Laadstatus learns how fresh the platform's
+	// data is; nil means the platform cannot tell, and only its
+	// reachability is shown.
+	Freshness *Freshness `json:"freshness,omitempty"`
 	// BaseURL is the default upstream base URL; the admin may override it.
 	BaseURL string `json:"base_url"`
 	// AllowedHosts are the only host names fetch may reach (the host of an
@@ -58,6 +68,42 @@ type Manifest struct {
 	Resources []ResourceTemplate `json:"resources,omitempty"`
 	// Prompts are prompt templates the host serves as MCP prompts.
 	Prompts []Prompt `json:"prompts,omitempty"`
+}
+
+// SearchFilter is how the search page narrows a search to one
+// organisation (a municipality, a court, a government).
+type SearchFilter struct {
+	// Arg is the search tool's argument that takes the organisation.
+	Arg string `json:"arg"`
+	// LabelNL and LabelEN label the choice on the page.
+	LabelNL string `json:"label_nl"`
+	LabelEN string `json:"label_en"`
+	// ListTool, when set, is the tool (without the connector prefix)
+	// whose list offers the choices.
+	ListTool string `json:"list_tool,omitempty"`
+}
+
+// Freshness readings: what a freshness tool's answer holds.
+const (
+	// FreshnessSources: per-source import state, as OpenBesluitvorming's
+	// status answers it.
+	FreshnessSources = "sources"
+	// FreshnessNewest: a newest-first search; the first result of
+	// Freshness.Type carries the newest date.
+	FreshnessNewest = "newest"
+)
+
+// Freshness is a call the Laadstatus job may make, as the public session,
+// to learn how fresh the platform's data is, and how to read its answer.
+type Freshness struct {
+	// Tool is the tool to call, without the connector prefix.
+	Tool string `json:"tool"`
+	// Arguments are its arguments (a JSON object).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Reads is FreshnessSources or FreshnessNewest.
+	Reads string `json:"reads"`
+	// Type, for FreshnessNewest, is the result type whose date counts.
+	Type string `json:"type,omitempty"`
 }
 
 // Service is one upstream service with its limit. Units == 0 means no limit
@@ -282,6 +328,26 @@ func (m *Manifest) Validate() error {
 			bad("tools.%s.input_schema: not a JSON object: %v", t.Name, err)
 		} else if schema["type"] != "object" {
 			bad("tools.%s.input_schema: type must be \"object\"", t.Name)
+		}
+	}
+	if f := m.SearchFilter; f != nil {
+		switch {
+		case f.Arg == "" || f.LabelNL == "" || f.LabelEN == "":
+			bad("search_filter: arg, label_nl and label_en are required")
+		case f.ListTool != "" && !seen["tool:"+f.ListTool]:
+			bad("search_filter.list_tool %q: no such tool", f.ListTool)
+		}
+	}
+	if f := m.Freshness; f != nil {
+		switch {
+		case !seen["tool:"+f.Tool]:
+			bad("freshness.tool %q: no such tool", f.Tool)
+		case f.Reads != FreshnessSources && f.Reads != FreshnessNewest:
+			bad("freshness.reads %q: want %q or %q", f.Reads, FreshnessSources, FreshnessNewest)
+		case f.Reads == FreshnessNewest && f.Type == "":
+			bad("freshness.type: a %q reading names the result type whose date counts", FreshnessNewest)
+		case len(f.Arguments) > 0 && !json.Valid(f.Arguments):
+			bad("freshness.arguments: not valid JSON")
 		}
 	}
 	prefix := "besluitbron://" + m.ID + "/"

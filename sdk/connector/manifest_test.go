@@ -1,6 +1,7 @@
 package connector_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,42 @@ func TestServiceHostSurvivesClone(t *testing.T) {
 	c := m.Clone()
 	if s := c.Services[0]; s.Host != "zoek.officielebekendmakingen.nl" || s.Quota != "koop" {
 		t.Fatalf("after Clone: %+v", s)
+	}
+}
+
+func TestValidateSearchFilterAndFreshness(t *testing.T) {
+	base := func() connector.Manifest {
+		return connector.Manifest{ID: "demo", Version: "1", Title: "Demo",
+			Services: []connector.Service{{Name: "api"}},
+			Tools:    []connector.Tool{{Name: "search", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "list_courts", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+	}
+	for _, c := range []struct {
+		edit func(*connector.Manifest)
+		want string // "" = valid
+	}{
+		{func(m *connector.Manifest) {
+			m.SearchFilter = &connector.SearchFilter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "list_courts"}
+			m.Freshness = &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1}`), Reads: connector.FreshnessNewest, Type: "document"}
+		}, ""},
+		{func(m *connector.Manifest) {
+			m.SearchFilter = &connector.SearchFilter{Arg: "court", LabelNL: "Instantie"}
+		}, "search_filter: arg, label_nl and label_en"},
+		{func(m *connector.Manifest) {
+			m.SearchFilter = &connector.SearchFilter{Arg: "court", LabelNL: "x", LabelEN: "x", ListTool: "list_judges"}
+		}, `search_filter.list_tool "list_judges": no such tool`},
+		{func(m *connector.Manifest) {
+			m.Freshness = &connector.Freshness{Tool: "status", Reads: connector.FreshnessSources}
+		}, `freshness.tool "status": no such tool`},
+		{func(m *connector.Manifest) { m.Freshness = &connector.Freshness{Tool: "search", Reads: "latest"} }, `freshness.reads "latest"`},
+		{func(m *connector.Manifest) {
+			m.Freshness = &connector.Freshness{Tool: "search", Reads: connector.FreshnessNewest}
+		}, "freshness.type"},
+	} {
+		m := base()
+		c.edit(&m)
+		err := m.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("want %q, got %v", c.want, err)
+		}
 	}
 }

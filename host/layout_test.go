@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -65,3 +67,68 @@ func TestHostImportsNoConnector(t *testing.T) {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+// connectorIDs are the built-in connectors' ids.
+var connectorIDs = []string{"obv", "ori", "tk", "opentk", "obk", "rechtspraak", "openarchivaris"}
+
+// hostNamesNoConnector reports every string literal in a non-test Go file
+// under dir (testdata aside) that is a built-in connector's id or one of
+// its tool names ("obv", "obv_list_sources"). Comments may name them.
+func hostNamesNoConnector(t *testing.T, dir string) []string {
+	t.Helper()
+	var bad []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			v, _ := strconv.Unquote(lit.Value)
+			for _, id := range connectorIDs {
+				if v == id || strings.HasPrefix(v, id+"_") {
+					bad = append(bad, fmt.Sprintf("%s: %s", fset.Position(lit.Pos()), lit.Value))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+// TestHostNamesNoConnector: what the host needs to know about a platform
+// (its search filter, Dutch description, freshness check, cross-search
+// mapping) comes from the connector's manifest, so a connector written
+// outside this repository gets all of it. It catches a table keyed by a
+// connector id, such as the ones host/web.go, host/status_tool.go and
+// crosssearch's translate.go had.
+func TestHostNamesNoConnector(t *testing.T) {
+	for _, b := range hostNamesNoConnector(t, ".") {
+		t.Error(b)
+	}
+	dir := t.TempDir()
+	src := "package x\n\n// obv in a comment is fine.\nvar filters = map[string]string{\"obv\": \"organization\"}\nvar list = \"rechtspraak_list_courts\"\n"
+	if err := writeFile(filepath.Join(dir, "x.go"), src); err != nil {
+		t.Fatal(err)
+	}
+	if got := hostNamesNoConnector(t, dir); len(got) != 2 {
+		t.Errorf("a table keyed by \"obv\" and a rechtspraak tool name were not both caught: %v", got)
+	}
+}

@@ -20,7 +20,7 @@ func (h *Host) searchTools() []mcpserver.HostTool {
 		for _, t := range p.manifest.Tools {
 			tools = append(tools, t.Name)
 		}
-		ps = append(ps, crosssearch.Platform{ID: p.id, Title: p.manifest.Title, Tools: tools})
+		ps = append(ps, crosssearch.Platform{ID: p.id, Title: p.manifest.Title, Tools: tools, Profile: p.manifest.SearchProfile})
 	}
 	o := crosssearch.Options{
 		Platforms: ps,

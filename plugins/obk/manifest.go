@@ -46,10 +46,14 @@ func manifest() connector.Manifest {
 		Title:         "Officiële Bekendmakingen",
 		Description:   "The official publications of the Dutch government (KOOP): Staatscourant, Staatsblad, Tractatenblad, Gemeenteblad, Provinciaal blad, Waterschapsblad, Blad gemeenschappelijke regeling, Kamerstukken, Handelingen and Kamervragen.",
 		DescriptionNL: "Officiële Bekendmakingen: Staatscourant, Staatsblad, gemeente-, provincie- en waterschapsbladen en Kamerstukken.",
-		SearchFilter:  &connector.SearchFilter{Arg: "organization", LabelNL: "Organisatie (bijvoorbeeld Utrecht)", LabelEN: "Organisation (for example Utrecht)"},
-		Freshness:     &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "publication"},
-		BaseURL:       SRUBase,
-		AllowedHosts:  []string{"repository.overheid.nl", "zoek.officielebekendmakingen.nl"},
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
+			// The platform matches the publishing body's name by its words,
+			// without the kind of body.
+			Organization: &connector.OrganizationArg{Arg: "organization"}},
+		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Organisatie (bijvoorbeeld Utrecht)", LabelEN: "Organisation (for example Utrecht)"},
+		Freshness:    &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "publication"},
+		BaseURL:      SRUBase,
+		AllowedHosts: []string{"repository.overheid.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{
 			{
 				Name: ServiceSRU, Units: 3, Per: connector.Duration(time.Second), Host: "repository.overheid.nl",

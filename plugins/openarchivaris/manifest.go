@@ -32,9 +32,13 @@ func manifest() connector.Manifest {
 		Description: "Archive of published Dutch government documents (council documents of municipalities, provinces, water boards and other bodies, municipal websites and more), including documents search engines do not index. " +
 			"The connector's API mapping is unverified.",
 		DescriptionNL: "Open Archivaris: Woo-documenten van overheden.",
-		SearchFilter:  &connector.SearchFilter{Arg: "government", LabelNL: "Overheid", LabelEN: "Government", ListTool: "list_governments"},
-		BaseURL:       BaseURL,
-		AllowedHosts:  []string{"openarchivaris.nl", "www.openarchivaris.nl"},
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50,
+			// The search takes the government's name as the list gives it.
+			Organization: &connector.OrganizationArg{Arg: "government", ListTool: "list_governments", Value: connector.OrgByTitle},
+			Caveat:       "Open Archivaris's API is unverified"},
+		SearchFilter: &connector.SearchFilter{Arg: "government", LabelNL: "Overheid", LabelEN: "Government", ListTool: "list_governments"},
+		BaseURL:      BaseURL,
+		AllowedHosts: []string{"openarchivaris.nl", "www.openarchivaris.nl"},
 		Services: []connector.Service{{
 			Name: Service, Units: 120, Per: connector.Duration(time.Minute), Host: "openarchivaris.nl",
 			Description: "120 calls per minute as stated in the project's limits table; not found in the platform's public material (unverified)",

@@ -39,8 +39,10 @@ func manifest() connector.Manifest {
 		Description: "Bert Hubert's OpenTK (tkconv): a full-text searchable mirror of the Tweede Kamer's documents, activities, plenary reports, commitments and gifts, " +
 			"plus Woo documents from open.overheid.nl.",
 		DescriptionNL: "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
-		BaseURL:       BaseURL,
-		AllowedHosts:  []string{"berthub.eu"},
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
+			Caveat: "OpenTK returns at most 280 rows per search, newest indexed first; dates are filtered within those"},
+		BaseURL:      BaseURL,
+		AllowedHosts: []string{"berthub.eu"},
 		Services: []connector.Service{
 			{
 				// The seed's table: "no strict limit; the administrator will

@@ -39,9 +39,13 @@ func manifest() connector.Manifest {
 		Description: "Council documents of Dutch municipalities, provinces and water boards through the public Elasticsearch API of Open Raadsinformatie Classic. " +
 			"Announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same sources.",
 		DescriptionNL: "Open Raadsinformatie: het oudere archief van raadsdocumenten, de voorganger van OpenBesluitvorming.",
-		SearchFilter:  &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_organizations"},
-		BaseURL:       BaseURL,
-		AllowedHosts:  []string{"api.openraadsinformatie.nl"},
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50,
+			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_organizations", Value: connector.OrgByID},
+			Caveat:       "ORI Classic was announced to close in autumn 2026 and indexes the same councils as OpenBesluitvorming (obv)",
+			Note:         "ORI Classic was announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same councils and may list the same documents under other ids."},
+		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_organizations"},
+		BaseURL:      BaseURL,
+		AllowedHosts: []string{"api.openraadsinformatie.nl"},
 		Services: []connector.Service{{
 			Name: Service, Units: 0, Host: "api.openraadsinformatie.nl",
 			Description: "no rate limit published or observed; calls are not queued",

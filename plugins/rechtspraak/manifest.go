@@ -39,9 +39,14 @@ func manifest() connector.Manifest {
 		Title:         "Rechtspraak",
 		Description:   "Dutch case law from Rechtspraak open data: the ECLI index of court decisions and Advocate-General opinions, their full texts and metadata, and the courts, areas of law and procedure types.",
 		DescriptionNL: "Rechtspraak: uitspraken en conclusies van Nederlandse rechters (zoeken op instantie en metadata, niet op tekst).",
-		SearchFilter:  &connector.SearchFilter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "list_courts"},
-		BaseURL:       BaseURL,
-		AllowedHosts:  []string{"data.rechtspraak.nl"},
+		SearchProfile: &connector.SearchProfile{Tool: "search", DateFromArg: "date_from", DateToArg: "date_to", DatesWhole: true, MaxLimit: 100,
+			Organization: &connector.OrganizationArg{Arg: "court", ListTool: "list_courts", Value: connector.OrgByID},
+			NeedsFilter:  "Rechtspraak's index has no free-text search, and without organization (a court) or dates there is nothing to filter on; use rechtspraak_search with a court, subject or dates",
+			Caveat:       "Rechtspraak's index has no free-text search: when named, it is searched by its filters only (organization as the court, the dates as the decision date), never by the query",
+			Note:         "The query was NOT applied: Rechtspraak has no free-text search. These are the most recently modified decisions that match the filters; judge them by their summaries."},
+		SearchFilter: &connector.SearchFilter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "list_courts"},
+		BaseURL:      BaseURL,
+		AllowedHosts: []string{"data.rechtspraak.nl"},
 		Services: []connector.Service{
 			// One host, one quota: the platform asks not to hammer its
 			// server and publishes no separate limits, so the index and

@@ -48,9 +48,11 @@ func manifest() connector.Manifest {
 		Title:         "Tweede Kamer (Gegevensmagazijn)",
 		Description:   "Open data of the Dutch House of Representatives (Tweede Kamer): parliamentary documents (Kamerstukken, motions, amendments, letters, written questions) since 2008, cases (Zaak), activities (debates, committee meetings), party groups, committees and members. CC0.",
 		DescriptionNL: "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
-		Freshness:     &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
-		BaseURL:       BaseURL,
-		AllowedHosts:  []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 250,
+			Caveat: "the Tweede Kamer API has no full-text search: words are matched in document titles and subjects only"},
+		Freshness:    &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
+		BaseURL:      BaseURL,
+		AllowedHosts: []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{
 			{
 				Name: ServiceOData, Units: 0, Host: "gegevensmagazijn.tweedekamer.nl",

@@ -51,6 +51,10 @@ type Manifest struct {
 	// data is; nil means the platform cannot tell, and only its
 	// reachability is shown.
 	Freshness *Freshness `json:"freshness,omitempty"`
+	// SearchProfile says how BesluitBron's cross-platform search
+	// (besluitbron_search) maps its query onto the search tool; nil leaves
+	// the platform out of it.
+	SearchProfile *SearchProfile `json:"search_profile,omitempty"`
 	// BaseURL is the default upstream base URL; the admin may override it.
 	BaseURL string `json:"base_url"`
 	// AllowedHosts are the only host names fetch may reach (the host of an
@@ -104,6 +108,59 @@ type Freshness struct {
 	Reads string `json:"reads"`
 	// Type, for FreshnessNewest, is the result type whose date counts.
 	Type string `json:"type,omitempty"`
+}
+
+// SearchProfile maps besluitbron_search's common arguments (query,
+// organization, date_from, date_to, limit) onto one connector's search
+// tool, declaratively.
+type SearchProfile struct {
+	// Tool is the search tool, without the connector prefix.
+	Tool string `json:"tool"`
+	// FreeText: the platform searches words, so it is searched by default.
+	// Without it the platform is searched only when named.
+	FreeText bool `json:"free_text,omitempty"`
+	// QueryArg takes the query; "" when the platform takes none (it is
+	// then searched by its filters only).
+	QueryArg string `json:"query_arg,omitempty"`
+	// DateFromArg and DateToArg take the dates (ISO); "" when it takes
+	// none. DatesWhole: the platform takes a range only whole, so a
+	// missing end is filled (1800-01-01, today).
+	DateFromArg string `json:"date_from_arg,omitempty"`
+	DateToArg   string `json:"date_to_arg,omitempty"`
+	DatesWhole  bool   `json:"dates_whole,omitempty"`
+	// LimitArg takes the number of results (default "limit"); MaxLimit
+	// is the largest the tool takes.
+	LimitArg string `json:"limit_arg,omitempty"`
+	MaxLimit int    `json:"max_limit"`
+	// Organization, when set, narrows to one organisation.
+	Organization *OrganizationArg `json:"organization,omitempty"`
+	// NeedsFilter, when set, is the reason the platform is left out when
+	// neither an organisation nor dates are given.
+	NeedsFilter string `json:"needs_filter,omitempty"`
+	// Caveat is said in besluitbron_search's description; Note is added
+	// to this platform's section of every answer.
+	Caveat string `json:"caveat,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Organization values: what of the list item the search argument takes.
+const (
+	OrgByID    = "id"
+	OrgByTitle = "title"
+)
+
+// OrganizationArg is how the search tool takes an organisation.
+type OrganizationArg struct {
+	// Arg is the search tool's argument.
+	Arg string `json:"arg"`
+	// ListTool (without the prefix) lists the organisations; the name
+	// asked for is matched in it by key, name (with or without its kind,
+	// "Gemeente Soest" or "Soest") or abbreviation. "" passes the name
+	// itself, without its kind.
+	ListTool string          `json:"list_tool,omitempty"`
+	ListArgs json.RawMessage `json:"list_args,omitempty"`
+	// Value is OrgByID or OrgByTitle: what of the matched item is passed.
+	Value string `json:"value,omitempty"`
 }
 
 // Service is one upstream service with its limit. Units == 0 means no limit
@@ -348,6 +405,28 @@ func (m *Manifest) Validate() error {
 			bad("freshness.type: a %q reading names the result type whose date counts", FreshnessNewest)
 		case len(f.Arguments) > 0 && !json.Valid(f.Arguments):
 			bad("freshness.arguments: not valid JSON")
+		}
+	}
+	if sp := m.SearchProfile; sp != nil {
+		switch {
+		case !seen["tool:"+sp.Tool]:
+			bad("search_profile.tool %q: no such tool", sp.Tool)
+		case sp.MaxLimit < 1:
+			bad("search_profile.max_limit %d: at least 1", sp.MaxLimit)
+		case sp.FreeText && sp.QueryArg == "":
+			bad("search_profile: free_text needs query_arg")
+		}
+		if o := sp.Organization; o != nil {
+			switch {
+			case o.Arg == "":
+				bad("search_profile.organization.arg: empty")
+			case o.ListTool != "" && !seen["tool:"+o.ListTool]:
+				bad("search_profile.organization.list_tool %q: no such tool", o.ListTool)
+			case o.ListTool != "" && o.Value != OrgByID && o.Value != OrgByTitle:
+				bad("search_profile.organization.value %q: want %q or %q", o.Value, OrgByID, OrgByTitle)
+			case len(o.ListArgs) > 0 && !json.Valid(o.ListArgs):
+				bad("search_profile.organization.list_args: not valid JSON")
+			}
 		}
 	}
 	prefix := "besluitbron://" + m.ID + "/"

@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // ToolName is the tool's name on the unified address.
@@ -29,6 +30,9 @@ type Platform struct {
 	ID, Title string
 	// Tools are the connector's tool names without the id prefix.
 	Tools []string
+	// Profile is the manifest's search profile; nil leaves the platform
+	// out of the search.
+	Profile *connector.SearchProfile
 }
 
 // Options configure a Searcher.
@@ -54,7 +58,8 @@ type Options struct {
 // Searcher runs besluitbron_search.
 type Searcher struct {
 	o     Options
-	ids   []string // searchable platforms (those with a translator and a search tool)
+	ids   []string // searchable platforms (those with a search profile and its tool)
+	tr    map[string]translator
 	known map[string]bool
 	title map[string]string
 }
@@ -76,10 +81,11 @@ func New(o Options) *Searcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Searcher{o: o, known: map[string]bool{}, title: map[string]string{}}
+	s := &Searcher{o: o, tr: map[string]translator{}, known: map[string]bool{}, title: map[string]string{}}
 	for _, p := range o.Platforms {
 		s.title[p.ID] = p.Title
-		if _, ok := translators[p.ID]; ok && has(p.Tools, "search") {
+		if p.Profile != nil && has(p.Tools, p.Profile.Tool) {
+			s.tr[p.ID] = fromProfile(p.ID, p.Profile)
 			s.ids = append(s.ids, p.ID)
 			s.known[p.ID] = true
 		}
@@ -101,7 +107,7 @@ func has(list []string, v string) bool {
 func (s *Searcher) Tool() *mcp.Tool {
 	var def, named, caveats []string
 	for _, id := range s.ids {
-		t := translators[id]
+		t := s.tr[id]
 		if t.freeText {
 			def = append(def, id)
 		} else {
@@ -113,7 +119,7 @@ func (s *Searcher) Tool() *mcp.Tool {
 	}
 	var noOrg []string
 	for _, id := range def {
-		if !translators[id].orgFilter {
+		if !s.tr[id].orgFilter {
 			noOrg = append(noOrg, id)
 		}
 	}
@@ -290,7 +296,7 @@ func (s *Searcher) choose(a Args) ([]string, map[string]bool) {
 		if len(named) > 0 && !named[id] {
 			continue
 		}
-		if len(named) == 0 && !translators[id].freeText {
+		if len(named) == 0 && !s.tr[id].freeText {
 			continue
 		}
 		out = append(out, id)
@@ -300,7 +306,7 @@ func (s *Searcher) choose(a Args) ([]string, map[string]bool) {
 
 // leaveOut says why a chosen platform is not searched, or "".
 func (s *Searcher) leaveOut(id string, a Args, named bool) string {
-	t := translators[id]
+	t := s.tr[id]
 	if a.Organization != "" && !t.orgFilter && !named {
 		return "this platform cannot filter by organisation; name it in platforms to search it without the organisation"
 	}
@@ -314,7 +320,7 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	defer cancel()
 	sub := f.child()
 	sec := Section{}
-	t := translators[id]
+	t := s.tr[id]
 	limit := min(a.Limit, t.maxLimit)
 	var notes []string
 	list := func(ctx context.Context, tool string, args map[string]any) ([]sdk.Item, error) {
@@ -349,7 +355,7 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	case err != nil:
 		return finish(StatusError, err.Error())
 	}
-	tool := id + "_search"
+	tool := t.tool
 	sec.Tool, sec.Arguments = tool, args
 	b, _ := json.Marshal(args)
 	r := s.o.Call(ctx, sub, tool, b)

@@ -15,6 +15,13 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/plugins/obk"
+	"github.com/besluitbron/besluitbron/plugins/obv"
+	"github.com/besluitbron/besluitbron/plugins/openarchivaris"
+	"github.com/besluitbron/besluitbron/plugins/opentk"
+	"github.com/besluitbron/besluitbron/plugins/ori"
+	"github.com/besluitbron/besluitbron/plugins/rechtspraak"
+	"github.com/besluitbron/besluitbron/plugins/tk"
 	"github.com/besluitbron/besluitbron/sdk"
 )
 
@@ -85,14 +92,16 @@ func list(items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]an
 	}
 }
 
+// allPlatforms are the seven connectors with the search profiles their
+// manifests declare, and one without a profile.
 var allPlatforms = []Platform{
-	{ID: "obk", Title: "Officiële Bekendmakingen", Tools: []string{"search", "get_document"}},
-	{ID: "obv", Title: "OpenBesluitvorming", Tools: []string{"search", "list_sources"}},
-	{ID: "openarchivaris", Title: "Open Archivaris", Tools: []string{"search", "list_governments"}},
-	{ID: "opentk", Title: "OpenTK", Tools: []string{"search"}},
-	{ID: "ori", Title: "ORI", Tools: []string{"search", "list_organizations"}},
-	{ID: "rechtspraak", Title: "Rechtspraak", Tools: []string{"search", "list_courts"}},
-	{ID: "tk", Title: "Tweede Kamer", Tools: []string{"search"}},
+	{ID: "obk", Title: "Officiële Bekendmakingen", Tools: []string{"search", "get_document"}, Profile: obk.Plugin().Manifest.SearchProfile},
+	{ID: "obv", Title: "OpenBesluitvorming", Tools: []string{"search", "list_sources"}, Profile: obv.Plugin().Manifest.SearchProfile},
+	{ID: "openarchivaris", Title: "Open Archivaris", Tools: []string{"search", "list_governments"}, Profile: openarchivaris.Plugin().Manifest.SearchProfile},
+	{ID: "opentk", Title: "OpenTK", Tools: []string{"search"}, Profile: opentk.Plugin().Manifest.SearchProfile},
+	{ID: "ori", Title: "ORI", Tools: []string{"search", "list_organizations"}, Profile: ori.Plugin().Manifest.SearchProfile},
+	{ID: "rechtspraak", Title: "Rechtspraak", Tools: []string{"search", "list_courts"}, Profile: rechtspraak.Plugin().Manifest.SearchProfile},
+	{ID: "tk", Title: "Tweede Kamer", Tools: []string{"search"}, Profile: tk.Plugin().Manifest.SearchProfile},
 	{ID: "example", Title: "Not searchable", Tools: []string{"search"}},
 }
 

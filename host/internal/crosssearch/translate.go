@@ -10,10 +10,13 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // translator maps the common arguments onto one connector's search tool.
 type translator struct {
+	// tool is the search tool's full name.
+	tool string
 	// freeText: the platform searches words, so it is searched by
 	// default. Without it the platform is searched only when named.
 	freeText bool
@@ -37,122 +40,64 @@ func (s *skip) Error() string { return s.reason }
 // lister calls one of the platform's list tools and returns its items.
 type lister func(ctx context.Context, tool string, args map[string]any) ([]sdk.Item, error)
 
-// translators by connector id. A loaded connector without an entry is not
-// searched by besluitbron_search (its section says so when it is named).
-var translators = map[string]translator{
-	"obv": {
-		freeText: true, orgFilter: true, maxLimit: 100,
-		build: func(ctx context.Context, l lister, a *Args, limit int) (map[string]any, []string, error) {
-			args := common(a, limit)
-			if a.Organization != "" {
-				org, err := resolveOrg(ctx, l, "obv_list_sources", map[string]any{"implemented_only": true}, a.Organization)
+// fromProfile is the translator a connector's manifest declares
+// (connector.SearchProfile); id prefixes its tools.
+func fromProfile(id string, sp *connector.SearchProfile) translator {
+	t := translator{tool: id + "_" + sp.Tool, freeText: sp.FreeText, orgFilter: sp.Organization != nil, maxLimit: sp.MaxLimit, caveat: sp.Caveat}
+	t.build = func(ctx context.Context, l lister, a *Args, limit int) (map[string]any, []string, error) {
+		if sp.NeedsFilter != "" && a.Organization == "" && a.DateFrom == "" && a.DateTo == "" {
+			return nil, nil, &skip{sp.NeedsFilter}
+		}
+		limitArg := sp.LimitArg
+		if limitArg == "" {
+			limitArg = "limit"
+		}
+		args := map[string]any{limitArg: limit}
+		if sp.QueryArg != "" {
+			args[sp.QueryArg] = a.Query
+		}
+		from, to := a.DateFrom, a.DateTo
+		if sp.DatesWhole && (from != "" || to != "") {
+			// The platform takes a date range only whole.
+			if from == "" {
+				from = "1800-01-01"
+			}
+			if to == "" {
+				to = a.today
+			}
+		}
+		if from != "" && sp.DateFromArg != "" {
+			args[sp.DateFromArg] = from
+		}
+		if to != "" && sp.DateToArg != "" {
+			args[sp.DateToArg] = to
+		}
+		if o := sp.Organization; o != nil && a.Organization != "" {
+			if o.ListTool == "" {
+				args[o.Arg] = stripKind(a.Organization)
+			} else {
+				var listArgs map[string]any
+				_ = json.Unmarshal(o.ListArgs, &listArgs) // validated with the manifest
+				if listArgs == nil {
+					listArgs = map[string]any{}
+				}
+				org, err := resolveOrg(ctx, l, id+"_"+o.ListTool, listArgs, a.Organization)
 				if err != nil {
 					return nil, nil, err
 				}
-				args["organization"] = org.ID
-			}
-			return args, nil, nil
-		},
-	},
-	"ori": {
-		freeText: true, orgFilter: true, maxLimit: 50,
-		caveat: "ORI Classic was announced to close in autumn 2026 and indexes the same councils as OpenBesluitvorming (obv)",
-		build: func(ctx context.Context, l lister, a *Args, limit int) (map[string]any, []string, error) {
-			args := common(a, limit)
-			if a.Organization != "" {
-				org, err := resolveOrg(ctx, l, "ori_list_organizations", map[string]any{}, a.Organization)
-				if err != nil {
-					return nil, nil, err
+				args[o.Arg] = org.ID
+				if o.Value == connector.OrgByTitle {
+					args[o.Arg] = org.Title
 				}
-				args["organization"] = org.ID
 			}
-			return args, []string{"ORI Classic was announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same councils and may list the same documents under other ids."}, nil
-		},
-	},
-	"tk": {
-		freeText: true, maxLimit: 250,
-		caveat: "the Tweede Kamer API has no full-text search: words are matched in document titles and subjects only",
-		build: func(_ context.Context, _ lister, a *Args, limit int) (map[string]any, []string, error) {
-			return common(a, limit), nil, nil
-		},
-	},
-	"opentk": {
-		freeText: true, maxLimit: 100,
-		caveat: "OpenTK returns at most 280 rows per search, newest indexed first; dates are filtered within those",
-		build: func(_ context.Context, _ lister, a *Args, limit int) (map[string]any, []string, error) {
-			return common(a, limit), nil, nil
-		},
-	},
-	"obk": {
-		freeText: true, orgFilter: true, maxLimit: 100,
-		build: func(_ context.Context, _ lister, a *Args, limit int) (map[string]any, []string, error) {
-			args := common(a, limit)
-			if a.Organization != "" {
-				// The platform matches the publishing body's name by its
-				// words, without the kind of body.
-				args["organization"] = stripKind(a.Organization)
-			}
-			return args, nil, nil
-		},
-	},
-	"openarchivaris": {
-		freeText: true, orgFilter: true, maxLimit: 50,
-		caveat: "Open Archivaris's API is unverified",
-		build: func(ctx context.Context, l lister, a *Args, limit int) (map[string]any, []string, error) {
-			args := common(a, limit)
-			if a.Organization != "" {
-				// The search takes the government's name as the list gives it.
-				org, err := resolveOrg(ctx, l, "openarchivaris_list_governments", map[string]any{}, a.Organization)
-				if err != nil {
-					return nil, nil, err
-				}
-				args["government"] = org.Title
-			}
-			return args, nil, nil
-		},
-	},
-	"rechtspraak": {
-		freeText: false, orgFilter: true, maxLimit: 100,
-		caveat: "Rechtspraak's index has no free-text search: when named, it is searched by its filters only (organization as the court, the dates as the decision date), never by the query",
-		build: func(ctx context.Context, l lister, a *Args, limit int) (map[string]any, []string, error) {
-			if a.Organization == "" && a.DateFrom == "" && a.DateTo == "" {
-				return nil, nil, &skip{"Rechtspraak's index has no free-text search, and without organization (a court) or dates there is nothing to filter on; use rechtspraak_search with a court, subject or dates"}
-			}
-			args := map[string]any{"limit": limit}
-			if a.Organization != "" {
-				court, err := resolveOrg(ctx, l, "rechtspraak_list_courts", map[string]any{}, a.Organization)
-				if err != nil {
-					return nil, nil, err
-				}
-				args["court"] = court.ID
-			}
-			if a.DateFrom != "" || a.DateTo != "" {
-				// The index takes a date range only whole.
-				from, to := a.DateFrom, a.DateTo
-				if from == "" {
-					from = "1800-01-01"
-				}
-				if to == "" {
-					to = a.today
-				}
-				args["date_from"], args["date_to"] = from, to
-			}
-			return args, []string{"The query was NOT applied: Rechtspraak has no free-text search. These are the most recently modified decisions that match the filters; judge them by their summaries."}, nil
-		},
-	},
-}
-
-// common is query, dates and limit, which every free-text search takes
-// under these names.
-func common(a *Args, limit int) map[string]any {
-	args := map[string]any{"query": a.Query, "limit": limit}
-	if a.DateFrom != "" {
-		args["date_from"] = a.DateFrom
+		}
+		var notes []string
+		if sp.Note != "" {
+			notes = []string{sp.Note}
+		}
+		return args, notes, nil
 	}
-	if a.DateTo != "" {
-		args["date_to"] = a.DateTo
-	}
-	return args
+	return t
 }
 
 // kinds are the words naming the kind of a body, dropped when matching

@@ -4,7 +4,13 @@ GO      ?= go
 ADDR    ?=
 PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
 WASM    := $(foreach p,$(PLUGINS),bin/plugins/$(p).wasm)
-NATIVE  := $(foreach p,$(PLUGINS),bin/plugins/$(p))
+# The example targets WebAssembly only: its module requires nothing but
+# the sdk, so it has no native build.
+NATIVE  := $(foreach p,$(filter-out example,$(PLUGINS)),bin/plugins/$(p))
+# Modules of their own inside the repository (each with a go.mod; the root
+# module reaches them through replace lines): go ./... from the root does
+# not enter them, so test, vet and tidy visit each.
+SUBMODULES := sdk sdk/native plugins/example
 
 .PHONY: conformance fuzz-short soak all build host plugins native run demo test vet race bench clean browser-deps ts-client redis-deps
 
@@ -21,7 +27,7 @@ plugins: $(WASM)
 # per file so an edit in sdk/ reaches every module.
 bin/plugins/%.wasm: FORCE
 	@mkdir -p bin/plugins
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./plugins/$*/cmd
+	GOOS=wasip1 GOARCH=wasm $(GO) build -C plugins/$* -buildmode=c-shared -o $(CURDIR)/$@ ./cmd
 
 # The same connectors as native go-plugin processes, for runtime =
 # "process" in plugins.toml.
@@ -29,7 +35,7 @@ native: $(NATIVE)
 
 $(NATIVE): bin/plugins/%: FORCE
 	@mkdir -p bin/plugins
-	$(GO) build -o $@ ./plugins/$*/cmd
+	$(GO) build -C plugins/$* -o $(CURDIR)/$@ ./cmd
 
 FORCE:
 
@@ -66,6 +72,7 @@ redis-deps:
 
 test: vet browser-deps redis-deps
 	$(GO) test -count=1 ./...
+	set -e; for m in $(SUBMODULES); do (cd $$m && $(GO) test -count=1 ./...); done
 	$(GO) test -count=1 -race ./sched/... ./host/...
 	GO=$(GO) scripts/ts-client-429.sh
 	MAKE=$(MAKE) scripts/conformance.sh
@@ -91,12 +98,16 @@ conformance:
 ts-client:
 	GO=$(GO) scripts/ts-client-429.sh
 
-# go.mod and go.sum as go mod tidy leaves them: direct requirements
-# marked direct, nothing missing or unused (prints the diff otherwise).
+# go.mod and go.sum of every module as go mod tidy leaves them: direct
+# requirements marked direct, nothing missing or unused (prints the diff
+# otherwise). The sdk module must stay standard-library only.
 vet:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
-	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/... ./plugins/...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./plugins/...
+	set -e; for m in $(SUBMODULES); do (cd $$m && $(GO) mod tidy -diff && $(GO) vet ./... && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...); done
+	@if [ -n "$$(cd sdk && $(GO) list -m all | grep -v '^github.com/besluitbron/besluitbron/sdk$$')" ]; then \
+		echo "sdk/go.mod requires modules beyond the standard library:"; cd sdk && $(GO) list -m all; exit 1; fi
 
 # One table of every performance figure, each against its reference, with
 # the command that reproduces each row; docs/benchmarks.md keeps the latest.

@@ -5,6 +5,9 @@ go 1.26.8
 require (
 	github.com/VictoriaMetrics/fastcache v1.13.2
 	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/besluitbron/besluitbron/plugins/example v0.0.0
+	github.com/besluitbron/besluitbron/sdk v0.0.0
+	github.com/besluitbron/besluitbron/sdk/native v0.0.0
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
@@ -61,4 +64,13 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231106174013-bbf56f31fb17 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+// The sdk, its native-process glue and the example connector are modules
+// of their own (an author's connector pulls only the sdk); in this
+// repository everything builds against the checked-out copies.
+replace (
+	github.com/besluitbron/besluitbron/plugins/example => ./plugins/example
+	github.com/besluitbron/besluitbron/sdk => ./sdk
+	github.com/besluitbron/besluitbron/sdk/native => ./sdk/native
 )

@@ -31,13 +31,26 @@ targets=(
 	"./plugins/tk FuzzResponses"
 )
 
+# moddir PKG prints the directory of PKG's module (the sdk is a module of
+# its own, and go refuses to test its packages by a path from the root)
+# and PKG relative to it.
+moddir() {
+	local d=${1#./}
+	while [ "$d" != . ] && [ ! -f "$d/go.mod" ]; do d=$(dirname "$d"); done
+	local rel=${1#./}
+	rel=${rel#"$d"}
+	[ "$d" = . ] && rel=/${1#./}
+	echo "$d .${rel:-}"
+}
+
 start=$SECONDS
 for t in "${targets[@]}"; do
 	read -r pkg name <<<"$t"
 	printf 'fuzz %-28s %-18s ' "$pkg" "$name"
 	ok=0
 	for attempt in 1 2 3; do
-		if out=$($GO test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1); then
+		read -r dir rel <<<"$(moddir "$pkg")"
+		if out=$(cd "$dir" && $GO test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$rel" 2>&1); then
 			ok=1
 			break
 		fi

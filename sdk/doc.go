@@ -11,8 +11,12 @@
 // [connector.FetchRequest]. Services of different connectors that name one
 // host share its quota (see [connector.Service]).
 //
+// This package is a Go module of its own and depends on the standard
+// library alone, so a connector's go.mod requires it and nothing else.
+//
 // A connector is a plain Go package with a function returning its *Plugin,
-// tested natively with `go test`, and a main package that exports it:
+// tested natively with `go test` (package sdktest gives it a fake host),
+// and a main package that exports it:
 //
 //	package main
 //
@@ -25,14 +29,16 @@
 //
 //	func main() { sdk.Main() }
 //
-// built with
+// built, from the connector's module, with
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o example.wasm ./plugins/example/cmd
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o example.wasm ./cmd
 //
-// The same main package built natively (go build -o example
-// ./plugins/example/cmd) is a hashicorp/go-plugin process, for runtime =
-// "process" in plugins.toml: [Main] serves the connector over gRPC, and
-// its fetches and log lines still go through the host ([NativePlugin]).
+// To run the same connector as a native process (runtime = "process" in
+// plugins.toml), its main calls native.Main from the module
+// github.com/besluitbron/besluitbron/sdk/native instead of [Main]: that
+// module holds the hashicorp/go-plugin and gRPC glue, so a connector built
+// only for WebAssembly does not pull them in. The native build's fetches
+// and log lines still go through the host.
 //
 // # The ABI (version 1)
 //

@@ -60,12 +60,33 @@ func build(pkg string) (string, error) {
 		dir = d
 	}
 	out := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg)+".wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, pkg)
-	cmd.Dir = Root()
+	modDir, rel := ModuleDir(pkg)
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, rel)
+	cmd.Dir = modDir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, b)
 	}
 	built[pkg] = out
 	return out, nil
+}
+
+// ModuleDir returns the directory to run go in for pkg (a path relative to
+// the repository root) and pkg relative to it: the root for packages of
+// the root module, or the nearest directory holding a go.mod of its own
+// (the sdk, sdk/native and plugins/example are modules of their own, which
+// go refuses to build by a path from the root).
+func ModuleDir(pkg string) (dir, rel string) {
+	root := Root()
+	abs := filepath.Join(root, filepath.FromSlash(pkg))
+	for d := abs; d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			r, err := filepath.Rel(d, abs)
+			if err != nil {
+				break
+			}
+			return d, "./" + filepath.ToSlash(r)
+		}
+	}
+	return root, pkg
 }

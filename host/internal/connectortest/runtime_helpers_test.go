@@ -66,6 +66,16 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func pkg(id string) string { return "./plugins/" + id + "/cmd" }
 
+// nativePkg is the main package of id's native build. The example targets
+// WebAssembly only (its module requires nothing but the sdk), so the
+// native runtime's tests serve it from a main package of their own.
+func nativePkg(id string) string {
+	if id == "example" {
+		return "./host/internal/nativert/testdata/guests/example"
+	}
+	return pkg(id)
+}
+
 func constructor(tb testing.TB, id string) func() *sdk.Plugin {
 	tb.Helper()
 	p, ok := plugins[id]
@@ -121,7 +131,7 @@ func Process() Runtime {
 	return Runtime{Name: "process", Open: func(tb testing.TB, id string) connector.Connector {
 		tb.Helper()
 		constructor(tb, id)
-		bin := nativerttest.Build(tb, pkg(id))
+		bin := nativerttest.Build(tb, nativePkg(id))
 		c, err := nativert.Load(context.Background(), nativert.Options{ID: id, Path: bin, SHA256: nativerttest.SHA256(tb, bin), Logger: quiet()})
 		if err != nil {
 			tb.Fatalf("connectortest: %v", err)

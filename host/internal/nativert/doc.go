@@ -6,7 +6,7 @@
 // A [Connector] is a connector.Connector like any other; the MCP layer and
 // the scheduler cannot tell it from a WebAssembly module or an in-process
 // fake. The same connector source builds both ways: its main package calls
-// sdk.Main, which serves the connector over go-plugin's gRPC when the host
+// native.Main (sdk/native), which serves the connector over go-plugin's gRPC when the host
 // starts it, and does nothing in the WebAssembly build.
 //
 //	c, err := nativert.Load(ctx, nativert.Options{
@@ -20,7 +20,7 @@
 //
 // A native process could open sockets of its own; the sdk gives it no
 // reason to. Its connector.Host is a client of the host's Host service
-// (sdk.NativePlugin): every fetch travels back over go-plugin's GRPCBroker
+// (native.Plugin): every fetch travels back over go-plugin's GRPCBroker
 // and goes through the host's fetch gate (allowed hosts, private networks,
 // cache, the platform's scheduler), under the calling tool call's context,
 // so its session, accounting and cancellation apply. The process starts

@@ -17,13 +17,13 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/native"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // goPluginProcess is a connector process started by go-plugin.
 type goPluginProcess struct {
-	connector.Connector // the session from sdk.NativePlugin.GRPCClient
+	connector.Connector // the session from native.Plugin.GRPCClient
 	client              *plugin.Client
 	grpc                *plugin.GRPCClient
 	id                  int
@@ -65,8 +65,8 @@ func (c *Connector) launch(ctx context.Context) (process, error) {
 	dieWithHost(cmd)
 	logs := &logWriter{log: c.o.Logger, id: c.id}
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.NativeHandshake(),
-		Plugins:          plugin.PluginSet{sdk.NativePluginName: &sdk.NativePlugin{}},
+		HandshakeConfig:  native.Handshake(),
+		Plugins:          plugin.PluginSet{native.PluginName: &native.Plugin{}},
 		Cmd:              cmd,
 		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -82,7 +82,7 @@ func (c *Connector) launch(ctx context.Context) (process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	raw, err := rpc.Dispense(sdk.NativePluginName)
+	raw, err := rpc.Dispense(native.PluginName)
 	if err != nil {
 		return fail(err)
 	}
@@ -137,7 +137,7 @@ func (c *Connector) startErr(err error) error {
 		} else {
 			first = "its first line was " + strings.TrimPrefix(first, "Unrecognized remote plugin message: ")
 		}
-		return fmt.Errorf("%s is not a BesluitBron native connector: it did not answer go-plugin's handshake (%s); build it from a main package whose main calls sdk.Main()", c.o.Path, first)
+		return fmt.Errorf("%s is not a BesluitBron native connector: it did not answer go-plugin's handshake (%s); build it from a main package whose main calls native.Main() (package github.com/besluitbron/besluitbron/sdk/native)", c.o.Path, first)
 	case errors.Is(err, fs.ErrPermission), strings.Contains(msg, "exec format error"):
 		return fmt.Errorf("starting %s: %w (a connector for runtime = \"process\" is a native executable built with go build; a .wasm module needs runtime = \"wasm\")", c.o.Path, err)
 	}

@@ -75,7 +75,7 @@ func stats(t *testing.T, c connector.Connector, h connector.Host) (connector.Cal
 }
 
 func TestProcessCall(t *testing.T) {
-	c := load(t, "example", "./plugins/example/cmd", nil)
+	c := load(t, "example", "./host/internal/nativert/testdata/guests/example", nil)
 	m, _ := c.Describe(t.Context())
 	if m.ID != "example" || len(m.Tools) != 1 {
 		t.Fatalf("manifest %+v", m)
@@ -119,7 +119,7 @@ func pidOf(t *testing.T, logs string) string {
 // next call starts a new process and succeeds.
 func TestKillMidCall(t *testing.T) {
 	var logs logBuffer
-	c := load(t, "example", "./plugins/example/cmd", &logs)
+	c := load(t, "example", "./host/internal/nativert/testdata/guests/example", &logs)
 	other := load(t, "obv", "./plugins/obv/cmd", nil)
 	pid := pidOf(t, logs.String())
 
@@ -165,7 +165,7 @@ func kill(t *testing.T, pid string) {
 // TestBinaryReplacedIsRefused: the checksum pinned at load guards every
 // restart; a binary swapped on disk is not run.
 func TestBinaryReplacedIsRefused(t *testing.T) {
-	src := nativerttest.Build(t, "./plugins/example/cmd")
+	src := nativerttest.Build(t, "./host/internal/nativert/testdata/guests/example")
 	bin := filepath.Join(t.TempDir(), "example")
 	copyFile(t, src, bin)
 	var logs logBuffer
@@ -199,7 +199,7 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 func TestLoadRefusals(t *testing.T) {
-	example := nativerttest.Build(t, "./plugins/example/cmd")
+	example := nativerttest.Build(t, "./host/internal/nativert/testdata/guests/example")
 	cases := []struct {
 		name string
 		o    nativert.Options
@@ -208,8 +208,8 @@ func TestLoadRefusals(t *testing.T) {
 		{"checksum", nativert.Options{ID: "example", Path: example, SHA256: strings.Repeat("0", 64)}, []string{`loading connector "example"`, "has sha256 " + nativerttest.SHA256(t, example), "pinned " + strings.Repeat("0", 64)}},
 		{"bad sha256", nativert.Options{ID: "example", Path: example, SHA256: "abc"}, []string{`sha256 "abc"`, "64 lower-case hex"}},
 		{"wrong id", nativert.Options{ID: "other", Path: example}, []string{`process declares id "example", configured as "other"`}},
-		{"not a connector", nativert.Options{ID: "junk", Path: nativerttest.Build(t, "./host/internal/nativert/testdata/guests/junk")}, []string{"is not a BesluitBron native connector", "its first line was hello, I am not a connector", "sdk.Main()"}},
-		{"no sdk.Main", nativert.Options{ID: "example", Path: nativerttest.Build(t, "./host/internal/nativert/testdata/guests/noserve")}, []string{"is not a BesluitBron native connector", "exited without answering", "sdk.Main()"}},
+		{"not a connector", nativert.Options{ID: "junk", Path: nativerttest.Build(t, "./host/internal/nativert/testdata/guests/junk")}, []string{"is not a BesluitBron native connector", "its first line was hello, I am not a connector", "native.Main()"}},
+		{"no native.Main", nativert.Options{ID: "example", Path: nativerttest.Build(t, "./host/internal/nativert/testdata/guests/noserve")}, []string{"is not a BesluitBron native connector", "exited without answering", "native.Main()"}},
 		{"missing", nativert.Options{ID: "example", Path: filepath.Join(t.TempDir(), "nope"), SHA256: strings.Repeat("1", 64)}, []string{"nope", "no such file"}},
 	}
 	for _, c := range cases {
@@ -244,7 +244,7 @@ func TestLoadABIMismatch(t *testing.T) {
 // TestRunByHand: the binary started without the host's magic cookie says
 // what it is and exits 1.
 func TestRunByHand(t *testing.T) {
-	bin := nativerttest.Build(t, "./plugins/example/cmd")
+	bin := nativerttest.Build(t, "./host/internal/nativert/testdata/guests/example")
 	cmd := exec.Command(bin)
 	cmd.Env = []string{}
 	out, err := cmd.CombinedOutput()

@@ -16,3 +16,7 @@ func Path(tb testing.TB, pkg string) string { tb.Helper(); return wasmbuild.Path
 
 // Bytes builds pkg for wasip1 and returns the module's bytes.
 func Bytes(tb testing.TB, pkg string) []byte { tb.Helper(); return wasmbuild.Bytes(tb, pkg) }
+
+// ModuleDir returns the directory to run go in for pkg, and pkg relative
+// to it (see the repository's internal/wasmbuild).
+func ModuleDir(pkg string) (dir, rel string) { return wasmbuild.ModuleDir(pkg) }

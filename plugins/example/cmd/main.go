@@ -6,7 +6,7 @@ import (
 )
 
 // init, not main, exports the connector: a reactor module runs package
-// initialisation once and never calls main. Natively, main serves it.
+// initialisation once and never calls main.
 func init() { sdk.Export(example.Plugin()) }
 
 func main() { sdk.Main() }

@@ -3,8 +3,9 @@ package main
 import (
 	"github.com/besluitbron/besluitbron/plugins/tk"
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/native"
 )
 
 func init() { sdk.Export(tk.Plugin()) }
 
-func main() { sdk.Main() }
+func main() { native.Main() }

@@ -75,8 +75,9 @@ func build(pkg string) (string, error) {
 	out := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
 	mu.Unlock()
 	r.once.Do(func() {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Dir = wasmbuild.Root()
+		modDir, rel := wasmbuild.ModuleDir(pkg)
+		cmd := exec.Command("go", "build", "-o", out, rel)
+		cmd.Dir = modDir
 		if b, err := cmd.CombinedOutput(); err != nil {
 			r.err = fmt.Errorf("building %s: %v\n%s", pkg, err, b)
 			return

@@ -6,16 +6,16 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/besluitbron/besluitbron/plugins/example"
-	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/native"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 func main() {
-	hs := sdk.NativeHandshake()
+	hs := native.Handshake()
 	hs.ProtocolVersion = connector.ABIVersion + 1
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: hs,
-		Plugins:         plugin.PluginSet{sdk.NativePluginName: &sdk.NativePlugin{Impl: example.Plugin()}},
+		Plugins:         plugin.PluginSet{native.PluginName: &native.Plugin{Impl: example.Plugin()}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 	})
 }

@@ -1,4 +1,4 @@
-// Command noserve is a connector main package that forgot sdk.Main: it
+// Command noserve is a connector main package that forgot native.Main: it
 // builds natively but exits at once.
 package main
 

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package sdk
+package native
 
 import (
 	"context"
@@ -16,13 +16,14 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
-	"github.com/besluitbron/besluitbron/sdk/internal/nativewire"
+	"github.com/besluitbron/besluitbron/sdk/native/internal/nativewire"
 )
 
-// NativePluginName is the name a native connector process serves its
+// PluginName is the name a native connector process serves its
 // connector under in go-plugin's plugin set.
-const NativePluginName = "connector"
+const PluginName = "connector"
 
 // The magic cookie is go-plugin's guard against a human starting a plugin
 // binary by hand; it is not a secret.
@@ -31,11 +32,11 @@ const (
 	nativeCookieValue = "4f1c2a77-native-connector-abi"
 )
 
-// NativeHandshake returns the go-plugin handshake a host and a native
+// Handshake returns the go-plugin handshake a host and a native
 // connector process must agree on: the magic cookie, and
 // connector.ABIVersion as the protocol version, so a process built with
 // another ABI is refused before any call.
-func NativeHandshake() plugin.HandshakeConfig {
+func Handshake() plugin.HandshakeConfig {
 	return plugin.HandshakeConfig{
 		ProtocolVersion:  connector.ABIVersion,
 		MagicCookieKey:   nativeCookieKey,
@@ -43,18 +44,18 @@ func NativeHandshake() plugin.HandshakeConfig {
 	}
 }
 
-// NativePlugin is the go-plugin plugin a host and a native connector
-// process both register under [NativePluginName], in go-plugin's style of
+// Plugin is the go-plugin plugin a host and a native connector
+// process both register under [PluginName], in go-plugin's style of
 // one type with a server and a client side. In the process, GRPCServer
 // serves Impl; in the host, GRPCClient returns a connector.Connector whose
 // calls run in the process and whose fetches come back to the host's
 // connector.Host. The messages are the sdk/connector types as JSON, over
-// gRPC (see the package documentation of sdk/internal/nativewire for the
+// gRPC (see the package documentation of sdk/native/internal/nativewire for the
 // protocol and why).
 //
 // The connector.Connector from GRPCClient does not own the process: its
 // Close does nothing; the host kills the process through go-plugin.
-type NativePlugin struct {
+type Plugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	// Impl is the connector the process serves; the host leaves it nil.
 	Impl connector.Connector
@@ -65,9 +66,9 @@ type NativePlugin struct {
 const nativeOpenTimeout = 15 * time.Second
 
 // GRPCServer registers Impl's service on the process's gRPC server.
-func (p *NativePlugin) GRPCServer(b *plugin.GRPCBroker, s *grpc.Server) error {
+func (p *Plugin) GRPCServer(b *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.Impl == nil {
-		return errors.New("sdk: NativePlugin.Impl is nil; nothing to serve")
+		return errors.New("sdk/native: Plugin.Impl is nil; nothing to serve")
 	}
 	nativewire.NewServer(p.Impl, func(id uint32) (*grpc.ClientConn, error) { return b.Dial(id) }).Register(s)
 	return nil
@@ -76,7 +77,7 @@ func (p *NativePlugin) GRPCServer(b *plugin.GRPCBroker, s *grpc.Server) error {
 // GRPCClient opens a session with the process on c and returns it as a
 // connector.Connector (its manifest already read). It starts serving the
 // host side of fetch and log through b.
-func (p *NativePlugin) GRPCClient(ctx context.Context, b *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+func (p *Plugin) GRPCClient(ctx context.Context, b *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, nativeOpenTimeout)
 	defer cancel()
 	return nativewire.Open(ctx, c, func(register func(*grpc.Server)) uint32 {
@@ -90,27 +91,28 @@ func (p *NativePlugin) GRPCClient(ctx context.Context, b *plugin.GRPCBroker, c *
 	})
 }
 
-// Main serves the connector recorded by [Export] as a native process, when
+// Main serves the connector recorded by [sdk.Export] as a native process, when
 // the BesluitBron host started this binary (runtime = "process" in
 // plugins.toml). Started by hand, it prints what the binary is and how to
 // configure it, and exits with status 1. Main returns only by exiting.
 //
 // A connector's main package is the same for both builds:
 //
-//	func init() { sdk.Export(example.Plugin()) }
+//	func init() { sdk.Export(yourconnector.Plugin()) }
 //
-//	func main() { sdk.Main() }
+//	func main() { native.Main() }
 //
 // In the WebAssembly build main is never called (the module is a
-// reactor), so the line costs nothing there.
+// reactor) and this package compiles to an empty Main, so neither
+// go-plugin nor gRPC is linked into the module.
 func Main() {
-	os.Exit(runMain(Exported(), os.Getenv, os.Stderr, os.Executable, serveNative))
+	os.Exit(runMain(sdk.Exported(), os.Getenv, os.Stderr, os.Executable, serveNative))
 }
 
 // runMain is Main with its surroundings as arguments, so it is tested.
-func runMain(p *Plugin, getenv func(string) string, stderr io.Writer, exe func() (string, error), serve func(*Plugin)) int {
+func runMain(p *sdk.Plugin, getenv func(string) string, stderr io.Writer, exe func() (string, error), serve func(*sdk.Plugin)) int {
 	if p == nil {
-		fmt.Fprintln(stderr, "sdk: no connector exported; call sdk.Export in an init function of the main package")
+		fmt.Fprintln(stderr, "sdk/native: no connector exported; call sdk.Export in an init function of the main package")
 		return 2
 	}
 	if getenv(nativeCookieKey) != nativeCookieValue {
@@ -121,7 +123,7 @@ func runMain(p *Plugin, getenv func(string) string, stderr io.Writer, exe func()
 	return 0
 }
 
-func usage(w io.Writer, p *Plugin, exe func() (string, error)) {
+func usage(w io.Writer, p *sdk.Plugin, exe func() (string, error)) {
 	m := p.Manifest
 	path, err := exe()
 	name := m.ID
@@ -156,14 +158,14 @@ func fileSHA256(path string) (string, error) {
 }
 
 // serveNative serves p over go-plugin until the host ends the process.
-func serveNative(p *Plugin) {
+func serveNative(p *sdk.Plugin) {
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: NativeHandshake(),
-		Plugins:         plugin.PluginSet{NativePluginName: &NativePlugin{Impl: p}},
+		HandshakeConfig: Handshake(),
+		Plugins:         plugin.PluginSet{PluginName: &Plugin{Impl: p}},
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			return grpc.NewServer(append(opts, nativewire.ServerOptions()...)...)
 		},
 	})
 }
 
-var _ plugin.GRPCPlugin = (*NativePlugin)(nil)
+var _ plugin.GRPCPlugin = (*Plugin)(nil)

@@ -40,7 +40,7 @@ var connectorDesc = grpc.ServiceDesc{
 		{MethodName: "Open", Handler: unary(methodOpen, connectorServer.open)},
 		{MethodName: "Call", Handler: unary(methodCall, connectorServer.call)},
 	},
-	Metadata: "besluitbron/sdk/internal/nativewire",
+	Metadata: "besluitbron/sdk/native/internal/nativewire",
 }
 
 // NewServer returns a Server for impl. dial connects to the host's

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package sdk_test
+package native_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/native"
 )
 
 // wirePlugin has one tool per behaviour the wire must carry.
@@ -72,9 +73,9 @@ func wirePlugin() *sdk.Plugin {
 // gRPC wiring (a real gRPC connection and broker, no child process).
 func dispense(t *testing.T, p connector.Connector) connector.Connector {
 	t.Helper()
-	client, _ := plugin.TestPluginGRPCConn(t, false, plugin.PluginSet{sdk.NativePluginName: &sdk.NativePlugin{Impl: p}})
+	client, _ := plugin.TestPluginGRPCConn(t, false, plugin.PluginSet{native.PluginName: &native.Plugin{Impl: p}})
 	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(sdk.NativePluginName)
+	raw, err := client.Dispense(native.PluginName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ var hostDesc = grpc.ServiceDesc{
 		{MethodName: "TextPage", Handler: unary(methodTextPage, hostServer.textPage)},
 		{MethodName: "TextPut", Handler: unary(methodTextPut, hostServer.textPut)},
 	},
-	Metadata: "besluitbron/sdk/internal/nativewire",
+	Metadata: "besluitbron/sdk/native/internal/nativewire",
 }
 
 // Open starts a session on conn, a fresh process's gRPC connection.

@@ -3,7 +3,7 @@
 // hand-written gRPC services whose messages are JSON, a [Server] the
 // connector process runs and a [Client] the host dials.
 //
-// The sdk package exposes it only through sdk.NativePlugin (the go-plugin
+// The sdk/native package exposes it only through native.Plugin (the go-plugin
 // plugin both sides register); neither connectors nor the host see these
 // types, so the protocol can change with [connector.ABIVersion] without
 // touching an API.

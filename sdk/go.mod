@@ -1,0 +1,3 @@
+module github.com/besluitbron/besluitbron/sdk
+
+go 1.26.8

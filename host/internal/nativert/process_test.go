@@ -77,7 +77,7 @@ func stats(t *testing.T, c connector.Connector, h connector.Host) (connector.Cal
 func TestProcessCall(t *testing.T) {
 	c := load(t, "example", "./host/internal/nativert/testdata/guests/example", nil)
 	m, _ := c.Describe(t.Context())
-	if m.ID != "example" || len(m.Tools) != 1 {
+	if m.ID != "example" || len(m.Tools) != 4 {
 		t.Fatalf("manifest %+v", m)
 	}
 	h := sdktest.NewHost(t).HandleBody(statsURL, 200, statsBody(t))

@@ -27,6 +27,24 @@ const (
 	Down    State = "down" // no answer, or a server error
 )
 
+// Reason is why a check ended in its state, for pages that word it in
+// another language than [Status.Message].
+type Reason string
+
+// Reasons, by state: Up (Answered), Slow (AnsweredSlowly), Busy
+// (Got429, NoRoom), Down (ServerError, Refused, NoAnswer), Unknown
+// (NotChecked).
+const (
+	NotChecked     Reason = "not_checked"
+	Answered       Reason = "answered"
+	AnsweredSlowly Reason = "answered_slowly"
+	Got429         Reason = "http_429"
+	NoRoom         Reason = "no_room"
+	ServerError    Reason = "server_error"
+	Refused        Reason = "refused"
+	NoAnswer       Reason = "no_answer"
+)
+
 // Reach is the outcome of one reachability probe.
 type Reach struct {
 	// Status is the platform's HTTP status.
@@ -52,8 +70,12 @@ type Status struct {
 	Platform string `json:"platform"`
 	Title    string `json:"title"`
 	State    State  `json:"state"`
-	// Message says in English what the last check found.
+	// Message says in English what the last check found; Reason says it
+	// as a code pages word in their own language, and Detail is the
+	// underlying error's own text, if any.
 	Message    string    `json:"message"`
+	Reason     Reason    `json:"reason"`
+	Detail     string    `json:"detail,omitempty"`
 	CheckedAt  time.Time `json:"checked_at,omitzero"`
 	HTTPStatus int       `json:"http_status,omitempty"`
 	LatencyMS  int64     `json:"latency_ms"`
@@ -112,6 +134,15 @@ type Quota struct {
 	// Cluster is the quota's mode in Redis mode: shared, fallback or
 	// rejoining.
 	Cluster string `json:"cluster,omitempty"`
+	// SourceAdmin says the limit is the admin's (Source is then the config
+	// key); SourcePlatform and SourceService name the connector service
+	// whose manifest or key decided it, so pages can word it themselves.
+	SourceAdmin    bool   `json:"source_admin,omitempty"`
+	SourcePlatform string `json:"source_platform,omitempty"`
+	SourceService  string `json:"source_service,omitempty"`
+	// History is this process's traffic at the quota over the last hour,
+	// one point per minute (a limited quota, once the sampler has run).
+	History *History `json:"history,omitempty"`
 }
 
 // QuotaUser is one connector service using a quota, with its own share of
@@ -171,8 +202,11 @@ type Options struct {
 	Clock  sched.Clock
 	Logger *slog.Logger
 	// Quotas, when set, gives the limits BesluitBron keeps, for
-	// Snapshot.Quotas.
+	// Snapshot.Quotas; the job then also keeps each limited quota's
+	// recent traffic (History, sampled from [Job.StartHistory] on).
 	Quotas func() []Quota
+	// History configures that sampling.
+	History HistoryOptions
 }
 
 // Job checks every target each Interval. The zero value is not usable;
@@ -180,6 +214,7 @@ type Options struct {
 type Job struct {
 	o       Options
 	targets []Target
+	hist    *Sampler // nil without Options.Quotas
 
 	mu     sync.Mutex
 	status map[string]*Status
@@ -219,9 +254,22 @@ func New(targets []Target, o *Options) *Job {
 			panic("loadstatus: target " + t.ID + " has no Reach probe")
 		}
 		j.targets = append(j.targets, t)
-		j.status[t.ID] = &Status{Platform: t.ID, Title: t.Title, State: Unknown, Message: "not checked yet"}
+		j.status[t.ID] = &Status{Platform: t.ID, Title: t.Title, State: Unknown, Reason: NotChecked, Message: "not checked yet"}
+	}
+	if j.o.Quotas != nil {
+		j.hist = NewSampler(j.o.Quotas, j.o.Clock, j.o.History)
 	}
 	return j
+}
+
+// StartHistory samples the quotas' traffic on the job's clock until the
+// returned stop is called. It is apart from [Job.Start] because it costs
+// no platform anything: it runs even where the checks are switched off.
+func (j *Job) StartHistory() (stop func()) {
+	if j.hist == nil {
+		return func() {}
+	}
+	return j.hist.Start()
 }
 
 type realClock struct{}
@@ -303,7 +351,7 @@ func (j *Job) check(parent context.Context, t Target) {
 		return // stopping: a cancelled probe says nothing about the platform
 	}
 	now := j.o.Clock.Now()
-	state, msg := j.classify(t, r, err)
+	state, reason, msg, detail := j.classify(t, r, err)
 	var fresh *Freshness
 	var freshErr error
 	if t.Freshness != nil && (state == Up || state == Slow) {
@@ -315,7 +363,7 @@ func (j *Job) check(parent context.Context, t Target) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := j.status[t.ID]
-	s.State, s.Message, s.CheckedAt = state, msg, now
+	s.State, s.Reason, s.Message, s.Detail, s.CheckedAt = state, reason, msg, detail, now
 	s.HTTPStatus, s.LatencyMS, s.QueuedMS = r.Status, r.Upstream.Milliseconds(), r.Queued.Milliseconds()
 	if state == Down {
 		if s.Failures == 0 {
@@ -359,30 +407,31 @@ func safeFreshness(ctx context.Context, t Target) (f *Freshness, err error) {
 	return t.Freshness(ctx)
 }
 
-// classify turns a probe's outcome into a state and an English sentence.
-func (j *Job) classify(t Target, r Reach, err error) (State, string) {
+// classify turns a probe's outcome into a state, its reason, an English
+// sentence and the error's own words.
+func (j *Job) classify(t Target, r Reach, err error) (State, Reason, string, string) {
 	if err != nil {
 		var fe *connector.FetchError
 		if errors.As(err, &fe) {
 			switch fe.Kind {
 			case connector.FetchQueueTimeout:
-				return Busy, fmt.Sprintf("%s is busy: its request limit left no room for a check within %s (%s)", t.Title, j.o.Timeout, fe.Message)
+				return Busy, NoRoom, fmt.Sprintf("%s is busy: its request limit left no room for a check within %s (%s)", t.Title, j.o.Timeout, fe.Message), fe.Message
 			case connector.FetchRefused:
-				return Down, fmt.Sprintf("%s cannot be reached under this installation's policy: %s", t.Title, fe.Message)
+				return Down, Refused, fmt.Sprintf("%s cannot be reached under this installation's policy: %s", t.Title, fe.Message), fe.Message
 			}
-			return Down, fmt.Sprintf("%s does not answer: %s", t.Title, fe.Message)
+			return Down, NoAnswer, fmt.Sprintf("%s does not answer: %s", t.Title, fe.Message), fe.Message
 		}
-		return Down, fmt.Sprintf("%s does not answer: %v", t.Title, err)
+		return Down, NoAnswer, fmt.Sprintf("%s does not answer: %v", t.Title, err), err.Error()
 	}
 	switch {
 	case r.Status == http.StatusTooManyRequests:
-		return Busy, fmt.Sprintf("%s answered 429 Too Many Requests: it is busy", t.Title)
+		return Busy, Got429, fmt.Sprintf("%s answered 429 Too Many Requests: it is busy", t.Title), ""
 	case r.Status >= 500:
-		return Down, fmt.Sprintf("%s answered HTTP %d (a server error)", t.Title, r.Status)
+		return Down, ServerError, fmt.Sprintf("%s answered HTTP %d (a server error)", t.Title, r.Status), ""
 	case r.Upstream > j.o.SlowAfter:
-		return Slow, fmt.Sprintf("%s answered, slowly: %.1f s", t.Title, r.Upstream.Seconds())
+		return Slow, AnsweredSlowly, fmt.Sprintf("%s answered, slowly: %.1f s", t.Title, r.Upstream.Seconds()), ""
 	}
-	return Up, fmt.Sprintf("%s answered in %d ms", t.Title, r.Upstream.Milliseconds())
+	return Up, Answered, fmt.Sprintf("%s answered in %d ms", t.Title, r.Upstream.Milliseconds()), ""
 }
 
 // Snapshot returns every platform's status, in the targets' order, and
@@ -390,7 +439,9 @@ func (j *Job) classify(t Target, r Reach, err error) (State, string) {
 func (j *Job) Snapshot() Snapshot {
 	var quotas []Quota
 	if j.o.Quotas != nil {
-		quotas = j.o.Quotas()
+		// A copy: the histories must not land in the caller's slice.
+		quotas = slices.Clone(j.o.Quotas())
+		j.hist.attach(quotas)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -39,8 +39,13 @@ $(NATIVE): bin/plugins/%: FORCE
 
 FORCE:
 
-run: build
-	bin/besluitbron serve --config plugins.toml $(if $(ADDR),--addr $(ADDR))
+# make run builds only what serving needs: the host and the modules the
+# config names (make build builds every connector both ways).
+CONFIG  ?= plugins.toml
+modules_of = $(shell sed -n 's/^module *= *"\(bin\/plugins\/[^"]*\)".*/\1/p' $(1))
+
+run: host $(call modules_of,$(CONFIG))
+	bin/besluitbron serve --config $(CONFIG) $(if $(ADDR),--addr $(ADDR))
 
 # BesluitBron fully offline: the platform simulator (cmd/platformsim, its
 # request log in var/platformsim.log) on 127.0.0.1:9100 and BesluitBron on

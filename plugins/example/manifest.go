@@ -34,6 +34,7 @@ func manifest() connector.Manifest {
 		ID:            ID,
 		Version:       "1.0.0",
 		Title:         "OpenBesluitvorming (example connector)",
+		TitleNL:       "OpenBesluitvorming (voorbeeldconnector)",
 		Description:   "Template connector: searches the council information of Dutch municipalities, provinces and water boards on OpenBesluitvorming, reads documents and lists the sources. A small copy of the obv connector, for connector authors.",
 		DescriptionNL: "Voorbeeldconnector: zoeken in de raadsinformatie van gemeenten, provincies en waterschappen op OpenBesluitvorming.",
 		// The organisation choice on the search page: the search argument

@@ -37,8 +37,13 @@ type Manifest struct {
 	ID string `json:"id"`
 	// Version is the connector's own version.
 	Version string `json:"version"`
-	// Title is a human-readable platform name ("OpenBesluitvorming").
+	// Title is a human-readable platform name ("OpenBesluitvorming"), in
+	// English where the name has one.
 	Title string `json:"title"`
+	// TitleNL is the name in Dutch, for the Dutch search page and
+	// Laadstatus; empty when the name is the same in both languages
+	// (most platforms' names are proper names).
+	TitleNL string `json:"title_nl,omitempty"`
 	// Description says what the platform holds.
 	Description string `json:"description"`
 	// DescriptionNL says the same in Dutch, for people: the search page
@@ -306,6 +311,9 @@ func (m *Manifest) Validate() error {
 	if m.Version == "" {
 		bad("version: empty")
 	}
+	if len(m.TitleNL) > 200 {
+		bad("title_nl: at most 200 bytes")
+	}
 	if m.Title == "" {
 		bad("title: empty")
 	}
@@ -501,4 +509,13 @@ func (m Manifest) Clone() Manifest {
 		panic(err)
 	}
 	return out
+}
+
+// TitleIn returns the platform's name in lang ("nl" or "en"): TitleNL for
+// Dutch when set, Title otherwise.
+func (m *Manifest) TitleIn(lang string) string {
+	if lang == "nl" && m.TitleNL != "" {
+		return m.TitleNL
+	}
+	return m.Title
 }

@@ -19,6 +19,11 @@ const Version = "1.0.0"
 // (the host rewrites it when the admin overrides base_url).
 const BaseURL = "https://openbesluitvorming.nl"
 
+// PageBase is the public site citations point at. It is not BaseURL on
+// purpose: a mirror or simulator the admin sets as base_url serves the API,
+// while a reader follows the citation to the platform itself.
+const PageBase = "https://openbesluitvorming.nl"
+
 // Service is the single upstream service: the whole /api/* rate limiter.
 const Service = "api"
 

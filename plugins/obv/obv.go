@@ -130,7 +130,6 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		return nil, fmt.Errorf("search: the platform's response lacks results")
 	}
 	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount.V, TotalIsApproximate: sr.TotalIsApproximate.V, Offset: a.Offset, Results: []sdk.Item{}}
-	base := BaseURL
 	skipped, firstSkipped := 0, ""
 	var noPage error
 	for i, row := range sr.Results {
@@ -158,9 +157,10 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		if err := cmpErr(r.MatchedPage.Err, r.PageCount.Err); err != nil {
 			noPage = err
 		}
+		citeExtra(extra, r.EntityID, r.DownloadURL)
 		out.Results = append(out.Results, sdk.Item{
 			ID: r.EntityID, Type: r.EntityType, Title: r.Title, Date: date, Organization: r.Organization,
-			Snippet: sdk.StripTags(r.Summary), URL: citeURL(base, r.EntityID, r.DownloadURL),
+			Snippet: sdk.StripTags(r.Summary), URL: PageURL(r.EntityID, r.Title),
 			Extra: map[string]map[string]any{ID: extra},
 		})
 	}
@@ -212,15 +212,32 @@ func cmpErr(errs ...error) error {
 	return nil
 }
 
-// citeURL is the link for citation: the original file when the platform
-// gives one, else the platform's API record.
-func citeURL(base, id, download string) string {
-	if strings.HasPrefix(download, "https://") || strings.HasPrefix(download, "http://") {
-		if !strings.Contains(download, "...") {
-			return download
-		}
+// PageURL is the page a person opens for an entity: the platform's own
+// reader, which opens an entity named in view= on top of a search. It
+// needs a search to stand on (view alone shows the empty start page), so
+// the link names the entity's source, which an entity id carries
+// (type:supplier:organisation-type:source:native-id); an id of another
+// shape gets a search for its title instead. The same link comes from
+// search and get_document, so a citation does not depend on the tool.
+func PageURL(id, title string) string {
+	q := url.Values{}
+	if parts := strings.Split(id, ":"); len(parts) >= 5 && parts[3] != "" {
+		q.Set("organization", parts[3])
+	} else {
+		q.Set("query", firstNonEmpty(strings.TrimSpace(title), id))
 	}
-	return strings.TrimRight(base, "/") + "/api/entities/" + escapeID(id)
+	q.Set("view", id)
+	return PageBase + "/?" + q.Encode()
+}
+
+// citeExtra adds the links that are not the citation: the original file
+// at the council's supplier (it outlives the platform; http links are
+// kept as they come, since the supplier decides) and the API record.
+func citeExtra(extra map[string]any, id, download string) {
+	if (strings.HasPrefix(download, "https://") || strings.HasPrefix(download, "http://")) && !strings.Contains(download, "...") {
+		extra["download_url"] = download
+	}
+	extra["api_url"] = EntityURL(PageBase, id)
 }
 
 // entity is an /api/entities answer with the fields get_document shows.
@@ -371,11 +388,13 @@ func extractEntity(ctx context.Context, h connector.Host, u, id string) (docHead
 	if date == "" {
 		date = sdk.ISODate(e.Date.V)
 	}
+	title := firstNonEmpty(e.Title.V, motionName(e.Motion.V))
 	hd = docHead{
-		ID: e.EntityID, Type: e.EntityType.V, Title: firstNonEmpty(e.Title.V, motionName(e.Motion.V)), Date: date,
-		Organization: e.Organization.V, URL: citeURL(BaseURL, e.EntityID, e.DownloadURL.V),
+		ID: e.EntityID, Type: e.EntityType.V, Title: title, Date: date,
+		Organization: e.Organization.V, URL: PageURL(e.EntityID, title),
 		Extra: map[string]any{"entity_type_label": e.EntityTypeLabel.V},
 	}
+	citeExtra(hd.Extra, e.EntityID, e.DownloadURL.V)
 	if e.MeetingID.V != "" {
 		hd.Extra["meeting_id"] = e.MeetingID.V
 	}

@@ -58,8 +58,50 @@ func TestSearch(t *testing.T) {
 	if got := sr.Results[1].Date; got != "2026-06-25" {
 		t.Errorf("Dutch date without sortDate: %q, want 2026-06-25", got)
 	}
-	if !strings.HasPrefix(first.URL, base+"/api/entities/document%3Anotubiz") {
-		t.Errorf("placeholder download URL should fall back to the entity record, got %q", first.URL)
+	// The citation is the platform's reader page, never the API; a
+	// placeholder download URL ("https://...") is not passed on.
+	if first.URL != "https://openbesluitvorming.nl/?organization=soest&view=document%3Anotubiz%3Agemeente%3Asoest%3A12345" {
+		t.Errorf("url = %q, want the reader page", first.URL)
+	}
+	if _, ok := first.Extra["obv"]["download_url"]; ok {
+		t.Errorf("placeholder download URL passed on: %v", first.Extra["obv"])
+	}
+	if got := first.Extra["obv"]["api_url"]; got != base+"/api/entities/document%3Anotubiz%3Agemeente%3Asoest%3A12345" {
+		t.Errorf("api_url = %v", got)
+	}
+}
+
+// TestCitationIsAPageOnHTTPS holds obv to the citation rule: every url is
+// a page a person opens (the reader, not the JSON API), on https, and
+// search and get_document give the same one for an entity. It catches a
+// meeting or motion linked to /api/entities, or the two tools disagreeing.
+func TestCitationIsAPageOnHTTPS(t *testing.T) {
+	h := sdktest.NewHost(t).
+		Handle(base+"/api/search?*", 200, "../../testdata/obv/obv-search.json").
+		HandleBody(base+"/api/entities/meeting%3Anotubiz%3Agemeente%3Aputten%3A1423776", 200,
+			[]byte(`{"entityId":"meeting:notubiz:gemeente:putten:1423776","entityType":"Meeting","title":"Raadsvergadering","agenda":[{"id":"a1","title":"Stikstof","number":"1"}]}`)).
+		Handle(base+"/api/entities/motion*", 200, "../../testdata/obv/obv-entity-motion.json")
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "search", `{"query":"stikstof"}`), &sr)
+	for _, r := range sr.Results {
+		if !strings.HasPrefix(r.URL, "https://openbesluitvorming.nl/?") || strings.Contains(r.URL, "/api/") {
+			t.Errorf("%s: url %q is not the reader page", r.ID, r.URL)
+		}
+	}
+	meeting := sr.Results[1]
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"meeting:notubiz:gemeente:putten:1423776"}`), &d)
+	if d.URL != meeting.URL {
+		t.Errorf("get_document url %q, search url %q: one entity, two citations", d.URL, meeting.URL)
+	}
+	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"motion:ibabs:gemeente:houten:..."}`), &d)
+	if d.URL != "https://openbesluitvorming.nl/?organization=houten&view=motion%3Aibabs%3Agemeente%3Ahouten%3A..." {
+		t.Errorf("motion url = %q", d.URL)
+	}
+	// An id without the source segment still gets a page that opens it:
+	// the reader needs a search to stand on.
+	if got := obv.PageURL("odd:1", "Raadsvoorstel"); got != "https://openbesluitvorming.nl/?query=Raadsvoorstel&view=odd%3A1" {
+		t.Errorf("PageURL(odd:1) = %q", got)
 	}
 }
 
@@ -153,9 +195,10 @@ func TestGetDocumentLongKept(t *testing.T) {
 	first, last := docs[0], docs[len(docs)-1]
 	want := sdk.Document{
 		Platform: "obv", ID: longID, Type: "Document", Title: "Rapport rekenkamercommissie: één reünie", Date: "2024-06-27",
-		Organization: "Utrecht", URL: "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/990101", Format: "markdown",
+		Organization: "Utrecht", URL: "https://openbesluitvorming.nl/?organization=utrecht&view=document%3Aibabs%3Agemeente%3Autrecht%3A990101", Format: "markdown",
 		Page: 1, Pages: first.Pages, Text: first.Text,
-		Extra: map[string]map[string]any{"obv": {"entity_type_label": "Document", "meeting_id": "meeting:ibabs:gemeente:utrecht:99010", "content_type": "application/pdf"}},
+		Extra: map[string]map[string]any{"obv": {"entity_type_label": "Document", "meeting_id": "meeting:ibabs:gemeente:utrecht:99010", "content_type": "application/pdf",
+			"download_url": "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/990101", "api_url": base + "/api/entities/document%3Aibabs%3Agemeente%3Autrecht%3A990101"}},
 	}
 	if diff := cmp.Diff(want, first); diff != "" || first.Pages < 50 || !strings.HasPrefix(first.Text, "# Rapport rekenkamercommissie\n\n## 0. Bevinding") {
 		t.Fatalf("page 1 of %d (-want +got):\n%s", first.Pages, diff)

@@ -6,10 +6,13 @@ import (
 	"math"
 	"net/netip"
 	"net/url"
+	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,11 +46,24 @@ type Config struct {
 
 // Server configures the HTTP listener.
 type Server struct {
-	Addr            string        `koanf:"addr"`
-	TrustedProxies  []string      `koanf:"trusted_proxies"`
-	AllowedOrigins  []string      `koanf:"allowed_origins"`
+	Addr            string        `koanf:"addr" form:"\"host:port\" in quotes, such as \"127.0.0.1:8080\" (\":8080\" listens on every interface)"`
+	TrustedProxies  []string      `koanf:"trusted_proxies" form:"a list of CIDRs in brackets, such as [\"10.0.0.0/8\"]"`
+	AllowedOrigins  []string      `koanf:"allowed_origins" form:"a list of origins in brackets, such as [\"https://app.example\"]"`
 	ShutdownTimeout time.Duration `koanf:"shutdown_timeout"`
 	MaxBodyKB       int           `koanf:"max_body_kb"`
+	// Tools, when set, lists which tools the unified address
+	// (/mcp/unified/v1, /sse and stdio) serves: patterns matched against
+	// the names clients see, with * for any run of characters and ? for
+	// one (path.Match), e.g. ["obv_*", "tk_search", "besluitbron_search"].
+	// Empty (the default) serves every tool. It trims the list an
+	// assistant reads at every session; each connector's own address
+	// (/mcp/<id>/v1) keeps all of its tools whatever the patterns say,
+	// and a hidden tool stays callable by the host itself (the search
+	// page, besluitbron_search). A connector none of whose tools match
+	// is hidden from the unified address as with
+	// connectors.<id>.expose = false. A pattern that matches no tool is
+	// reported at start (a likely typo) but does not stop it.
+	Tools []string `koanf:"tools" form:"a list of tool name patterns in brackets, such as [\"obv_*\", \"besluitbron_search\"]"`
 }
 
 // Log configures log/slog.
@@ -175,7 +191,7 @@ type Connector struct {
 	// Runtime is "wasm" (Module is a .wasm file) or "process" (Module is
 	// a native binary run under go-plugin).
 	Runtime         string                   `koanf:"runtime"`
-	Module          string                   `koanf:"module"`
+	Module          string                   `koanf:"module" form:"a path in quotes, such as \"bin/plugins/obv.wasm\""`
 	Enabled         bool                     `koanf:"enabled"`
 	SHA256          string                   `koanf:"sha256"`
 	BaseURL         string                   `koanf:"base_url"`
@@ -197,12 +213,20 @@ type Connector struct {
 	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
 	// of the connector's resource URIs (e.g. "test://").
 	ResourceBase string `koanf:"resource_base"`
+	// Expose (default true) puts the connector on the unified address
+	// (/mcp/unified/v1, /sse and stdio). false hides its tools, prompts
+	// and resources there and leaves it out of besluitbron_search on that
+	// address, while its own address /mcp/<id>/v1, the search page and
+	// the Laadstatus keep serving it: an admin can offer a heavy or
+	// niche platform to the clients that ask for it by address without
+	// its tools weighing on every assistant's context.
+	Expose bool `koanf:"expose"`
 }
 
 // ServiceLimit overrides a declared service's limit: Units per Per.
 type ServiceLimit struct {
-	Units float64       `koanf:"units"`
-	Per   time.Duration `koanf:"per"`
+	Units float64       `koanf:"units" form:"a number of units, such as 60"`
+	Per   time.Duration `koanf:"per" form:"a duration in quotes, such as \"60s\""`
 }
 
 func defaults() map[string]any {
@@ -233,6 +257,7 @@ func defaults() map[string]any {
 // connectorDefaults apply to every [connectors.<id>] table.
 var connectorDefaults = map[string]any{
 	"enabled":         true,
+	"expose":          true,
 	"runtime":         "wasm",
 	"pool_size":       8,
 	"max_instances":   64,
@@ -245,19 +270,28 @@ var connectorDefaults = map[string]any{
 
 var replicaID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true, "url_rewrites": true}
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true, "url_rewrites": true, "tools": true}
 
 // Load reads path (may be "" for defaults and environment only) and the
 // environment given as KEY=VALUE lines (nil = os.Environ()).
 func Load(path string, environ []string) (*Config, error) {
 	k := koanf.New(".")
+	var shapeErr error
 	if err := k.Load(confmap.Provider(defaults(), "."), nil); err != nil {
 		return nil, err
 	}
 	dir, _ := os.Getwd()
 	if path != "" {
-		if err := k.Load(file.Provider(path), toml.Parser()); err != nil {
-			return nil, fmt.Errorf("config %s: %w", path, err)
+		// The file is parsed on its own and its shape checked before it
+		// is merged: merged, a table replaced by a scalar (`server = 5`)
+		// could be filled in again by the environment and go unseen.
+		kf := koanf.New(".")
+		if err := kf.Load(file.Provider(path), toml.Parser()); err != nil {
+			return nil, syntaxError(path, err)
+		}
+		shapeErr = checkShape(kf.Raw(), nil)
+		if err := k.Merge(kf); err != nil {
+			return nil, err
 		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
@@ -269,7 +303,9 @@ func Load(path string, environ []string) (*Config, error) {
 		environ = os.Environ()
 	}
 	var envErr error
-	err := k.Load(env.Provider(".", env.Opt{
+	fromEnv := map[string]string{} // key → the variable that set it
+	ke := koanf.New(".")
+	err := ke.Load(env.Provider(".", env.Opt{
 		Prefix:      EnvPrefix,
 		EnvironFunc: func() []string { return environ },
 		TransformFunc: func(key, v string) (string, any) {
@@ -279,6 +315,7 @@ func Load(path string, environ []string) (*Config, error) {
 				return "", nil
 			}
 			key = strings.ReplaceAll(key, "__", ".")
+			fromEnv[key] = EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "__"))
 			segs := strings.Split(key, ".")
 			if listKeys[segs[len(segs)-1]] {
 				var items []any
@@ -298,6 +335,15 @@ func Load(path string, environ []string) (*Config, error) {
 	if envErr != nil {
 		return nil, envErr
 	}
+	if err := errors.Join(shapeErr, checkShape(ke.Raw(), fromEnv)); err != nil {
+		if path != "" {
+			return nil, fmt.Errorf("config %s:\n%w", path, indent(err))
+		}
+		return nil, fmt.Errorf("config:\n%w", indent(err))
+	}
+	if err := k.Merge(ke); err != nil {
+		return nil, err
+	}
 	// Connector defaults go under each connector the file or environment
 	// names, then the connector's own keys win.
 	for _, id := range k.MapKeys("connectors") {
@@ -316,9 +362,100 @@ func Load(path string, environ []string) (*Config, error) {
 	cfg.MCPRateLimit.deprecated = deprecated
 	cfg.Dir = dir
 	if err := cfg.validate(); err != nil {
-		return nil, err
+		if path != "" {
+			return nil, fmt.Errorf("config %s:\n%w", path, indent(err))
+		}
+		return nil, fmt.Errorf("config:\n%w", indent(err))
 	}
 	return &cfg, nil
+}
+
+// indent puts every line of a joined error under a two-space margin, one
+// problem a line, so a config with several mistakes reads as a list.
+func indent(err error) error {
+	return errors.New("  " + strings.ReplaceAll(err.Error(), "\n", "\n  "))
+}
+
+// Validate checks the configuration again, as Load does: call it after
+// changing a field (e.g. the --addr flag's Server.Addr).
+func (c *Config) Validate() error { return c.validate() }
+
+// CheckAddr checks a listen address: host:port, with a port number (0
+// picks a free one) and a host that may be empty (every interface).
+func CheckAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		if _, perr := strconv.Atoi(addr); perr == nil {
+			return fmt.Errorf("%q is a port without a host: want \"host:port\", such as \"127.0.0.1:%s\" (\":%s\" listens on every interface)", addr, addr, addr)
+		}
+		return fmt.Errorf("%q: want \"host:port\", such as \"127.0.0.1:8080\" (%v)", addr, strings.TrimPrefix(err.Error(), "address "+addr+": "))
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: the port %q is not a number from 0 to 65535", addr, port)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("%q: the host %q is not a host name or address", addr, host)
+	}
+	return nil
+}
+
+// EnabledIDs lists the connectors with enabled = true, sorted.
+func (c *Config) EnabledIDs() []string {
+	var ids []string
+	for id, cc := range c.Connectors {
+		if cc.Enabled {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// CheckServable refuses a configuration that would serve no connector.
+// A server without connectors has nothing to offer (besluitbron_status
+// would report on no platform and every address but the unified one
+// would be missing), and the likely cause is a mistake: a table name
+// mistyped, the file forgotten, every connector disabled while testing.
+// Starting anyway with 0 tools would let that go unnoticed until an
+// assistant finds nothing, so the start stops here and says why.
+func (c *Config) CheckServable() error {
+	if len(c.EnabledIDs()) > 0 {
+		return nil
+	}
+	if len(c.Connectors) == 0 {
+		return errors.New("config: no connectors: add a [connectors.<id>] table with module = \"bin/plugins/<id>.wasm\" for each platform to serve (plugins.toml in the repository lists all seven)")
+	}
+	ids := make([]string, 0, len(c.Connectors))
+	for id := range c.Connectors {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return fmt.Errorf("config: every connector is disabled (enabled = false under %s): enable at least one", "[connectors."+strings.Join(ids, "], [connectors.")+"]")
+}
+
+// validPattern reports whether p is a usable server.tools pattern. path.Match
+// reports a malformed pattern only when matching reaches the bad part, so
+// the pattern is matched against a name that walks all of it: itself.
+func validPattern(p string) bool {
+	if strings.TrimSpace(p) == "" {
+		return false
+	}
+	_, err := path.Match(p, p)
+	return err == nil
+}
+
+// ToolExposed reports whether the unified address serves the tool clients
+// know as name, by server.tools (every tool when it is empty).
+func (s Server) ToolExposed(name string) bool {
+	if len(s.Tools) == 0 {
+		return true
+	}
+	for _, p := range s.Tools {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func decode(k *koanf.Koanf, out *Config) error {
@@ -362,6 +499,13 @@ func (c *Config) validate() error {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.Server.Addr == "" {
 		bad("server.addr: empty")
+	} else if err := CheckAddr(c.Server.Addr); err != nil {
+		bad("server.addr %v", err)
+	}
+	for i, p := range c.Server.Tools {
+		if !validPattern(p) {
+			bad("server.tools[%d] %q: want a tool name or a pattern with * and ?, such as \"obv_*\"", i, p)
+		}
 	}
 	for i, p := range c.Server.TrustedProxies {
 		if _, err := parsePrefix(p); err != nil {

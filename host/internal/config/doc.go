@@ -3,8 +3,16 @@
 // segments joined by "__", e.g. BESLUITBRON_CONNECTORS__OBV__BASE_URL),
 // each later source overriding the earlier.
 //
-// Decoding is strict: an unknown key or a bad value fails with an error that
-// names the key. Relative paths resolve against the config file's own
+// Decoding is strict: the file and the environment are each checked
+// against the Config type before they are merged (shape.go), so every
+// unknown key (with the closest known key: `[connector.obv]` → did you
+// mean connectors?) and every value of the wrong kind (`addr = 8080`, a
+// bare `per = 60`) is reported at once, naming the key, the form it wants
+// (a field's `form` tag, else one derived from its type) and, for the
+// environment, the variable. A TOML syntax error names file:line:column.
+// Values are then validated; the same checks run for every command that
+// loads the file, so `besluitbron check-config` refuses what `serve`
+// would. Relative paths resolve against the config file's own
 // directory. Connector tables are [connectors.<id>] (not an array: koanf
 // lets an environment variable aimed at one array element replace the
 // whole array). Limits and cache TTLs of a connector are checked against

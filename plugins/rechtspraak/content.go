@@ -309,19 +309,18 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if title == "" {
 		title = strings.TrimRight(strings.Join([]string{d.ECLI, d.Court, d.Date, d.CaseNumbers}, ", "), ", ")
 	}
-	link := d.Deeplink
-	if !strings.HasPrefix(link, "http") {
-		link = DeeplinkURL(d.ECLI)
-	}
 	return sdk.Document{
 		Platform: ID, ID: d.ECLI, Type: d.Type, Title: title, Date: d.Date, Organization: d.Court,
-		URL: link, Format: "markdown", Page: a.Page, Pages: pages, Text: page,
+		URL: CitationURL(d.ECLI), Format: "markdown", Page: a.Page, Pages: pages, Text: page,
 		Extra: map[string]map[string]any{ID: documentExtra(d)},
 	}, nil
 }
 
 func documentExtra(d *Decision) map[string]any {
-	x := map[string]any{"has_text": d.BodyKind != ""}
+	x := map[string]any{"has_text": d.BodyKind != "", "deeplink": DeeplinkURL(d.ECLI)}
+	if strings.HasPrefix(d.Deeplink, "http") {
+		x["deeplink"] = d.Deeplink
+	}
 	set := func(k string, v any, ok bool) {
 		if ok {
 			x[k] = v

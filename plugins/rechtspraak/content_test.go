@@ -29,7 +29,7 @@ func TestGetDocumentUitspraak(t *testing.T) {
 		Platform: "rechtspraak", ID: "ECLI:NL:GHAMS:2020:3025", Type: "Uitspraak",
 		Title: "ECLI:NL:GHAMS:2020:3025 Gerechtshof Amsterdam , 23-07-2020 / 17/00394 17/00357",
 		Date:  "2020-07-23", Organization: "Gerechtshof Amsterdam",
-		URL:    "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:GHAMS:2020:3025",
+		URL:    "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:GHAMS:2020:3025",
 		Format: "markdown", Page: 1, Pages: 1,
 		Text: "## Inhoudsindicatie\n\nNaheffingsaanslag OB en boete; verdedigingsbeginsel; bewijslast; fraude in de keten?; wist of had belanghebbende moeten weten van fraude?; art. 8:45 Awb/zorgvuldigheidsbeginsel; neutraliteitsbeginsel; vertrouwensbeginsel; getuigen\n\n" +
 			"## Uitspraak\n\nGERECHTSHOF AMSTERDAM\n\nkenmerken 17/00357 en 17/00394\n\n23 juli 2020\n\nuitspraak van de tweede meervoudige belastingkamer\n",
@@ -43,6 +43,7 @@ func TestGetDocumentUitspraak(t *testing.T) {
 	_ = json.Unmarshal(b, &gotExtra)
 	wantExtra := map[string]any{
 		"has_text": true, "court_id": "http://standaarden.overheid.nl/owms/terms/Gerechtshof_Amsterdam",
+		"deeplink":  "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:GHAMS:2020:3025",
 		"published": "2020-11-16", "modified": "2023-08-08T20:38:06", "case_numbers": "17/00394 17/00357", "location": "Amsterdam",
 		"procedures": []any{map[string]any{"id": "http://psi.rechtspraak.nl/procedure#hogerBeroep", "label": "Hoger beroep"}},
 		"subjects":   []any{map[string]any{"id": "http://psi.rechtspraak.nl/rechtsgebied#bestuursrecht_belastingrecht", "label": "Bestuursrecht; Belastingrecht"}},
@@ -89,7 +90,7 @@ func TestGetDocumentMetadataOnly(t *testing.T) {
 	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:RBARN:1999:AA1000"}`), &d)
 	if d.Extra["rechtspraak"]["has_text"] != false || !strings.Contains(d.Text, "only metadata") ||
 		d.Title != "ECLI:NL:RBARN:1999:AA1000, Rechtbank Arnhem, 1999-09-24, 05.072594.99" ||
-		d.URL != "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:RBARN:1999:AA1000" {
+		d.URL != "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:RBARN:1999:AA1000" {
 		t.Errorf("document = %+v", d)
 	}
 }
@@ -207,7 +208,7 @@ func TestGetDocumentWithoutIdentifierFailsSoft(t *testing.T) {
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:HR:2023:1049"}`), &d)
 	if d.ID != "ECLI:NL:HR:2023:1049" || d.Organization != "Hoge Raad" || d.Text != "## Uitspraak\n\nEén overweging over de reünie van Zoë.\n" ||
-		d.URL != "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:HR:2023:1049" {
+		d.URL != "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:HR:2023:1049" {
 		t.Errorf("document = %+v", d)
 	}
 	if notes := fmt.Sprint(d.Extra["rechtspraak"]["notes"]); !strings.Contains(notes, "lacks the decision's dcterms:identifier") {

@@ -171,10 +171,6 @@ type atomFeed struct {
 		Title   string `xml:"title"`
 		Summary string `xml:"summary"`
 		Updated string `xml:"updated"`
-		Links   []struct {
-			Rel  string `xml:"rel,attr"`
-			Href string `xml:"href,attr"`
-		} `xml:"link"`
 	} `xml:"entry"`
 }
 
@@ -245,7 +241,10 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 			noID = append(noID, strconv.Itoa(a.Offset+i+1))
 			continue
 		}
-		item := sdk.Item{ID: ecli, Type: a.Type, Title: strings.TrimSpace(e.Title), URL: DeeplinkURL(ecli)}
+		// The citation is built from the ECLI, not taken from the entry's
+		// link: older entries link http://…/inziendocument, and
+		// get_document must give the same page.
+		item := sdk.Item{ID: ecli, Type: a.Type, Title: strings.TrimSpace(e.Title), URL: CitationURL(ecli)}
 		extra := map[string]any{}
 		if m := titleRE.FindStringSubmatch(e.Title); m != nil {
 			item.Organization = m[2]
@@ -256,12 +255,6 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 		}
 		if s := strings.TrimSpace(e.Summary); s != "-" {
 			item.Snippet = sdk.StripTags(s)
-		}
-		for _, l := range e.Links {
-			if (l.Rel == "" || l.Rel == "alternate") && strings.HasPrefix(l.Href, "http") {
-				item.URL = l.Href
-				break
-			}
 		}
 		if d := sdk.ISODate(e.Updated); d != "" {
 			extra["modified"] = d
@@ -288,8 +281,17 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 	return out, nil
 }
 
-// DeeplinkURL is the platform's persistent link to a decision, for
-// citation.
+// CitationURL is the page a person opens for a decision: its page on
+// uitspraken.rechtspraak.nl, on https, the same from search and
+// get_document.
+func CitationURL(ecli string) string {
+	// Colons are legal in a query and keep the link readable.
+	return "https://uitspraken.rechtspraak.nl/details?id=" + strings.ReplaceAll(url.QueryEscape(ecli), "%3A", ":")
+}
+
+// DeeplinkURL is the platform's persistent identifier of a decision
+// (http, as the platform publishes it); results carry it under
+// extra.rechtspraak.deeplink, while url is CitationURL.
 func DeeplinkURL(ecli string) string {
 	// Colons are legal in a query and keep the link readable.
 	return "http://deeplink.rechtspraak.nl/uitspraak?id=" + strings.ReplaceAll(url.QueryEscape(ecli), "%3A", ":")

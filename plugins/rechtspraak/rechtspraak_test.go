@@ -87,7 +87,7 @@ func TestSearch(t *testing.T) {
 	want := []sdk.Item{
 		{
 			ID: "ECLI:NL:RBARN:1999:AA1000", Title: "ECLI:NL:RBARN:1999:AA1000, Rechtbank Arnhem, 24-09-1999, 05.072594.99",
-			Date: "1999-09-24", Organization: "Rechtbank Arnhem", URL: "http://uitspraken.rechtspraak.nl/inziendocument?id=ECLI:NL:RBARN:1999:AA1000",
+			Date: "1999-09-24", Organization: "Rechtbank Arnhem", URL: "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:RBARN:1999:AA1000",
 			Extra: map[string]map[string]any{"rechtspraak": {"case_numbers": "05.072594.99", "modified": "2013-04-04"}},
 		},
 		{
@@ -111,7 +111,7 @@ func TestSearchPagingAndEmpty(t *testing.T) {
 	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "search", `{"type":"Uitspraak","limit":1,"offset":40,"sort":"modified_asc"}`), &sr)
 	if !sr.HasMore || *sr.Total != 3751381 || sr.Offset != 40 || sr.Results[0].Type != "Uitspraak" ||
 		sr.Results[0].Snippet != "Belastingrecht; één overweging over ijkwaarden & vermögen" ||
-		sr.Results[0].URL != "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:HR:2023:1049" {
+		sr.Results[0].URL != "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:HR:2023:1049" {
 		t.Errorf("page = %+v", sr)
 	}
 	if u := h.Requests()[0].URL; u != zoeken+"from=40&max=1&return=DOC&sort=ASC&type=Uitspraak" {
@@ -287,5 +287,37 @@ func TestSearchEntryWithoutIDFailsSoft(t *testing.T) {
 	}
 	if notes := strings.Join(sr.Notes, "\n"); !strings.Contains(notes, "Entries without an id (ECLI) are left out: entry 2.") {
 		t.Errorf("notes = %q", sr.Notes)
+	}
+}
+
+// TestCitationSameFromSearchAndDocument holds rechtspraak to the citation
+// rule: search and get_document cite one https page per ECLI, whatever
+// link the feed carries (older entries link http://…/inziendocument) and
+// whatever deeplink the document's metadata names (http). It catches the
+// two tools citing different addresses, or http.
+func TestCitationSameFromSearchAndDocument(t *testing.T) {
+	h := sdktest.NewHost(t).Handle(zoeken+"*", 200, "../../testdata/rechtspraak/rechtspraak-zoeken.xml").
+		Handle("https://data.rechtspraak.nl/uitspraken/content?id=*", 200, "../../testdata/rechtspraak/rechtspraak-content.xml")
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "search", `{}`), &sr)
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", `{"ecli":"ECLI:NL:GHAMS:2020:3025"}`), &d)
+	found := false
+	for _, r := range sr.Results {
+		if !strings.HasPrefix(r.URL, "https://uitspraken.rechtspraak.nl/details?id=") {
+			t.Errorf("%s: url %q", r.ID, r.URL)
+		}
+		if r.ID == d.ID {
+			found = true
+			if r.URL != d.URL {
+				t.Errorf("search cites %q, get_document %q", r.URL, d.URL)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the recorded search lacks %s", d.ID)
+	}
+	if d.Extra["rechtspraak"]["deeplink"] != "http://deeplink.rechtspraak.nl/uitspraak?id=ECLI:NL:GHAMS:2020:3025" {
+		t.Errorf("deeplink = %v", d.Extra["rechtspraak"]["deeplink"])
 	}
 }

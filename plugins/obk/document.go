@@ -62,12 +62,63 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if d.MetadataURL != "" {
 		extra["metadata_url"] = d.MetadataURL
 	}
-	return sdk.Document{
+	out := sdk.Document{
 		Platform: ID, ID: a.ID, Type: publicationOf(a.ID), Title: firstNonEmpty(d.Title, a.ID),
 		Date: d.Date, Organization: d.Organization,
 		URL: citeURL(a.ID, ""), Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
 		Extra: map[string]map[string]any{ID: extra},
-	}, nil
+	}
+	rec := d.Record
+	if d.LookupFailed {
+		// The lookup failed when the text was read: try again, so that a
+		// passing failure is not kept with the text for weeks.
+		var err error
+		if rec, err = lookupRecord(ctx, h, a.ID); err != nil {
+			extra["notes"] = []string{"Date and publishing body are unknown: " + err.Error() + "."}
+		}
+	}
+	if rec != nil {
+		out.Date = firstNonEmpty(rec.Date, out.Date)
+		out.Organization = firstNonEmpty(rec.Organization, out.Organization)
+		out.Type = firstNonEmpty(rec.Type, out.Type)
+		if out.Title == a.ID {
+			out.Title = firstNonEmpty(rec.Title, out.Title)
+		}
+		out.URL = rec.URL
+	}
+	return out, nil
+}
+
+// RecordURL is the SRU request for one publication's record by its
+// identifier.
+func RecordURL(base, id string) string {
+	q := url.Values{}
+	q.Set("operation", "searchRetrieve")
+	q.Set("version", "2.0")
+	q.Set("query", collection+" AND dt.identifier=="+CQLQuote(id))
+	q.Set("startRecord", "1")
+	q.Set("maximumRecords", "1")
+	return strings.TrimRight(base, "/") + "/sru?" + q.Encode()
+}
+
+// lookupRecord is the publication's SRU record as a search result item
+// (nil when the index has none). The record of a publication does not
+// change, so it is kept as long as the text.
+func lookupRecord(ctx context.Context, h connector.Host, id string) (*sdk.Item, error) {
+	resp, err := sdk.Get(ctx, h, RecordURL(SRUBase, id), ServiceSRU, 1, connector.ClassDocument)
+	if err != nil {
+		return nil, fmt.Errorf("the SRU lookup failed (%v)", err)
+	}
+	sr, err := parseSRU(resp)
+	if err != nil {
+		return nil, fmt.Errorf("the SRU lookup failed (%s)", strings.TrimPrefix(err.Error(), "search: "))
+	}
+	for i := range sr.Records {
+		if it, err := recordItem(&sr.Records[i]); err == nil && it.ID == id {
+			return &it, nil
+		}
+	}
+	return nil, nil
 }
 
 // docHead is what a document's result needs besides its text, kept with
@@ -78,6 +129,11 @@ type docHead struct {
 	Date         string `json:"date,omitempty"`
 	Organization string `json:"organization,omitempty"`
 	MetadataURL  string `json:"metadata_url,omitempty"`
+	// Record is the publication's SRU record, which has the date and
+	// publishing body the XML rarely carries (nil when the index has
+	// none); LookupFailed says the lookup itself failed and is retried.
+	Record       *sdk.Item `json:"record,omitempty"`
+	LookupFailed bool      `json:"lookup_failed,omitempty"`
 }
 
 // readDocument fetches a publication's XML and extracts its text and head.
@@ -100,7 +156,14 @@ func readDocument(ctx context.Context, h connector.Host, u, id string) (*docHead
 	if text == "" {
 		text = "(the XML of this publication holds no text; see the publication page or its PDF)"
 	}
+	// The publication XML rarely carries its date and publisher (they live
+	// in the metadata record); the SRU index has them, as obk_search showed
+	// them. SRU rather than metadata.xml, because the zoek host's 10
+	// requests per 30 s are the scarce ones. A failed lookup costs the
+	// date, not the text.
+	rec, lerr := lookupRecord(ctx, h, id)
 	return &docHead{
+		Record: rec, LookupFailed: lerr != nil,
 		Root:         x.Root,
 		Title:        firstNonEmpty(x.Meta["DC.title"], x.Meta["DCTERMS.title"], x.Title),
 		Date:         sdk.ISODate(firstNonEmpty(x.Meta["DCTERMS.issued"], x.Meta["DC.date"], x.Meta["DCTERMS.available"])),

@@ -23,8 +23,21 @@ func readFile(t *testing.T, name string) string {
 	return string(b)
 }
 
+// sruRecord is an SRU answer with one publication's record, in the shape
+// of testdata/obk/obk-sru-response.xml without its namespaces (the parser
+// reads local names).
+func sruRecord(id, title, date, creator, publication string) []byte {
+	return []byte(`<searchRetrieveResponse><numberOfRecords>1</numberOfRecords><records><record><recordData><gzd><originalData><meta>` +
+		`<owmskern><identifier>` + id + `</identifier><title>` + title + `</title><creator>` + creator + `</creator></owmskern>` +
+		`<owmsmantel><date>` + date + `</date></owmsmantel><tpmeta><publicatienaam>` + publication + `</publicatienaam></tpmeta>` +
+		`</meta></originalData><enrichedData><preferredUrl>` + zoek + "/" + id + `.html</preferredUrl></enrichedData></gzd></recordData></record></records></searchRetrieveResponse>`)
+}
+
+const noRecord = `<searchRetrieveResponse><numberOfRecords>0</numberOfRecords></searchRetrieveResponse>`
+
 func TestGetDocumentStaatscourant(t *testing.T) {
-	h := sdktest.NewHost(t).Handle(zoek+"/stcrt-2015-47076.xml", 200, td+"obk-stcrt-2015-47076.xml")
+	h := sdktest.NewHost(t).Handle(zoek+"/stcrt-2015-47076.xml", 200, td+"obk-stcrt-2015-47076.xml").
+		HandleBody(obk.RecordURL(obk.SRUBase, "stcrt-2015-47076"), 200, sruRecord("stcrt-2015-47076", "Ter inzage: omgevingsvergunning", "2015-12-23", "Bergen (NH)", "Staatscourant"))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"stcrt-2015-47076"}`), &d)
 	r := h.Requests()[0]
@@ -33,6 +46,7 @@ func TestGetDocumentStaatscourant(t *testing.T) {
 	}
 	want := sdk.Document{
 		Platform: "obk", ID: "stcrt-2015-47076", Type: "Staatscourant", Title: "Ter inzage: omgevingsvergunning",
+		Date: "2015-12-23", Organization: "Bergen (NH)",
 		URL: zoek + "/stcrt-2015-47076.html", Format: "text", Page: 1, Pages: 1,
 		Text: "STAATSCOURANT\n\nOfficiële uitgave van het Koninkrijk der Nederlanden sinds 1814.\n\nTer inzage: omgevingsvergunning\n\n" +
 			"•Vennewatersweg 29, 1935 AS, Egmond-Binnen - bouw bedrijfswoning.\n\n" +
@@ -46,10 +60,54 @@ func TestGetDocumentStaatscourant(t *testing.T) {
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("document (-want +got):\n%s", diff)
 	}
+	if r := h.Requests()[1]; r.Service != obk.ServiceSRU || r.Cost != 1 || r.CacheClass != connector.ClassDocument {
+		t.Errorf("record lookup = %+v", r)
+	}
+}
+
+// TestGetDocumentMetadataFromSearchIndex: the publication XML has no date
+// or publishing body, so get_document takes them from the record
+// obk_search showed, and cites the same page. It catches a document
+// without date or organisation, a citation that differs from search's,
+// and a failed lookup that costs the text or is kept with it.
+func TestGetDocumentMetadataFromSearchIndex(t *testing.T) {
+	const id = "gmb-2023-174296"
+	xml := []byte(`<officiele-publicatie><gemeenteblad><kop><titel>Melding asbest</titel></kop><al>Tekst.</al></gemeenteblad></officiele-publicatie>`)
+	h := sdktest.NewHost(t).HandleBody(zoek+"/"+id+".xml", 200, xml).
+		Handle(sru+"?*", 200, td+"obk-sru-response.xml")
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "search", `{"query":"asbest"}`), &sr)
+	var d sdk.Document
+	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"`+id+`"}`), &d)
+	s := sr.Results[0]
+	if s.ID != id || d.Date != s.Date || d.Organization != s.Organization || d.URL != s.URL || d.Date == "" || d.Organization == "" {
+		t.Errorf("search gave %s %q %q %s; get_document %q %q %s", s.ID, s.Date, s.Organization, s.URL, d.Date, d.Organization, d.URL)
+	}
+
+	// The lookup fails: the text still comes, with a note, and the next
+	// call tries again instead of keeping the failure with the text.
+	h = sdktest.NewHost(t).HandleBody(zoek+"/"+id+".xml", 200, xml).
+		HandleBody(sru+"?*", 503, []byte("<html><title>503 Service Unavailable</title></html>"))
+	d = sdk.Document{}
+	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"`+id+`"}`), &d)
+	if d.Text == "" || d.Date != "" || !strings.Contains(fmt.Sprint(d.Extra["obk"]["notes"]), "Date and publishing body are unknown") {
+		t.Errorf("failed lookup: %+v", d)
+	}
+	// An exact route wins over the failing prefix route.
+	h.HandleBody(obk.RecordURL(obk.SRUBase, id), 200, sruRecord(id, "Melding asbest", "2023-04-20", "Bergeijk", "Gemeenteblad"))
+	d = sdk.Document{}
+	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"`+id+`","page":1}`), &d)
+	if d.Date != "2023-04-20" || d.Organization != "Bergeijk" || d.Extra["obk"]["notes"] != nil {
+		t.Errorf("after the platform recovered: %+v", d)
+	}
+	if n := h.TextsKept(); n != 1 {
+		t.Errorf("the XML was extracted %d times, want once", n)
+	}
 }
 
 func TestGetDocumentKamerstuk(t *testing.T) {
-	h := sdktest.NewHost(t).Handle(zoek+"/kst-33328-AI.xml", 200, td+"obk-kst-33328-AI.xml")
+	h := sdktest.NewHost(t).Handle(zoek+"/kst-33328-AI.xml", 200, td+"obk-kst-33328-AI.xml").
+		HandleBody(obk.RecordURL(obk.SRUBase, "kst-33328-AI"), 200, []byte(noRecord))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"kst-33328-AI","page":1}`), &d)
 	if d.Type != "Kamerstuk" || !strings.HasPrefix(d.Title, "Voorstel van wet van de leden Snels en Sneller") {
@@ -107,7 +165,8 @@ func handelingen() string {
 // extraction gives.
 func TestGetDocumentLarge(t *testing.T) {
 	const id = "h-tk-20232024-99-1"
-	h := sdktest.NewHost(t).HandleBody(zoek+"/"+id+".xml", 200, []byte(handelingen()))
+	h := sdktest.NewHost(t).HandleBody(zoek+"/"+id+".xml", 200, []byte(handelingen())).
+		HandleBody(obk.RecordURL(obk.SRUBase, id), 200, []byte(noRecord))
 	docs := sdktest.ReadDocument(t, obk.Plugin(), h, "get_document", func(n int) string { return fmt.Sprintf(`{"id":%q,"page":%d}`, id, n) })
 	first, last := docs[0], docs[len(docs)-1]
 	total := 0
@@ -132,8 +191,8 @@ func TestGetDocumentLarge(t *testing.T) {
 	if n := h.TextsKept(); n != 1 {
 		t.Errorf("the XML was extracted %d times, want once", n)
 	}
-	if n := len(h.Requests()); n != 1 {
-		t.Errorf("%d requests, want one", n)
+	if n := len(h.Requests()); n != 2 {
+		t.Errorf("%d requests, want two (the XML and its SRU record, once)", n)
 	}
 	for _, n := range []int{len(docs) / 2, len(docs)} {
 		h.ForgetTexts()
@@ -194,7 +253,8 @@ func TestGetDocumentErrors(t *testing.T) {
 }
 
 func TestGetDocumentNoText(t *testing.T) {
-	h := sdktest.NewHost(t).HandleBody(zoek+"/gmb-2020-1.xml", 200, []byte(`<officiele-publicatie><metadata><meta name="DC.title" content="Leeg"/></metadata></officiele-publicatie>`))
+	h := sdktest.NewHost(t).HandleBody(zoek+"/gmb-2020-1.xml", 200, []byte(`<officiele-publicatie><metadata><meta name="DC.title" content="Leeg"/></metadata></officiele-publicatie>`)).
+		HandleBody(obk.RecordURL(obk.SRUBase, "gmb-2020-1"), 200, []byte(noRecord))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, obk.Plugin(), h, "get_document", `{"id":"gmb-2020-1"}`), &d)
 	if d.Title != "Leeg" || d.Type != "Gemeenteblad" || !strings.Contains(d.Text, "holds no text") {

@@ -286,10 +286,12 @@ func recordItem(r *sruRecord) (sdk.Item, error) {
 }
 
 // citeURL is the publication's page on the official site: the record's
-// preferred URL when it is one, else the page built from the id.
+// preferred URL when it is one on https, else the page built from the id
+// (the same page; an http or foreign preferred URL would make search and
+// get_document cite differently).
 func citeURL(id, preferred string) string {
 	preferred = strings.TrimSpace(preferred)
-	if strings.HasPrefix(preferred, "https://") || strings.HasPrefix(preferred, "http://") {
+	if strings.HasPrefix(preferred, ZoekBase+"/") {
 		return preferred
 	}
 	return ZoekBase + "/" + url.PathEscape(id) + ".html"

@@ -82,6 +82,16 @@ func FuzzToolArguments(f *testing.F) {
 			if called {
 				t.Fatalf("%s(%q): refused but the connector ran", e.full, args)
 			}
+			// Whatever was sent, the refusal stays short (it is read by an
+			// assistant that pays for every byte of it).
+			if len(text) > MaxErrorText {
+				t.Fatalf("%s: a %d-byte refusal", e.full, len(text))
+			}
+			// The refusal is explained in words, not passed on from the
+			// schema library (whose messages start "validating").
+			if strings.Contains(text, "validating") {
+				t.Fatalf("%s(%q): refusal not explained: %q", e.full, args, text)
+			}
 			return
 		}
 		if !called {

@@ -100,6 +100,7 @@ type toolEntry struct {
 	full     string // "<id>_<tool>"
 	name     string // as clients see it
 	schema   *jsonschema.Resolved
+	args     *argSchema // the same schema, for errors in words
 }
 
 // New registers every platform's tools, resources and prompts.
@@ -158,7 +159,11 @@ func New(o Options) (*Server, error) {
 		if err := s.claim(ht.Tool.Name, "the host"); err != nil {
 			return nil, err
 		}
-		s.unified.AddTool(ht.Tool, s.hostToolHandler(ht))
+		as, err := newArgSchema(ht.Tool.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: host tool %q: input schema: %w", ht.Tool.Name, err)
+		}
+		s.unified.AddTool(ht.Tool, s.hostToolHandler(ht, as))
 	}
 	return s, nil
 }
@@ -177,15 +182,11 @@ func describe(m connector.Manifest, t connector.Tool) string {
 
 func (s *Server) entry(p *Platform, t connector.Tool) (*toolEntry, error) {
 	full := p.Manifest.ID + "_" + t.Name
-	var schema jsonschema.Schema
-	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
-	}
-	rs, err := schema.Resolve(nil)
+	as, err := newArgSchema(t.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
 	}
-	e := &toolEntry{platform: p, tool: t, full: full, name: p.toolName(t.Name), schema: rs}
+	e := &toolEntry{platform: p, tool: t, full: full, name: p.toolName(t.Name), schema: as.resolved, args: as}
 	if err := s.claim(e.name, "connector "+strconv.Quote(p.Manifest.ID)); err != nil {
 		return nil, err
 	}

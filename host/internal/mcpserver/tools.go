@@ -64,12 +64,21 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 	}
 }
 
-func (s *Server) hostToolHandler(ht HostTool) mcp.ToolHandler {
+// hostToolHandler runs one of the host's own tools. Its arguments are
+// checked against its schema first, as a connector tool's are, so that
+// every tool's argument errors read alike.
+func (s *Server) hostToolHandler(ht HostTool, as *argSchema) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
 		info := s.newInfo(ctx, req)
 		start := time.Now()
-		res, err := ht.Handler(ctx, info, req.Params.Arguments)
+		args, err := checkArgs(as, req.Params.Arguments)
+		if err != nil {
+			res := toolError(fmt.Sprintf("%s: invalid arguments: %v", ht.Tool.Name, err), info.Summary())
+			s.observe(ctx, ht.Tool.Name, "besluitbron", info, res, start, "invalid_arguments")
+			return res, nil
+		}
+		res, err := ht.Handler(ctx, info, args)
 		if err != nil {
 			res = toolError(fmt.Sprintf("%s: %v", ht.Tool.Name, err), info.Summary())
 		}
@@ -164,20 +173,25 @@ func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Sum
 }
 
 // validate checks arguments against the tool's schema. The error names the
-// argument.
+// argument and says the rule in words (see argerrors.go).
 func (s *Server) validate(e *toolEntry, args json.RawMessage) (json.RawMessage, error) {
+	return checkArgs(e.args, args)
+}
+
+// checkArgs decodes and checks arguments; absent arguments are {}.
+func checkArgs(as *argSchema, args json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage("{}")
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+		return nil, fmt.Errorf("arguments are not valid JSON: %s", clipText(err.Error(), 200))
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("arguments must be a JSON object")
+		return nil, fmt.Errorf("the arguments must be a JSON object of named arguments (got %s)", showKind(v))
 	}
-	if err := e.schema.Validate(v); err != nil {
-		return nil, fmt.Errorf("%s", cleanSchemaError(err.Error()))
+	if err := as.validate(v); err != nil {
+		return nil, err
 	}
 	return args, nil
 }
@@ -206,8 +220,11 @@ func meta(sum callinfo.Summary) mcp.Meta {
 	}
 }
 
+// toolError is a tool error result. Its text is cut at MaxErrorText
+// whoever wrote it (a connector may echo what it was given): an error that
+// fills the assistant's context helps nobody.
 func toolError(msg string, sum callinfo.Summary) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, Meta: meta(sum)}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: clipText(msg, MaxErrorText)}}, Meta: meta(sum)}
 }
 
 func (s *Server) observe(ctx context.Context, tool, platform string, info *callinfo.Info, res *mcp.CallToolResult, start time.Time, outcome string) {

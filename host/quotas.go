@@ -84,6 +84,14 @@ func (h *Host) quotaStatus() []loadstatus.Quota {
 		tokens := st.Tokens
 		lq := loadstatus.Quota{Quota: q.Name, Limited: true, Units: q.Limit.Units, PerSeconds: q.Limit.Per.Seconds(), Source: q.Source,
 			Shared: q.Shared(), WaitingSessions: st.WaitingSessions, Tokens: &tokens}
+		// The claim whose limit won, so pages can word where it comes
+		// from in their own language.
+		for _, c := range h.claims {
+			if c.Quota == q.Name && c.Source() == q.Source {
+				lq.SourceAdmin, lq.SourcePlatform, lq.SourceService = c.Admin, c.Platform, c.Service
+				break
+			}
+		}
 		if st.PausedUntil.After(now) {
 			lq.PausedUntil = st.PausedUntil
 		}

@@ -78,12 +78,20 @@ func (h *Host) reachProbe(p *platform) func(ctx context.Context) (loadstatus.Rea
 	}
 }
 
-// startStatus runs the Laadstatus job until the returned stop is called.
+// startStatus runs the Laadstatus job until the returned stop is called,
+// and the sampling of the quotas' traffic for its charts, which runs even
+// when the checks are switched off: it reads local counters and costs no
+// platform anything.
 func (h *Host) startStatus(ctx context.Context) (stop func()) {
-	if !h.cfg.Status.Enabled || h.lstatus == nil {
+	if h.lstatus == nil {
 		return func() {}
 	}
-	return h.lstatus.Start(ctx)
+	stopHistory := h.lstatus.StartHistory()
+	if !h.cfg.Status.Enabled {
+		return stopHistory
+	}
+	stopJob := h.lstatus.Start(ctx)
+	return func() { stopJob(); stopHistory() }
 }
 
 func resultText(res *mcp.CallToolResult) string {
@@ -219,7 +227,14 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 			out.Summary = append(out.Summary, line)
 		}
 	}
-	out.Quotas = quotas
+	// The per-minute history is for the Laadstatus charts; an assistant
+	// gets the state now, and 60 points per quota would only cost it
+	// context.
+	out.Quotas = make([]loadstatus.Quota, len(quotas))
+	for i, q := range quotas {
+		q.History = nil
+		out.Quotas[i] = q
+	}
 	if org != "" && len(out.Organizations) == 0 {
 		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only OpenBesluitvorming does, once its first check has run).")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -19,30 +20,57 @@ type documentData struct {
 	Blocks   []block
 	Kind     string // as a section's: ok, slow, queued, busy, down, error, invalid
 	Message  string
+	NotFound bool // the platform does not know the id (or refused it)
 	Position int
 	ETA      int
 	Back     string
 	Self     url.Values
 }
 
-// block is one paragraph or heading of a document's text.
+// block is one paragraph, heading or list of a document's text.
 type block struct {
-	Heading int // 0 = paragraph, else the heading level (2 or 3)
+	Heading int // 0 = paragraph or list, else the heading level (2 or 3)
 	Text    string
+	Items   []listItem // a list, when set
 }
 
-// blocks splits markdown-ish text into headings and paragraphs; the text
-// is shown as text, never as HTML.
-func blocks(text string) []block {
+// listItem is one line of a list: its depth (0 = top), its words, and,
+// when the line ended in a record's id ("document: Motie X (document:…)"),
+// that id, which the page links instead of showing it.
+type listItem struct {
+	Depth int
+	Label string // the line's leading "type:" label in the page's words, if any
+	Text  string
+	ID    string
+}
+
+var (
+	listLine  = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
+	trailID   = regexp.MustCompile(`^(.*\S)\s+\(([^\s()]*:[^\s()]+|[0-9]{5,})\)$`)
+	typeLabel = regexp.MustCompile(`^([\p{L}_ ]{2,30}):\s+(.+)$`)
+)
+
+// blocks splits markdown-ish text into headings, lists and paragraphs;
+// the text is shown as text, never as HTML. Emphasis markers go; a list
+// line's "- " becomes a list item, and a trailing record id becomes a
+// link (documents list the records they mention by id, which says
+// nothing to a reader).
+func blocks(lang, text string) []block {
 	var out []block
 	var para []string
+	var items []listItem
 	flush := func() {
 		if len(para) > 0 {
 			out = append(out, block{Text: strings.Join(para, "\n")})
 			para = nil
 		}
+		if len(items) > 0 {
+			out = append(out, block{Items: items})
+			items = nil
+		}
 	}
 	for _, line := range strings.Split(text, "\n") {
+		line = strings.NewReplacer("**", "", "__", "").Replace(line)
 		t := strings.TrimSpace(line)
 		switch {
 		case t == "":
@@ -55,7 +83,27 @@ func blocks(text string) []block {
 				h = 3
 			}
 			out = append(out, block{Heading: h, Text: strings.TrimSpace(strings.TrimLeft(t, "#"))})
+		case listLine.MatchString(line):
+			if len(para) > 0 {
+				out = append(out, block{Text: strings.Join(para, "\n")})
+				para = nil
+			}
+			m := listLine.FindStringSubmatch(line)
+			it := listItem{Depth: min(len(strings.ReplaceAll(m[1], "\t", "  "))/2, 4), Text: strings.TrimSpace(m[2])}
+			if id := trailID.FindStringSubmatch(it.Text); id != nil {
+				it.Text, it.ID = id[1], id[2]
+			}
+			if lb := typeLabel.FindStringSubmatch(it.Text); lb != nil {
+				if _, known := typeWords[typeKey(lb[1])]; known {
+					it.Label, it.Text = typeWord(lang, lb[1], true), lb[2]
+				}
+			}
+			items = append(items, it)
 		default:
+			if len(items) > 0 {
+				out = append(out, block{Items: items})
+				items = nil
+			}
 			para = append(para, strings.TrimRight(line, " \t"))
 		}
 	}
@@ -108,7 +156,7 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 		d.Kind = classify(d.Message)
 		status = http.StatusBadGateway
 		if d.Kind == kindInvalid || strings.Contains(d.Message, "no entity") || strings.Contains(d.Message, "not found") {
-			status = http.StatusNotFound
+			status, d.NotFound = http.StatusNotFound, true
 		}
 	default:
 		var doc sdk.Document
@@ -117,11 +165,27 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusBadGateway
 			break
 		}
-		d.Kind, d.Doc, d.Blocks = kindOK, &doc, blocks(doc.Text)
-		pg.Title = doc.Title
+		d.Kind, d.Doc, d.Blocks = kindOK, &doc, blocks(pg.Lang, doc.Text)
+		pg.Title = docTitle(pg, &doc)
 	}
 	pg.Data = d
 	s.render(w, "document", "layout", status, pg)
+}
+
+// docTitle is a document's title, or, when the platform gave none, its
+// type and date in words rather than its id.
+func docTitle(p *page, d *sdk.Document) string {
+	if t := strings.TrimSpace(d.Title); t != "" {
+		return t
+	}
+	t := p.T("title.document")
+	if d.Type != "" {
+		t = typeWord(p.Lang, d.Type, true)
+	}
+	if d.Date != "" {
+		t += ", " + formatDate(p.Lang, d.Date)
+	}
+	return t
 }
 
 // safeBack keeps a back link on this site.

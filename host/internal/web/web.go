@@ -187,6 +187,18 @@ type page struct {
 // T returns a text in the page's language.
 func (p *page) T(key string, args ...any) string { return tr(p.Lang, key, args...) }
 
+// N returns a text about n things in the page's language: key+".0" for
+// none and key+".1" for one when those exist ("1 resultaat", not
+// "1 resultaten"), else key formatted with n.
+func (p *page) N(key string, n int) string {
+	if n == 0 || n == 1 {
+		if k := fmt.Sprintf("%s.%d", key, n); hasMessage(k) {
+			return tr(p.Lang, k, n)
+		}
+	}
+	return tr(p.Lang, key, n)
+}
+
 func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title string) *page {
 	lang := language(w, r)
 	q := r.URL.Query()
@@ -273,6 +285,39 @@ var funcs = template.FuncMap{
 		v.Set("terug", back)
 		return "/document?" + v.Encode()
 	},
+	// plain shows a snippet as one line of plain text.
+	"plain": plainText,
+	// kind names a result type in people's words.
+	"kind": func(lang, t string) string { return typeWord(lang, t, true) },
+	// kindlow names it inside a phrase ("nieuwste vergadering").
+	"kindlow":     func(lang, t string) string { return typeWord(lang, t, false) },
+	"notes":       func(p *page, s *section) []noteView { return viewNotes(p.Lang, s.Platform.Title, s.Notes) },
+	"reason":      statusReason,
+	"quotasource": quotaSource,
+	"users":       func(p *page, q loadstatus.Quota) string { return joinAnd(p, q.Titles()) },
+	"charts":      quotaCharts,
+	"clustered": func(qs []loadstatus.Quota) bool {
+		for _, q := range qs {
+			if q.Cluster != "" {
+				return true
+			}
+		}
+		return false
+	},
+	// idlink opens a record a document mentions by id, on the same
+	// platform, with the same way back.
+	"idlink": func(p *page, d *documentData, id string) string {
+		v := url.Values{"p": {d.Platform.ID}, "id": {id}}
+		if d.Back != "" {
+			v.Set("terug", d.Back)
+		}
+		return "/document?" + v.Encode()
+	},
+	// techv is a technical message for the "tech" disclosure: the
+	// platform's or connector's own words (English), under a summary in
+	// the page's language, closed by default.
+	"techv": func(p *page, key, text string) techView { return techView{P: p, Key: key, Text: text} },
+	"int": func(n int64) int { return int(n) },
 	"has": func(list []string, v string) bool {
 		for _, x := range list {
 			if x == v {
@@ -295,6 +340,53 @@ func formatLimit(p *page, units, perSeconds float64) string {
 		return p.T("st.per.m", units, perSeconds/60)
 	}
 	return p.T("st.per.s", units, perSeconds)
+}
+
+// statusReason says in the page's language what a platform's last check
+// found; the English Message stays for /status.json and the tool.
+func statusReason(p *page, s loadstatus.Status) string {
+	switch s.Reason {
+	case loadstatus.Answered:
+		return p.T("reason.answered", s.LatencyMS)
+	case loadstatus.AnsweredSlowly:
+		return p.T("reason.answered_slowly", num(p.Lang, float64(s.LatencyMS)/1000))
+	case loadstatus.ServerError:
+		return p.T("reason.server_error", s.HTTPStatus)
+	case loadstatus.Got429, loadstatus.NoRoom, loadstatus.Refused, loadstatus.NoAnswer, loadstatus.NotChecked:
+		return p.T("reason." + string(s.Reason))
+	}
+	return p.T("st.msg." + string(s.State))
+}
+
+// quotaSource says where a quota's limit comes from: the admin's key, or
+// the manifest of the platform that declared it.
+func quotaSource(p *page, q loadstatus.Quota) string {
+	if q.SourceAdmin {
+		return p.T("st.src.admin", q.Source)
+	}
+	for _, u := range q.Connectors {
+		if u.Platform == q.SourcePlatform {
+			return p.T("st.src.manifest", u.Title)
+		}
+	}
+	return ""
+}
+
+// joinAnd lists names as "A, B en C".
+func joinAnd(p *page, names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + p.T("and") + " " + names[len(names)-1]
+}
+
+// techView is a technical message and the page it is shown on.
+type techView struct {
+	P         *page
+	Key, Text string
 }
 
 // sectionView pairs a results section with its page (texts, language).

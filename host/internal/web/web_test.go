@@ -210,7 +210,9 @@ func TestPlatformProblemsAreNamed(t *testing.T) {
 			f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return toolErr(c.text) }}
 			srv := serve(t, f, nil)
 			_, body, _ := get(t, srv.URL+"/?q=x&p=obv")
-			mustContain(t, body, c.want, "Melding:")
+			// The platform's own words are kept, behind a disclosure in
+			// Dutch (they are English).
+			mustContain(t, body, c.want, "<summary>Technische melding</summary><p lang=\"en\">")
 		})
 	}
 }
@@ -375,7 +377,7 @@ func TestStatusPages(t *testing.T) {
 	})
 	_, body, _ := get(t, srv.URL+"/status?org=houten")
 	mustContain(t, body, "om de 5 minuten", `<tr id="st-obv" class="state-down">`, "storing sinds 10 minuten geleden", "12 ms",
-		"1 bronnen actueel, 0 verouderd, 1 met fouten", "Leveranciers van OpenBesluitvorming", "verstoord", "import mislukt", "HTTP 503")
+		"Bronnen: 1 actueel, 0 verouderd, 1 met fouten", "Leveranciers van OpenBesluitvorming", "verstoord", "import mislukt", "HTTP 503")
 	_, body, _ = get(t, srv.URL+"/?q=x&p=obv")
 	mustContain(t, body, `<span class="badge state-down">storing</span>`, "Laadstatus: storing (gecontroleerd 1 minuut geleden).")
 	code, body, resp := get(t, srv.URL+"/status.json")
@@ -391,9 +393,9 @@ func TestStatusPageQuotaSection(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	ten := 7.5
 	snap := loadstatus.Snapshot{IntervalSeconds: 300, Quotas: []loadstatus.Quota{
-		{Quota: "openbesluitvorming.nl", Limited: true, Units: 60, PerSeconds: 60, Source: "the manifest of obv (service api)", Tokens: &ten,
+		{Quota: "openbesluitvorming.nl", Limited: true, Units: 60, PerSeconds: 60, Source: "the manifest of obv (service api)", SourcePlatform: "obv", SourceService: "api", Tokens: &ten,
 			Connectors: []loadstatus.QuotaUser{{Platform: "obv", Title: "OpenBesluitvorming", Service: "api"}}},
-		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Units: 10, PerSeconds: 30, Source: "connectors.tk.limits.obk", Shared: true,
+		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Units: 10, PerSeconds: 30, Source: "connectors.tk.limits.obk", SourceAdmin: true, SourcePlatform: "tk", SourceService: "obk", Shared: true,
 			Waiting: 3, PausedUntil: now.Add(20 * time.Second),
 			Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
 		{Quota: "api.openraadsinformatie.nl", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie", Service: "elastic"}}},
@@ -405,8 +407,8 @@ func TestStatusPageQuotaSection(t *testing.T) {
 	})
 	_, body, _ := get(t, srv.URL+"/status")
 	mustContain(t, body, "Limieten per host", `<tr id="quota-zoek.officielebekendmakingen.nl" class="state-busy">`,
-		`zoek.officielebekendmakingen.nl <span class="badge">gedeeld</span>`, "10 per 30 seconden", `<small lang="en">connectors.tk.limits.obk</small>`,
-		"Officiële Bekendmakingen <small>(obk, zoek)</small>, Tweede Kamer <small>(tk, obk)</small>", "3 verzoeken wachten", "gepauzeerd na een 429, tot 13:00:20",
+		`zoek.officielebekendmakingen.nl <span class="badge">gedeeld</span>`, "10 per 30 seconden", "ingesteld door de beheerder (connectors.tk.limits.obk)", "zoals OpenBesluitvorming het opgeeft",
+		"Officiële Bekendmakingen en Tweede Kamer", "3 verzoeken wachten", "gepauzeerd na een 429, tot 13:00:20",
 		"60 per minuut", "niemand wacht", "api.openraadsinformatie.nl", "geen limiet")
 	_, body, _ = get(t, srv.URL+"/status?lang=en")
 	mustContain(t, body, "Limits per host", "10 per 30 seconds", "3 requests waiting", "paused after a 429", "60 per minute", "no limit")
@@ -426,7 +428,12 @@ func TestStatusPageClusterSection(t *testing.T) {
 		}
 	})
 	_, body, _ := get(t, srv.URL+"/status")
-	mustContain(t, body, "Verdeling van de limieten over replica", `<li lang="en" class="state-down">obv (api): Redis is unreachable`, "Replica r1; 3 live", `href="/status/cluster.json"`)
+	// Dutch: the gist in Dutch, the cluster's English lines behind a
+	// disclosure; English: the lines themselves.
+	mustContain(t, body, "Verdeling van de limieten over replica", "Redis onbereikbaar: deze replica houdt zich aan een eigen deel",
+		`<ul class="cluster" lang="en"><li>Replica r1; 3 live replica(s) seen.</li><li class="state-down">obv (api): Redis is unreachable`, `href="/status/cluster.json"`)
+	_, body, _ = get(t, srv.URL+"/status?lang=en")
+	mustContain(t, body, `<ul class="cluster"><li>Replica r1; 3 live`)
 	srv2 := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} }
 	})

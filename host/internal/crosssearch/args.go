@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -71,17 +72,17 @@ func parseArgs(raw json.RawMessage, known map[string]bool, ids []string) (Args, 
 	case a.Query == "":
 		return a, fmt.Errorf("argument \"query\": required, the words to search for")
 	case utf8.RuneCountInString(a.Query) > MaxQuery:
-		return a, fmt.Errorf("argument \"query\": longer than %d characters", MaxQuery)
+		return a, fmt.Errorf("argument \"query\" must be at most %d characters long (got %d characters)", MaxQuery, utf8.RuneCountInString(a.Query))
 	case !utf8.ValidString(a.Query):
 		return a, fmt.Errorf("argument \"query\": not valid UTF-8")
 	}
 	seen := map[string]bool{}
 	for _, p := range a.Platforms {
 		if !known[p] {
-			return a, fmt.Errorf("argument \"platforms\": %q is not a platform here (one of %s)", p, strings.Join(ids, ", "))
+			return a, fmt.Errorf("argument \"platforms\": %s is not a platform here (one of %s)", quoteCut(p, 60), strings.Join(ids, ", "))
 		}
 		if seen[p] {
-			return a, fmt.Errorf("argument \"platforms\": %q is named twice", p)
+			return a, fmt.Errorf("argument \"platforms\": %s is named twice", quoteCut(p, 60))
 		}
 		seen[p] = true
 	}
@@ -97,7 +98,7 @@ func parseArgs(raw json.RawMessage, known map[string]bool, ids []string) (Args, 
 			continue
 		}
 		if t, err := time.Parse("2006-01-02", d.v); err != nil || t.Format("2006-01-02") != d.v {
-			return a, fmt.Errorf("argument %q: %q is not an ISO date (YYYY-MM-DD)", d.name, d.v)
+			return a, fmt.Errorf("argument %q must be a date written YYYY-MM-DD (got %s)", d.name, quoteCut(d.v, 40))
 		}
 	}
 	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
@@ -107,23 +108,50 @@ func parseArgs(raw json.RawMessage, known map[string]bool, ids []string) (Args, 
 		a.Limit = DefaultLimit
 	}
 	if a.Limit < 1 || a.Limit > MaxLimit {
-		return a, fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
+		return a, fmt.Errorf("argument \"limit\" must be between 1 and %d (got %d)", MaxLimit, a.Limit)
 	}
 	if a.TimeoutSeconds < 0 || a.TimeoutSeconds > MaxTimeout || a.TimeoutSeconds != a.TimeoutSeconds {
-		return a, fmt.Errorf("argument \"timeout_seconds\": %v is outside 0…%d", a.TimeoutSeconds, MaxTimeout)
+		return a, fmt.Errorf("argument \"timeout_seconds\" must be more than 0 and at most %d (got %v)", MaxTimeout, a.TimeoutSeconds)
 	}
 	return a, nil
 }
 
-// argError names the argument of a JSON decoding error.
+// argError names the argument of a JSON decoding error, with the type it
+// wants in words.
 func argError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("argument %q: want %s, not a JSON %s", te.Field, te.Type.String(), te.Value)
+		want := map[string]string{"string": "a string", "[]string": "a list of strings", "int": "a whole number", "float64": "a number"}[te.Type.String()]
+		if want == "" {
+			want = te.Type.String()
+		}
+		return fmt.Sprintf("argument %s must be %s (got a JSON %s)", quoteCut(te.Field, 60), want, te.Value)
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fmt.Sprintf("argument %s: unknown (query, platforms, organization, date_from, date_to, limit, timeout_seconds)", f)
+		f, _ = strconv.Unquote(f)
+		return fmt.Sprintf("unknown argument %s (this tool takes: query (required), platforms, organization, date_from, date_to, limit, timeout_seconds)", quoteCut(f, 60))
 	}
-	return "arguments are not a valid JSON object: " + msg
+	return "the arguments are not a valid JSON object: " + clip(msg, 200)
+}
+
+// quoteCut quotes a value from the caller, cut to n characters with its
+// length when longer: an error must not echo a huge argument whole.
+func quoteCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(string(r[:n])) + fmt.Sprintf("… (%d characters in all)", len(r))
+}
+
+// clip cuts s to at most n bytes on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -6,7 +6,9 @@
 // regular tool path (validation, limits, cache, _meta), each under its own
 // deadline and all under an overall one, and returns one JSON object with
 // a section per platform. A slow or failing platform is named in its
-// section with the reason; it never holds up the others.
+// section with the reason; it never holds up the others. When no platform
+// answers at all, the result is a tool error (isError) that gives each
+// platform's reason, so an assistant does not read it as "no documents".
 //
 //	s, err := crosssearch.New(crosssearch.Options{Platforms: ps, Call: srv.Call})
 //	res := s.Handle(ctx, info, rawArgs) // an *mcp.CallToolResult

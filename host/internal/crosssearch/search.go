@@ -151,7 +151,10 @@ func ptr[T any](v T) *T { return &v }
 const CostNote = "One search per platform (each counts against that platform's own limit and may queue there; the search costs what that platform's search costs, plus a cached list lookup when organization is given). Repeating a search within 10 minutes is served from the cache."
 
 // Handle runs the tool: arguments in, result out. Bad arguments are a tool
-// error naming the argument.
+// error naming the argument. When no platform answered (all failed, timed
+// out or were skipped) the result is a tool error saying why for each;
+// when some answered, the others are named in their sections and the
+// result is not an error.
 func (s *Searcher) Handle(ctx context.Context, info *callinfo.Info, raw json.RawMessage) *mcp.CallToolResult {
 	a, err := parseArgs(raw, s.known, s.ids)
 	if err != nil {
@@ -159,6 +162,13 @@ func (s *Searcher) Handle(ctx context.Context, info *callinfo.Info, raw json.Raw
 			Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: int64(0), mcpserver.MetaUpstreamMS: int64(0)}}
 	}
 	res, sum := s.Run(ctx, info, a)
+	if len(res.Answered) == 0 {
+		// Nothing to show is an error the assistant must see as one: it
+		// says, per platform, why there is nothing, so that it can try
+		// again later, give more time, or name other platforms.
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: noneAnswered(res)}},
+			Meta: mcp.Meta{mcpserver.MetaCache: sum.Cache, mcpserver.MetaQueuedMS: sum.Queued.Milliseconds(), mcpserver.MetaUpstreamMS: sum.Upstream.Milliseconds()}}
+	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ToolName + ": encoding the result: " + err.Error()}}}
@@ -385,3 +395,31 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 
 // IDs lists the platforms the search can use, in order.
 func (s *Searcher) IDs() []string { return append([]string(nil), s.ids...) }
+
+// maxReason bounds each platform's reason in the all-failed error: the
+// sub-call's own error is already cut, but seven of them add up.
+const maxReason = 300
+
+// noneAnswered is the tool error when no platform answered: one line per
+// platform with its outcome and reason, and what the caller can do.
+func noneAnswered(res Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: no platform answered %s.", ToolName, quoteCut(res.Query, 100))
+	if len(res.Sections) == 0 {
+		b.WriteString(" No platform was searched: none of the loaded platforms has a free-text search; name one in platforms.")
+		return b.String()
+	}
+	timedOut := false
+	for _, sec := range res.Sections {
+		what := map[string]string{StatusError: "failed", StatusTimeout: "timed out", StatusSkipped: "skipped"}[sec.Status]
+		if what == "" {
+			what = sec.Status
+		}
+		fmt.Fprintf(&b, "\n- %s (%s) %s: %s", sec.Title, sec.Platform, what, clip(sec.Error, maxReason))
+		timedOut = timedOut || sec.Status == StatusTimeout
+	}
+	if timedOut {
+		fmt.Fprintf(&b, "\nA platform that timed out may answer with a longer timeout_seconds (at most %d).", MaxTimeout)
+	}
+	return b.String()
+}

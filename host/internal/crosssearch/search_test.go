@@ -246,10 +246,12 @@ func TestDefaultsSkipsAndTranslation(t *testing.T) {
 			}
 		}
 	}
-	// Rechtspraak with nothing to filter on is skipped, not listed wholesale.
-	res = decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"x","platforms":["rechtspraak"]}`)))
-	if st := statuses(res); st["rechtspraak"] != "skipped" || !strings.Contains(res.Sections[0].Error, "no free-text search") {
-		t.Errorf("rechtspraak without filters: %+v", res.Sections)
+	// Rechtspraak with nothing to filter on is skipped, not listed
+	// wholesale; being the only platform named, nothing answered, which
+	// is a tool error giving the reason.
+	r := s.Handle(context.Background(), nil, json.RawMessage(`{"query":"x","platforms":["rechtspraak"]}`))
+	if text := resultText(r); !r.IsError || !strings.Contains(text, "Rechtspraak (rechtspraak) skipped: ") || !strings.Contains(text, "no free-text search") {
+		t.Errorf("rechtspraak without filters: %v %s", r.IsError, text)
 	}
 	// An organisation a platform does not know skips that platform only.
 	res = decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"x","platforms":["obv","obk"],"organization":"Nergenshuizen"}`)))
@@ -404,5 +406,74 @@ func TestOrganisationMatching(t *testing.T) {
 	}
 	if got := stripKind("Provinciale Staten Fryslân"); got != "Fryslân" {
 		t.Errorf("stripKind: %q", got)
+	}
+}
+
+// TestNoPlatformAnsweredIsAnError: when every platform failed, timed out
+// or was skipped, the result is a tool error that says why for each (an
+// assistant reading `"answered": []` in a normal result took it for "no
+// documents"); each reason is cut so seven long errors stay short. A
+// partial answer stays a result (TestFailuresAreNamedAndMetaAggregates).
+func TestNoPlatformAnsweredIsAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		f.tools["obv_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+			return errResult("OpenBesluitvorming: search: could not reach api.openbesluitvorming.nl " + strings.Repeat("(detail) ", 2000))
+		}
+		f.tools["ori_search"] = hanging
+		f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+			return errResult("Tweede Kamer: search: HTTP 503")
+		}
+		s := New(Options{Platforms: allPlatforms, Call: f.call, PlatformTimeout: 2 * time.Second})
+		r := s.Handle(context.Background(), &callinfo.Info{Session: "s"}, json.RawMessage(`{"query":"klimaat","platforms":["obv","ori","tk","rechtspraak"]}`))
+		text := resultText(r)
+		if !r.IsError {
+			t.Fatalf("not an error: %s", text)
+		}
+		for _, want := range []string{
+			`besluitbron_search: no platform answered "klimaat".`,
+			"\n- OpenBesluitvorming (obv) failed: OpenBesluitvorming: search: could not reach api.openbesluitvorming.nl (detail)",
+			"\n- ORI (ori) timed out: no answer within 2s",
+			"\n- Tweede Kamer (tk) failed: Tweede Kamer: search: HTTP 503",
+			"\n- Rechtspraak (rechtspraak) skipped: Rechtspraak's index has no free-text search",
+			"timeout_seconds (at most 60)",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("error lacks %q:\n%s", want, text)
+			}
+		}
+		if len(text) > 1500 {
+			t.Errorf("error is %d bytes", len(text))
+		}
+	})
+}
+
+// TestSomeAnsweredIsNoError: the same failures with one platform
+// answering give a normal result naming the failed ones.
+func TestSomeAnsweredIsNoError(t *testing.T) {
+	f := newFake()
+	f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+		return errResult("Tweede Kamer: search: HTTP 503")
+	}
+	s := New(Options{Platforms: allPlatforms, Call: f.call})
+	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat","platforms":["tk","obv"]}`)))
+	if strings.Join(res.Answered, ",") != "obv" || strings.Join(res.Failed, ",") != "tk" {
+		t.Errorf("answered %v failed %v", res.Answered, res.Failed)
+	}
+}
+
+// TestNothingToSearchIsAnError: with no platform that takes free text
+// and none named, the error says to name one.
+func TestNothingToSearchIsAnError(t *testing.T) {
+	var only []Platform
+	for _, p := range allPlatforms {
+		if p.ID == "rechtspraak" {
+			only = append(only, p)
+		}
+	}
+	s := New(Options{Platforms: only, Call: newFake().call})
+	r := s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat"}`))
+	if !r.IsError || !strings.Contains(resultText(r), "No platform was searched") {
+		t.Errorf("%v %s", r.IsError, resultText(r))
 	}
 }

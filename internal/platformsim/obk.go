@@ -43,8 +43,12 @@ type obkRecord struct {
 	title            doc
 }
 
-func newOBK(d dataDir) (backend, error) {
-	s := &obkSim{}
+// loadOBKRecords reads every SRU record the simulator knows: the extra
+// records of testdata/obk/sim, the recorded SRU answers and the long
+// publications, each identifier once. The SRU search and the zoek host's
+// generated publications both read them, so that every record a search
+// returns has a publication file.
+func loadOBKRecords(d dataDir) ([]*obkRecord, error) {
 	var sim struct {
 		Records []*obkRecord `json:"records"`
 	}
@@ -71,11 +75,8 @@ func newOBK(d dataDir) (backend, error) {
 		}
 	}
 	recs = append(recs, longOBKRecords()...)
-	var err error
-	if s.busy, err = d.read("obk", "obk-sru-503.html"); err != nil {
-		return nil, err
-	}
 	seen := map[string]bool{}
+	var out []*obkRecord
 	for _, r := range recs {
 		if r.Identifier == "" {
 			return nil, fmt.Errorf("a record without identifier")
@@ -84,11 +85,31 @@ func newOBK(d dataDir) (backend, error) {
 			continue
 		}
 		seen[r.Identifier] = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func newOBK(d dataDir) (backend, error) {
+	s := &obkSim{}
+	recs, err := loadOBKRecords(d)
+	if err != nil {
+		return nil, err
+	}
+	if s.busy, err = d.read("obk", "obk-sru-503.html"); err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
 		body := ""
 		if b, err := d.read("obk", "obk-"+r.Identifier+".xml"); err == nil {
 			body = xmlText(b)
 		} else if !os.IsNotExist(err) {
 			return nil, err
+		} else if !longZoekID(r.Identifier) {
+			// The zoek host serves this record's generated publication;
+			// its text is found as a recorded one's is. (The long
+			// publications' bodies are not indexed: see longOBKRecords.)
+			body = xmlText(generatedPublication(r))
 		}
 		r.text = newDoc(r.Title, r.Abstract, strings.Join(r.Subject, " "), strings.Join(r.Creator, " "), strings.Join(r.Type, " "), r.Identifier, body)
 		r.title = newDoc(r.Title)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -507,4 +508,27 @@ func resetConn(w http.ResponseWriter) {
 		tc.SetLinger(0)
 	}
 	conn.Close()
+}
+
+// EnvOverrides are the environment overrides (KEY=VALUE, sorted) that
+// point BesluitBron's connectors at a Sim served at root, whatever
+// addresses the config file names: each connector's base_url, and for obk
+// and tk the url_rewrites of the zoek host (see the configuration table in
+// README: BESLUITBRON_ + the key path in capitals, __ between segments).
+// `make demo` applies them over demo.toml so that the simulator can listen
+// on any address; the demo walk test applies them to the same file.
+func EnvOverrides(root string) []string {
+	urls, rewrites := BaseURLs(root), URLRewrites(root)
+	var out []string
+	for _, id := range Platforms {
+		key := "BESLUITBRON_CONNECTORS__" + strings.ToUpper(id) + "__"
+		out = append(out, key+"BASE_URL="+urls[id])
+		if rw := rewrites[id]; len(rw) > 0 {
+			// A list from the environment is comma-separated; no rewrite
+			// holds a comma.
+			out = append(out, key+"URL_REWRITES="+strings.Join(rw, ","))
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -7,13 +7,17 @@ import (
 )
 
 // zoekSim serves the publication files of zoek.officielebekendmakingen.nl
-// ({id}.xml) recorded in testdata/obk and testdata/tk as obk-{id}.xml.
+// ({id}.xml): those recorded in testdata/obk and testdata/tk as
+// obk-{id}.xml, the long documents, and for every other SRU record of the
+// obk search a publication generated from the record (obkgen.go), so that
+// every search hit has its file. Other ids are unknown: 404.
 type zoekSim struct {
 	files map[string][]byte
 }
 
 func newZoek(d dataDir) (backend, error) {
 	s := &zoekSim{files: map[string][]byte{}}
+
 	for _, platform := range []string{"obk", "tk"} {
 		for _, f := range d.glob(platform, "obk-*.xml") {
 			b, err := readFile(f)
@@ -24,6 +28,18 @@ func newZoek(d dataDir) (backend, error) {
 			if _, dup := s.files[id]; !dup {
 				s.files[id] = b
 			}
+		}
+	}
+	recs, err := loadOBKRecords(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if _, ok := s.files[r.Identifier]; ok || longZoekID(r.Identifier) {
+			continue
+		}
+		if b := generatedPublication(r); b != nil {
+			s.files[r.Identifier] = b
 		}
 	}
 	return s, nil

@@ -1,0 +1,450 @@
+package host_test
+
+// The demo walked the way a user walks it: `make demo` loads demo.toml with
+// the simulator's address given through the environment; a person (or an
+// assistant) searches each platform, opens what the search returned with
+// that platform's document tool, asks each list tool, and on the search
+// page follows a result's "volledige tekst" link. Every step goes through
+// real MCP sessions (or HTTP for the page) to a host running the real
+// WebAssembly connectors against the platform simulator.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host"
+	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/sdk"
+)
+
+// demoSearches are the searches the walk makes per platform: what a user
+// of the demo types first (topics of council and parliament work), and for
+// Rechtspraak, whose index has no words, its filters.
+var demoSearches = map[string][]map[string]any{
+	"obv":            {{"query": "woningbouw", "limit": 10}, {"query": "klimaat", "limit": 10}, {"organization": "soest", "limit": 10}},
+	"ori":            {{"query": "woningbouw", "limit": 10}, {"query": "klimaat", "limit": 10}, {"query": "jeugdzorg", "limit": 10}},
+	"tk":             {{"query": "klimaat", "limit": 10}, {"query": "stikstof", "limit": 10}, {"query": "woningbouw", "limit": 10}},
+	"opentk":         {{"query": "klimaat", "limit": 10}, {"query": "stikstof", "limit": 10}, {"query": "woningbouw", "limit": 10}},
+	"obk":            {{"query": "klimaat", "limit": 10}, {"query": "woningbouw", "limit": 10}, {"query": "subsidie", "limit": 10}},
+	"rechtspraak":    {{"limit": 10}, {"court": "Raad van State", "limit": 10}, {"court": "HR", "limit": 10}},
+	"openarchivaris": {{"query": "woningbouw", "limit": 10}, {"query": "klimaat", "limit": 10}, {"query": "subsidie", "limit": 10}},
+}
+
+// demoListVariants are list-tool arguments beyond the defaults that a user
+// reaches from the tools' descriptions; every one must list something too.
+var demoListVariants = map[string][]map[string]any{
+	"obk_list_values":         {{"list": "organization_types"}},
+	"rechtspraak_list_courts": {{"foreign": true}},
+	"tk_list_fracties":        {{"include_inactive": true}},
+	"tk_list_commissies":      {{"include_inactive": true}},
+	"ori_list_organizations":  {{"classification": "municipality"}},
+	"obv_list_sources":        {{"implemented_only": false}},
+}
+
+// demoHost starts the simulator and a host on demo.toml itself, pointed at
+// the simulator by the environment overrides `make demo` uses
+// (platformsim.EnvOverrides), with the connectors built from source. It
+// returns the host's base URL and the connector ids demo.toml names.
+func demoHost(t *testing.T) (string, []string) {
+	t.Helper()
+	_, simURL := proofSim(t)
+	demo := filepath.Join(wasmbuild.Root(), "demo.toml")
+	base, err := host.LoadConfig(demo, []string{})
+	if err != nil {
+		t.Fatalf("demo.toml: %v", err)
+	}
+	var ids []string
+	for id := range base.Connectors {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	env := platformsim.EnvOverrides(simURL)
+	for _, id := range ids {
+		key := "BESLUITBRON_CONNECTORS__" + strings.ToUpper(id) + "__"
+		env = append(env, key+"MODULE="+wasmbuild.Path(t, "./plugins/"+id+"/cmd"))
+	}
+	env = append(env,
+		"BESLUITBRON_CACHE__DIR="+t.TempDir(),
+		"BESLUITBRON_RUNTIME__COMPILATION_CACHE_DIR="+proofCompileDir(t),
+		// One session makes every call in a second or two; the client
+		// limits are not what this walk measures.
+		"BESLUITBRON_MCP_RATE_LIMIT__ENABLED=false",
+		// zoek.officielebekendmakingen.nl's 10 per 30 s (one quota for obk
+		// and tk) would make the walk's 40-odd publications queue for two
+		// minutes; raising it in both connectors leaves what opens the same.
+		"BESLUITBRON_CONNECTORS__OBK__LIMITS__ZOEK__UNITS=1000", "BESLUITBRON_CONNECTORS__OBK__LIMITS__ZOEK__PER=30s",
+		"BESLUITBRON_CONNECTORS__TK__LIMITS__OBK__UNITS=1000", "BESLUITBRON_CONNECTORS__TK__LIMITS__OBK__PER=30s",
+	)
+	cfg, err := host.LoadConfig(demo, env)
+	if err != nil {
+		t.Fatalf("demo.toml with the overrides %q: %v", env, err)
+	}
+	for _, id := range ids {
+		if got, want := cfg.Connectors[id].BaseURL, platformsim.BaseURLs(simURL)[id]; got != want {
+			t.Fatalf("connectors.%s.base_url is %q after the overrides, want the simulator's %q", id, got, want)
+		}
+	}
+	h, err := host.New(context.Background(), &host.Options{Config: cfg, Version: "demo-walk", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		h.Close(context.Background())
+	})
+	return srv.URL, ids
+}
+
+// walkFigures are one platform's counts.
+type walkFigures struct {
+	searches, results, opened int
+	failures                  []string // the first few results that did not open, with why
+}
+
+// TestDemoWalk walks the demo: for each platform of demo.toml a few
+// searches, every result opened with the platform's document tool, every
+// list tool (and its documented variants) called; then the cross-platform
+// search, whose results open too. It fails when fewer than 90 % of the
+// results open, when a platform opens none (what users met with obk: the
+// simulator held two publications, so no search result opened), when a
+// search returns nothing, or when a list tool lists nothing (tk_list_fracties
+// listed 0 items).
+func TestDemoWalk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts seven WebAssembly connectors and opens about 200 documents")
+	}
+	base, ids := demoHost(t)
+	if missing := slices.DeleteFunc(slices.Clone(platformsim.Platforms), func(id string) bool { return slices.Contains(ids, id) }); len(missing) > 0 {
+		t.Errorf("demo.toml leaves out %v: the demo should show every platform the simulator serves", missing)
+	}
+	c := newProofClient(t, base, "demo-walk")
+	defer c.close()
+	ctx := context.Background()
+	tools := map[string]*mcp.Tool{}
+	for tool, err := range c.cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools[tool.Name] = tool
+	}
+
+	figures := map[string]*walkFigures{}
+	for _, id := range ids {
+		f := &walkFigures{}
+		figures[id] = f
+		docTool, ok := tools[id+"_get_document"]
+		if !ok {
+			t.Errorf("%s has no %s_get_document", id, id)
+			continue
+		}
+		arg, categories := documentArg(t, docTool)
+		searches := demoSearches[id]
+		if len(searches) == 0 {
+			t.Errorf("the walk has no searches for %s: add them to demoSearches", id)
+		}
+		seen := map[string]bool{}
+		for _, args := range searches {
+			sr, err := searchOnce(ctx, c, id+"_search", args)
+			f.searches++
+			if err != nil {
+				t.Errorf("%s_search %v: %v", id, args, err)
+				continue
+			}
+			if len(sr.Results) == 0 {
+				t.Errorf("%s_search %v found nothing", id, args)
+			}
+			for _, it := range sr.Results {
+				if seen[it.ID] {
+					continue
+				}
+				seen[it.ID] = true
+				f.results++
+				if why := openResult(ctx, c, id, docTool.Name, arg, categories, it); why != "" {
+					if len(f.failures) < 5 {
+						f.failures = append(f.failures, why)
+					}
+					continue
+				}
+				f.opened++
+			}
+		}
+	}
+
+	// The cross-platform search, as the demo's Makefile comment suggests
+	// trying first: each platform's results open with its own tool.
+	cross := &walkFigures{}
+	figures["besluitbron_search"] = cross
+	for _, q := range []string{"klimaat", "woningbouw"} {
+		r := c.call(ctx, "", "besluitbron_search", map[string]any{"query": q})
+		cross.searches++
+		if r.err != nil || r.res.IsError {
+			t.Errorf("besluitbron_search %q: %v %s", q, r.err, clipText(resultText(r.res), 300))
+			continue
+		}
+		var out struct {
+			Platforms []struct {
+				Platform string     `json:"platform"`
+				Results  []sdk.Item `json:"results"`
+			} `json:"platforms"`
+		}
+		if err := json.Unmarshal(payloadOf(r.res), &out); err != nil {
+			t.Errorf("besluitbron_search %q: %v", q, err)
+			continue
+		}
+		for _, p := range out.Platforms {
+			docTool, ok := tools[p.Platform+"_get_document"]
+			if !ok {
+				continue
+			}
+			arg, categories := documentArg(t, docTool)
+			for _, it := range p.Results {
+				cross.results++
+				if why := openResult(ctx, c, p.Platform, docTool.Name, arg, categories, it); why != "" {
+					if len(cross.failures) < 5 {
+						cross.failures = append(cross.failures, why)
+					}
+					continue
+				}
+				cross.opened++
+			}
+		}
+	}
+
+	// Every list tool a connector of demo.toml serves, with its defaults
+	// and the variants its description offers.
+	var listTools []string
+	for name := range tools {
+		if i := strings.Index(name, "_list_"); i > 0 && slices.Contains(ids, name[:i]) {
+			listTools = append(listTools, name)
+		}
+	}
+	sort.Strings(listTools)
+	for _, name := range listTools {
+		for _, args := range append([]map[string]any{{}}, demoListVariants[name]...) {
+			r := c.call(ctx, "", name, args)
+			if r.err != nil || r.res.IsError {
+				t.Errorf("%s %v: %v %s", name, args, r.err, clipText(resultText(r.res), 300))
+				continue
+			}
+			var l sdk.ListResult
+			if err := json.Unmarshal(payloadOf(r.res), &l); err != nil {
+				t.Errorf("%s %v: %v", name, args, err)
+				continue
+			}
+			if len(l.Items) == 0 {
+				t.Errorf("%s %v lists no items", name, args)
+				continue
+			}
+			t.Logf("%-38s %-36s %4d items, first %q", name, compactArgs(args), len(l.Items), firstTitle(l.Items))
+		}
+	}
+	for name := range demoListVariants {
+		if !slices.Contains(listTools, name) {
+			t.Errorf("demoListVariants names %s, which no connector serves", name)
+		}
+	}
+
+	var total, opened int
+	for _, id := range append(slices.Clone(ids), "besluitbron_search") {
+		f := figures[id]
+		t.Logf("%-18s %d searches, %3d results, %3d opened (%s)", id, f.searches, f.results, f.opened, percent(f.opened, f.results))
+		for _, why := range f.failures {
+			t.Logf("    not opened: %s", why)
+		}
+		if id != "besluitbron_search" && f.opened == 0 {
+			t.Errorf("%s: none of %d search results opened", id, f.results)
+		}
+		total += f.results
+		opened += f.opened
+	}
+	t.Logf("all platforms: %d of %d search results opened (%s)", opened, total, percent(opened, total))
+	if total == 0 || opened*10 < total*9 {
+		t.Errorf("%d of %d search results opened (%s), want at least 90 %%", opened, total, percent(opened, total))
+	}
+}
+
+// TestDemoPageOpensOBKText follows the search page's "volledige tekst"
+// link of an Officiële Bekendmakingen hit and gets the publication as a
+// Dutch document page, not an error: every such link used to end in an
+// English error page because the simulator had no text for the hit.
+func TestDemoPageOpensOBKText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts seven WebAssembly connectors")
+	}
+	base, _ := demoHost(t)
+	page := getPage(t, base+"/?q=klimaat&p=obk")
+	links := regexp.MustCompile(`href="(/document\?[^"]+)"`).FindAllStringSubmatch(page, -1)
+	var docs []string
+	for _, m := range links {
+		link := html.UnescapeString(m[1])
+		if u, err := url.Parse(link); err == nil && u.Query().Get("p") == "obk" && !slices.Contains(docs, link) {
+			docs = append(docs, link)
+		}
+	}
+	if len(docs) == 0 {
+		t.Fatalf("the search page for klimaat on obk links no document:\n%s", clipText(page, 3000))
+	}
+	for i, link := range docs {
+		if i == 3 {
+			break
+		}
+		resp, body := getStatus(t, base+link)
+		switch {
+		case resp != http.StatusOK:
+			t.Errorf("%s: HTTP %d:\n%s", link, resp, clipText(body, 2000))
+		case !strings.Contains(body, `<html lang="nl"`) || !strings.Contains(body, `<article class="document">`):
+			t.Errorf("%s is not a Dutch document page:\n%s", link, clipText(body, 2000))
+		case strings.Contains(body, `role="alert"`):
+			t.Errorf("%s shows an error:\n%s", link, clipText(body, 2000))
+		case !regexp.MustCompile(`(?i)\b(de|het|een|van|en)\b`).MatchString(textOf(body)):
+			t.Errorf("%s has no Dutch text:\n%s", link, clipText(body, 2000))
+		default:
+			t.Logf("%s: HTTP 200, %d bytes, title %q", link, len(body), titleOf(body))
+		}
+	}
+}
+
+// documentArg reads a document tool's schema the way the search page does:
+// its first required argument takes the id, and a category argument takes
+// a result's type when the type is one of its values (OpenTK's Verslag).
+func documentArg(t *testing.T, tool *mcp.Tool) (string, []string) {
+	t.Helper()
+	var s struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	b, _ := json.Marshal(tool.InputSchema)
+	if err := json.Unmarshal(b, &s); err != nil || len(s.Required) == 0 {
+		t.Fatalf("%s: schema %s has no required argument (%v)", tool.Name, b, err)
+	}
+	return s.Required[0], s.Properties["category"].Enum
+}
+
+// searchOnce calls a search tool and decodes its results.
+func searchOnce(ctx context.Context, c *proofClient, tool string, args map[string]any) (sdk.SearchResult, error) {
+	var sr sdk.SearchResult
+	r := c.call(ctx, "", tool, args)
+	if r.err != nil {
+		return sr, r.err
+	}
+	if r.res.IsError {
+		return sr, fmt.Errorf("tool error: %s", clipText(resultText(r.res), 300))
+	}
+	err := json.Unmarshal(payloadOf(r.res), &sr)
+	return sr, err
+}
+
+// openResult opens one search result with its platform's document tool
+// and says why it did not open ("" when it did: no tool error, a first page
+// of a document with text).
+func openResult(ctx context.Context, c *proofClient, platform, tool, arg string, categories []string, it sdk.Item) string {
+	args := map[string]any{arg: it.ID}
+	if it.Type != "" && slices.Contains(categories, it.Type) {
+		args["category"] = it.Type
+	}
+	r := c.call(ctx, platform, tool, args)
+	switch {
+	case r.err != nil:
+		return fmt.Sprintf("%s %q: %v", tool, it.ID, r.err)
+	case r.res.IsError:
+		return fmt.Sprintf("%s %q (%s): %s", tool, it.ID, it.Type, clipText(resultText(r.res), 200))
+	}
+	var d sdk.Document
+	if err := json.Unmarshal(payloadOf(r.res), &d); err != nil {
+		return fmt.Sprintf("%s %q: %v", tool, it.ID, err)
+	}
+	if d.Page != 1 || d.Pages < 1 || strings.TrimSpace(d.Text) == "" {
+		return fmt.Sprintf("%s %q: page %d of %d, %d bytes of text", tool, it.ID, d.Page, d.Pages, len(d.Text))
+	}
+	return ""
+}
+
+// payloadOf is a result's structured content as JSON, else its text.
+func payloadOf(res *mcp.CallToolResult) []byte {
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			return b
+		}
+	}
+	return []byte(resultText(res))
+}
+
+func percent(n, of int) string {
+	if of == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(n)/float64(of))
+}
+
+func compactArgs(args map[string]any) string {
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+func firstTitle(items []sdk.Item) string {
+	if items[0].Title != "" {
+		return items[0].Title
+	}
+	return items[0].ID
+}
+
+// getPage GETs a page that must answer 200.
+func getPage(t *testing.T, u string) string {
+	t.Helper()
+	status, body := getStatus(t, u)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d:\n%s", u, status, clipText(body, 2000))
+	}
+	return body
+}
+
+func getStatus(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// textOf is a page's article text without markup.
+func textOf(page string) string {
+	if i := strings.Index(page, `<section class="doctext"`); i >= 0 {
+		page = page[i:]
+	}
+	return html.UnescapeString(tags.ReplaceAllString(page, " "))
+}
+
+func titleOf(page string) string {
+	m := regexp.MustCompile(`(?s)<h1>(.*?)</h1>`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(strings.TrimSpace(m[1]))
+}

@@ -193,6 +193,9 @@ func (p *page) T(key string, args ...any) string { return tr(p.Lang, key, args..
 func (p *page) N(key string, n int) string {
 	if n == 0 || n == 1 {
 		if k := fmt.Sprintf("%s.%d", key, n); hasMessage(k) {
+			if s := tr(p.Lang, k); !strings.Contains(s, "%") {
+				return s // the form names the number in words ("geen 429")
+			}
 			return tr(p.Lang, k, n)
 		}
 	}

@@ -34,12 +34,44 @@ func realServer(t *testing.T, hostTools ...HostTool) (*Server, *recorder) {
 		}
 		plats = append(plats, Platform{Manifest: m, Connector: rec})
 	}
+	plats = append(plats, Platform{Manifest: demoManifest, Connector: rec})
 	s, err := New(Options{Platforms: plats, HostTools: hostTools, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, rec
 }
+
+// demoManifest has schemas like the connectors' (kept here so that the
+// wording tests do not move when a connector's schema does).
+var demoManifest = connector.Manifest{ID: "demo", Title: "Demo", Tools: []connector.Tool{
+	{Name: "search", InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "maxLength": 500},
+    "organization": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_]{0,79}$"},
+    "publication": {"type": "array", "minItems": 1, "maxItems": 3, "uniqueItems": true, "items": {"type": "string", "enum": ["Staatscourant", "Staatsblad", "Gemeenteblad"]}},
+    "date_from": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+    "date_to": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+    "sort": {"type": "string", "enum": ["relevance", "date_desc", "date_asc"]},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 20},
+    "offset": {"type": "integer", "minimum": 0, "maximum": 9999, "default": 0}
+  },
+  "anyOf": [{"required": ["query"]}, {"required": ["organization"]}],
+  "dependentRequired": {"date_to": ["date_from"]},
+  "additionalProperties": false
+}`)},
+	{Name: "get_document", InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "id": {"type": "string", "minLength": 3, "maxLength": 200},
+    "page": {"type": "integer", "minimum": 1, "default": 1}
+  },
+  "required": ["id"],
+  "additionalProperties": false
+}`)},
+	{Name: "list", InputSchema: json.RawMessage(`{"type": "object", "additionalProperties": false}`)},
+}}
 
 func errText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
@@ -60,31 +92,37 @@ func TestArgumentErrorsInWords(t *testing.T) {
 		name, tool, args string
 		want             []string
 	}{
-		{"below minimum", "obv_get_document", `{"entity_id":"document:x","page":0}`,
-			[]string{`OpenBesluitvorming: invalid arguments for obv_get_document: argument "page" must be at least 1 (got 0)`}},
-		{"above maximum", "ori_search", `{"query":"x","limit":51}`, []string{`argument "limit" must be at most 50 (got 51)`}},
-		{"not a whole number", "ori_search", `{"query":"x","limit":2.5}`, []string{`argument "limit" must be a whole number (got the number 2.5)`}},
-		{"wrong type shows the value", "ori_search", `{"query":"x","limit":"banana"}`, []string{`argument "limit" must be a whole number (got the string "banana")`}},
-		{"wrong type of an enum lists the values", "ori_search", `{"query":"x","sort":42}`,
+		{"below minimum", "demo_get_document", `{"id":"doc-1","page":0}`,
+			[]string{`Demo: invalid arguments for demo_get_document: argument "page" must be at least 1 (got 0)`}},
+		{"above maximum", "demo_search", `{"query":"x","limit":51}`, []string{`argument "limit" must be at most 50 (got 51)`}},
+		{"not a whole number", "demo_search", `{"query":"x","limit":2.5}`, []string{`argument "limit" must be a whole number (got the number 2.5)`}},
+		{"wrong type shows the value", "demo_search", `{"query":"x","limit":"banana"}`, []string{`argument "limit" must be a whole number (got the string "banana")`}},
+		{"wrong type of an enum lists the values", "demo_search", `{"query":"x","sort":42}`,
 			[]string{`argument "sort" must be one of "relevance", "date_desc", "date_asc" (got the number 42)`}},
-		{"not in the enum", "ori_search", `{"query":"x","sort":"banana"}`,
+		{"not in the enum", "demo_search", `{"query":"x","sort":"banana"}`,
 			[]string{`argument "sort" must be one of "relevance", "date_desc", "date_asc" (got "banana")`}},
-		{"unknown argument lists the allowed ones", "obv_get_document", `{"entity_id":"document:x","organization":"soest"}`,
-			[]string{`unknown argument "organization"`, `(this tool takes: entity_id (required), page)`}},
-		{"missing argument lists the allowed ones", "tk_get_document", `{}`,
+		{"unknown argument lists the allowed ones", "demo_get_document", `{"id":"doc-1","organization":"soest"}`,
+			[]string{`unknown argument "organization"`, `(this tool takes: id (required), page)`}},
+		{"missing argument lists the allowed ones", "demo_get_document", `{}`,
 			[]string{`argument "id" is required`, `(this tool takes: id (required), page)`}},
-		{"either of two", "ori_search", `{"limit":5}`, []string{`give at least one of the arguments "query" or "organization"`}},
-		{"dependent argument", "rechtspraak_search", `{"date_from":"2024-01-01"}`, []string{`argument "date_from" needs "date_to" as well`}},
-		{"date pattern", "ori_search", `{"query":"x","date_from":"1 mei 2024"}`, []string{`argument "date_from" must be a date written YYYY-MM-DD (got "1 mei 2024")`}},
-		{"other pattern", "ori_search", `{"organization":"Den Helder"}`, []string{`argument "organization" must match the pattern ^[a-z0-9][a-z0-9_]{0,79}$ (got "Den Helder")`}},
-		{"empty string", "ori_search", `{"query":""}`, []string{`argument "query" must not be empty`}},
-		{"list item", "obk_search", `{"query":"x","publication":["Staatscourant","Krant"]}`, []string{`argument "publication" (item 2) must be one of`, `(got "Krant")`}},
-		{"duplicate item", "obk_search", `{"query":"x","publication":["Staatsblad","Staatsblad"]}`, []string{`argument "publication" lists "Staatsblad" twice (items 1 and 2)`}},
-		{"several problems at once", "ori_search", `{"query":"x","limit":0,"offset":-1,"colour":"red"}`,
+		{"a tool without arguments", "demo_list", `{"x":1}`, []string{`unknown argument "x" (this tool takes no arguments)`}},
+		{"either of two", "demo_search", `{"limit":5}`, []string{`give at least one of the arguments "query" or "organization"`}},
+		{"dependent argument", "demo_search", `{"query":"x","date_to":"2024-01-01"}`, []string{`argument "date_to" needs "date_from" as well`}},
+		{"date pattern", "demo_search", `{"query":"x","date_from":"1 mei 2024"}`, []string{`argument "date_from" must be a date written YYYY-MM-DD (got "1 mei 2024")`}},
+		{"other pattern", "demo_search", `{"organization":"Den Helder"}`, []string{`argument "organization" must match the pattern ^[a-z0-9][a-z0-9_]{0,79}$ (got "Den Helder")`}},
+		{"empty string", "demo_search", `{"query":""}`, []string{`argument "query" must not be empty`}},
+		{"short string", "demo_get_document", `{"id":"x"}`, []string{`argument "id" must be at least 3 characters long (got "x")`}},
+		{"list item", "demo_search", `{"query":"x","publication":["Staatscourant","Krant"]}`,
+			[]string{`argument "publication" (item 2) must be one of "Staatscourant", "Staatsblad", "Gemeenteblad" (got "Krant")`}},
+		{"duplicate item", "demo_search", `{"query":"x","publication":["Staatsblad","Staatsblad"]}`, []string{`argument "publication" lists "Staatsblad" twice (items 1 and 2)`}},
+		{"empty list", "demo_search", `{"query":"x","publication":[]}`, []string{`argument "publication" must not be an empty list`}},
+		{"several problems at once", "demo_search", `{"query":"x","limit":0,"offset":-1,"colour":"red"}`,
 			[]string{`argument "limit" must be at least 1 (got 0)`, `argument "offset" must be at least 0 (got -1)`, `unknown argument "colour"`}},
-		{"not an object", "ori_search", `["x"]`, []string{`the arguments must be a JSON object of named arguments (got a list of 1 items ["x"])`}},
-		{"too long, cut", "ori_search", `{"query":` + jsonString(big) + `}`,
+		{"not an object", "demo_search", `["x"]`, []string{`the arguments must be a JSON object of named arguments (got a list of 1 items ["x"])`}},
+		{"too long, cut", "demo_search", `{"query":` + jsonString(big) + `}`,
 			[]string{`argument "query" must be at most 500 characters long (got 921591 characters: "woningbouw woningbouw`, `wo"…)`}},
+		// A real connector's schema, through the same path.
+		{"a connector's tool", "tk_get_document", `{}`, []string{`Tweede Kamer`, `invalid arguments for tk_get_document: argument "id" is required`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := rec.calls.Load()
@@ -123,18 +161,19 @@ func TestArgumentEchoBounded(t *testing.T) {
 	manyJSON, _ := json.Marshal(many)
 	list := make([]string, 20000)
 	for i := range list {
-		list[i] = "Staatsblad"
+		list[i] = "Krant"
 	}
 	listJSON, _ := json.Marshal(map[string]any{"publication": list})
 	for name, c := range map[string]struct{ tool, args string }{
-		"huge value":       {"ori_search", `{"query":"` + huge + `"}`},
-		"huge pattern arg": {"ori_search", `{"organization":"` + huge + `"}`},
-		"huge enum arg":    {"ori_search", `{"query":"x","sort":"` + huge + `"}`},
-		"huge wrong type":  {"ori_search", `{"query":"x","limit":"` + huge + `"}`},
-		"huge name":        {"ori_search", `{"query":"x","` + huge + `":1}`},
-		"many names":       {"ori_search", string(manyJSON)},
-		"huge list":        {"obk_search", string(listJSON)},
-		"huge object":      {"ori_search", `{"query":{"a":"` + huge + `"}}`},
+		"huge value":       {"demo_search", `{"query":"` + huge + `"}`},
+		"huge pattern arg": {"demo_search", `{"organization":"` + huge + `"}`},
+		"huge enum arg":    {"demo_search", `{"query":"x","sort":"` + huge + `"}`},
+		"huge wrong type":  {"demo_search", `{"query":"x","limit":"` + huge + `"}`},
+		"huge name":        {"demo_search", `{"query":"x","` + huge + `":1}`},
+		"many names":       {"demo_search", string(manyJSON)},
+		"huge list":        {"demo_search", string(listJSON)},
+		"huge list item":   {"demo_search", `{"query":"x","publication":["` + huge + `"]}`},
+		"huge object":      {"demo_search", `{"query":{"a":"` + huge + `"}}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			text := errText(t, s.Call(context.Background(), testInfo(), c.tool, json.RawMessage(c.args)))

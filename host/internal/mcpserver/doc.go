@@ -16,13 +16,21 @@
 // gave a token; prompts may be conversations, and prompt arguments with
 // declared values complete (completion/complete).
 //
-// A tool call validates its arguments against the tool's JSON Schema
-// (a tool error naming the argument if they do not fit), runs the
+// A tool call validates its arguments against the tool's JSON Schema (the
+// host's own tools too). Arguments that do not fit get a tool error that
+// names each argument, says the rule in words ("argument "page" must be at
+// least 1 (got 0)"), shows a refused value cut to 200 characters with its
+// length, and lists the tool's arguments when one is unknown or missing
+// (argerrors.go); no tool error's text exceeds [MaxErrorText]. It runs the
 // connector with the connector's fetch gate as its host, and returns the
 // result with _meta besluitbron/cache, besluitbron/queued_ms and
 // besluitbron/upstream_ms. Anything that goes wrong in the connector or
 // upstream is a tool error (isError) naming the platform; the server keeps
 // serving.
+//
+// On the HTTP addresses, a POST whose body is not JSON gets a JSON-RPC
+// -32700 Parse error and one that is not a JSON-RPC message a -32600
+// Invalid Request, as JSON-RPC error objects with HTTP 400 (jsonrpc.go).
 //
 // A [Server] is safe for concurrent use.
 package mcpserver

@@ -48,7 +48,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		// specification's backwards-compatibility advice is to serve both
 		// on one address; a streamable-HTTP GET always carries a session.
 		legacy := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxBodyBytes})
-		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Bodies that are not JSON-RPC messages get JSON-RPC errors
+		// (jsonrpc.go), on both transports.
+		mux.Handle(path, jsonRPCErrors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(ClientHeader, o.ClientAddr(r))
 			if isLegacySSE(r) {
 				if r.Method == http.MethodGet {
@@ -58,7 +60,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				return
 			}
 			h.ServeHTTP(w, r)
-		}))
+		}), o.MaxBodyBytes))
 	}
 	add("/mcp/unified/v1", s.unified)
 	// Older HTTP+SSE clients (the Inspector CLI among them) replace the

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,7 +71,9 @@ type Host struct {
 	lstatus   *loadstatus.Job   // the Laadstatus job (status_tool.go)
 	web       *web.Server       // the pages (web.go)
 	caches    caches
-	cl        clusterState // cluster.go
+	cl        clusterState   // cluster.go
+	warnings  []string       // said at start (exposure of the unified address)
+	unified   map[string]int // each connector's tools on the unified address
 }
 
 // platform is one loaded connector with its policy.
@@ -105,6 +109,11 @@ type platform struct {
 func New(ctx context.Context, o *Options) (*Host, error) {
 	if o == nil || o.Config == nil {
 		panic("host.New: nil Options or Config")
+	}
+	// Refused before anything is opened: a server with no connector
+	// would start, with 0 tools, and hide the admin's mistake.
+	if err := o.Config.CheckServable(); err != nil {
+		return nil, err
 	}
 	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry()}
 	if h.log == nil {
@@ -160,12 +169,18 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
 	h.registry.MustRegister(limits.NewCollector(h.quotas), &runtimeCollector{h: h})
+	plan := h.planExposure()
+	hostTools := h.hostTools(plan.onUnified)
+	h.warnings = h.exposureWarnings(plan, hostTools)
+	for _, w := range h.warnings {
+		h.log.Warn(w)
+	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:      h.o.Version,
 		Platforms:    plats,
-		HostTools:    h.hostTools(),
+		HostTools:    hostTools,
 		Logger:       h.log,
-		Instructions: instructions(h.platforms),
+		Instructions: instructions(plan.onUnified),
 		Observe:      h.metrics.observe,
 		Memo:         h.memo,
 	})
@@ -173,6 +188,17 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		h.Close(ctx)
 		return nil, err
 	}
+	// mcpserver registers every connector on the unified address as on
+	// its own; what connectors.<id>.expose and server.tools hide comes
+	// off the unified server again before any client connects. A hidden
+	// tool stays callable through h.mcp.Call, which the search page and
+	// besluitbron_search use.
+	u := srv.Unified()
+	u.RemoveTools(plan.tools...)
+	u.RemovePrompts(plan.prompts...)
+	u.RemoveResources(plan.uris...)
+	u.RemoveResourceTemplates(plan.uris...)
+	h.unified = plan.unified
 	h.mcp = srv
 	h.startCaches()
 	h.ready = true
@@ -197,10 +223,14 @@ func (h *Host) weightOf(p *platform) admission.Weight {
 	}
 }
 
+// instructions tell a client of the unified address which platforms it
+// serves, by the prefix of their tools.
 func instructions(ps []*platform) string {
 	s := "BesluitBron searches and reads Dutch public decision-making. Tools are prefixed by platform:"
 	for _, p := range ps {
-		s += fmt.Sprintf(" %s_ = %s;", p.id, p.manifest.Title)
+		if pfx := p.toolPrefix(); pfx != "" {
+			s += fmt.Sprintf(" %s = %s;", pfx, p.manifest.Title)
+		}
 	}
 	return s + " Each tool's description says what it costs; prefer the cheaper route when it also answers the question. Cite results by their url."
 }
@@ -326,13 +356,110 @@ func (h *Host) Handler() http.Handler {
 }
 
 // ListenAndServe serves HTTP on the configured address until ctx is done,
-// then shuts down gracefully within server.shutdown_timeout.
+// then shuts down gracefully within server.shutdown_timeout. A command
+// that loads connectors should call [Listen] before [New] and then
+// [Host.Serve] instead, so that a busy address fails the start at once.
 func (h *Host) ListenAndServe(ctx context.Context) error {
-	ln, err := net.Listen("tcp", h.cfg.Server.Addr)
+	ln, err := Listen(h.cfg.Server.Addr)
 	if err != nil {
-		return fmt.Errorf("server.addr %q: %w", h.cfg.Server.Addr, err)
+		return err
 	}
 	return h.Serve(ctx, ln)
+}
+
+// Listen binds the TCP address for [Host.Serve]. `besluitbron serve` calls
+// it before [New]: loading seven connectors takes seconds (more without a
+// compilation cache), and an address already in use should stop the start
+// before that, not after. The kernel queues connections that arrive while
+// the connectors load; they are answered once Serve runs. Errors name the
+// address and what to do.
+func Listen(addr string) (net.Listener, error) {
+	if err := config.CheckAddr(addr); err != nil {
+		return nil, fmt.Errorf("server.addr %v", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case err == nil:
+		return ln, nil
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("server.addr %s: address already in use: another process is listening there (stop it, or choose another address with --addr or server.addr)", addr)
+	case errors.Is(err, syscall.EACCES):
+		return nil, fmt.Errorf("server.addr %s: permission denied (ports below 1024 need privileges: use a higher port behind a proxy)", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return nil, fmt.Errorf("server.addr %s: no network interface of this machine has that address (use 127.0.0.1, 0.0.0.0 or one of its own addresses)", addr)
+	}
+	return nil, fmt.Errorf("server.addr %s: %w", addr, err)
+}
+
+// CheckAddr checks a listen address's form ("host:port") without binding
+// it, as Load checks server.addr; for an address given another way (the
+// --addr flag).
+func CheckAddr(addr string) error { return config.CheckAddr(addr) }
+
+// Warnings are the start's warnings an admin should read (they are also
+// logged): server.tools patterns that match no tool, a unified address
+// left with no tool.
+func (h *Host) Warnings() []string { return append([]string(nil), h.warnings...) }
+
+// ConnectorSummary describes one loaded connector, for check-config.
+type ConnectorSummary struct {
+	ID string
+	// Module is the path as configured; Path the file loaded (resolved
+	// against the config file's folder).
+	Module, Path string
+	Runtime      string
+	// SHA256 is the module file's digest, the value connectors.<id>.sha256
+	// pins.
+	SHA256 string
+	// Tools counts the connector's tools (its own address serves them
+	// all); Unified those the unified address serves.
+	Tools, Unified int
+	// Quotas are the upstream quotas its services use.
+	Quotas []QuotaSummary
+}
+
+// QuotaSummary is one quota a connector's services count against.
+type QuotaSummary struct {
+	// Name is the upstream host or named quota.
+	Name string
+	// Units per Per; Units 0 when no limit is kept.
+	Units float64
+	Per   time.Duration
+	// SharedWith are the other connectors counting against it.
+	SharedWith []string
+}
+
+// Summary describes every loaded connector, in id order.
+func (h *Host) Summary() []ConnectorSummary {
+	limited := map[string]*limits.Limiter{}
+	for _, q := range h.quotas {
+		limited[q.Name] = q
+	}
+	var out []ConnectorSummary
+	for _, p := range h.platforms {
+		s := ConnectorSummary{ID: p.id, Module: p.cfg.Module, Path: h.cfg.Path(p.cfg.Module), Runtime: p.cfg.Runtime,
+			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id]}
+		seen := map[string]bool{}
+		for _, c := range h.claims {
+			if c.Platform != p.id || seen[c.Quota] {
+				continue
+			}
+			seen[c.Quota] = true
+			qs := QuotaSummary{Name: c.Quota}
+			if q := limited[c.Quota]; q != nil {
+				qs.Units, qs.Per = q.Limit.Units, q.Limit.Per
+				for _, u := range q.Users {
+					if u.Platform != p.id && !slices.Contains(qs.SharedWith, u.Platform) {
+						qs.SharedWith = append(qs.SharedWith, u.Platform)
+					}
+				}
+			}
+			s.Quotas = append(s.Quotas, qs)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // Serve serves HTTP on ln until ctx is done.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/nativert"
@@ -25,8 +29,65 @@ var runtimes = map[string]runtimeLoader{
 	"process": (*Host).loadProcess,
 }
 
-// buildHint says how to produce a missing module.
-var buildHint = map[string]string{"wasm": "make build", "process": "make native"}
+// buildTarget says which make target builds every module of a runtime,
+// and the file name a module of that runtime has under bin/plugins/.
+var buildTarget = map[string]struct{ all, suffix string }{
+	"wasm":    {"make build", ".wasm"},
+	"process": {"make native", ""},
+}
+
+// missingModule explains a module file that cannot be read: the path as
+// configured and as resolved (relative paths resolve against the config
+// file's folder, not the working directory), and the remedy that would
+// produce that very file. `make` is suggested only when the resolved path
+// is a repository's bin/plugins/<name> for a connector that repository
+// has (plugins/<name>), with the folder to run it in; a file found
+// relative to the working directory instead is named, since that is the
+// usual mistake.
+func missingModule(id string, cc config.Connector, cfgDir, path string, err error) error {
+	key := "connectors." + id + ".module"
+	where := path
+	if cc.Module != path {
+		where = fmt.Sprintf("%s (%q resolved against the config file's folder %s)", path, cc.Module, cfgDir)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: cannot read %s: %w", key, where, err)
+	}
+	msg := fmt.Sprintf("%s: no file at %s", key, where)
+	bt := buildTarget[cc.Runtime]
+	name := filepath.Base(path)
+	if bt.suffix != "" {
+		name = strings.TrimSuffix(name, bt.suffix)
+	}
+	binDir := filepath.Dir(path)
+	root := filepath.Dir(filepath.Dir(binDir))
+	if filepath.Base(binDir) == "plugins" && filepath.Base(filepath.Dir(binDir)) == "bin" && filepath.Base(path) == name+bt.suffix &&
+		isFile(filepath.Join(root, "Makefile")) && isDir(filepath.Join(root, "plugins", name, "cmd")) {
+		target := "bin/plugins/" + name + bt.suffix
+		run := fmt.Sprintf("`make %s` (or `%s` for every connector)", target, bt.all)
+		if wd, _ := os.Getwd(); wd != root {
+			run = fmt.Sprintf("`make -C %s %s` (or `%s` there for every connector)", root, target, bt.all)
+		}
+		return fmt.Errorf("%s: build it with %s", msg, run)
+	}
+	if !filepath.IsAbs(cc.Module) {
+		if abs, aerr := filepath.Abs(cc.Module); aerr == nil && abs != path && isFile(abs) {
+			return fmt.Errorf("%s; a file %s exists relative to the working directory, but relative paths resolve against the config file's folder: write module = %q", msg, abs, abs)
+		}
+		return fmt.Errorf("%s: check the path (relative paths resolve against the config file's folder, not the working directory)", msg)
+	}
+	return fmt.Errorf("%s: check the path", msg)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
 
 // loadRuntime loads the connector configured as id from path with the
 // runtime cc names, after checking the file against cc's sha256 pin. It
@@ -38,7 +99,7 @@ func (h *Host) loadRuntime(ctx context.Context, id string, cc config.Connector, 
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("connectors.%s.module: %w (run `%s` first?)", id, err, buildHint[cc.Runtime])
+		return nil, "", missingModule(id, cc, h.cfg.Dir, path, err)
 	}
 	s := sha256.Sum256(b)
 	sum := hex.EncodeToString(s[:])

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"text/tabwriter"
+	"time"
 
 	"github.com/besluitbron/besluitbron/host"
 )
@@ -19,7 +22,8 @@ const usage = `usage: besluitbron <command> [flags]
 commands:
   serve          serve MCP over streamable HTTP (and the health checks)
   stdio          serve MCP over stdin/stdout, for desktop clients
-  check-config   validate a config file and the connectors it names
+  check-config   validate a config file and load the connectors it names, as
+                 serve would; prints a line per connector (-v: the log too)
   cache          cache stats [--json] | cache clear <connector>: the saved platform caches
   version        print the version
 `
@@ -47,7 +51,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "plugins.toml", "config file")
-	addr := fs.String("addr", "", "listen address (overrides server.addr)")
+	var addr *string
+	if cmd != "stdio" {
+		addr = fs.String("addr", "", "listen address host:port (overrides server.addr)")
+	}
+	verbose := false
+	if cmd == "check-config" {
+		fs.BoolVar(&verbose, "v", false, "also print the log of loading the connectors")
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,13 +71,40 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 		return 1
 	}
-	if *addr != "" {
+	// Refused before the address is bound: nothing to serve is the
+	// admin's first problem, whatever holds the port.
+	if err := cfg.CheckServable(); err != nil {
+		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+		return 1
+	}
+	if addr != nil && *addr != "" {
+		if err := host.CheckAddr(*addr); err != nil {
+			fmt.Fprintf(stderr, "besluitbron: --addr %v\n", err)
+			return 2
+		}
 		cfg.Server.Addr = *addr
 	}
 	// On stdio, stdout carries the protocol: logs go to stderr only.
-	logger := newLogger(stderr, cfg.Log.Level, cfg.Log.Format)
+	level := cfg.Log.Level
+	if cmd == "check-config" && !verbose {
+		// check-config's answer is its own summary on stdout; the
+		// loading log (a line per connector, per shared quota, …) would
+		// bury it. Warnings and errors still show.
+		level = quieter(level, "warn")
+	}
+	logger := newLogger(stderr, level, cfg.Log.Format)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var ln net.Listener
+	if cmd == "serve" {
+		// The address first: a port in use fails the start at once,
+		// not after every connector has loaded.
+		if ln, err = host.Listen(cfg.Server.Addr); err != nil {
+			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+			return 1
+		}
+		defer ln.Close()
+	}
 	h, err := host.New(ctx, &host.Options{Config: cfg, Version: version, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
@@ -75,14 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer h.Close(context.Background())
 	switch cmd {
 	case "check-config":
-		fmt.Fprintf(stdout, "config ok: %d connector(s): %s\n", len(h.Connectors()), strings.Join(h.Connectors(), ", "))
-		// The modules' digests, ready to paste: a pinned module that
-		// changes on disk stops the start instead of running.
-		fmt.Fprintf(stdout, "\nTo pin the modules (a changed file then stops the start), add each sha256 line under its table in %s:\n", *configPath)
-		digests := h.ModuleDigests()
-		for _, id := range h.Connectors() {
-			fmt.Fprintf(stdout, "\n  [connectors.%s]\n  sha256 = %q\n", id, digests[id])
-		}
+		printCheck(stdout, *configPath, cfg.Server.Addr, h)
 		return 0
 	case "stdio":
 		if err := h.ServeStdio(ctx); err != nil && ctx.Err() == nil {
@@ -91,11 +122,92 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := h.ListenAndServe(ctx); err != nil {
+	if err := h.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// printCheck is check-config's answer: a line per connector (id, module,
+// tools, quotas, and the sha256 line to paste under its table to pin the
+// module: a pinned module that changes on disk then stops the start),
+// the start's warnings, then "config OK".
+func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
+	sums := h.Summary()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "connector\tmodule\ttools\tupstream quotas\tpin (under [connectors.<id>])")
+	tools, unified := 0, 0
+	for _, s := range sums {
+		n := fmt.Sprintf("%d tools", s.Tools)
+		if s.Unified != s.Tools {
+			n += fmt.Sprintf(" (%d on unified)", s.Unified)
+		}
+		tools, unified = tools+s.Tools, unified+s.Unified
+		mod := s.Module
+		if s.Runtime != "wasm" {
+			mod += " (" + s.Runtime + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tsha256 = %q\n", s.ID, mod, n, quotasText(s.Quotas), s.SHA256)
+	}
+	tw.Flush()
+	for _, warning := range h.Warnings() {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+	// The address is not bound (a running server may hold it), only
+	// tried: a busy one is worth knowing before serve.
+	if ln, err := host.Listen(addr); err != nil {
+		fmt.Fprintf(w, "note: %v (fine if that is this server, running)\n", err)
+	} else {
+		ln.Close()
+	}
+	fmt.Fprintf(w, "config OK: %s, %d connectors, %d tools (%d on /mcp/unified/v1), serving on %s. To pin a module, paste its sha256 line under its [connectors.<id>] table.\n",
+		configPath, len(sums), tools, unified, addr)
+}
+
+// quotasText is "host 60/1m, shared with tk; other-host (no limit)".
+func quotasText(qs []host.QuotaSummary) string {
+	var parts []string
+	for _, q := range qs {
+		p := q.Name
+		if q.Units == 0 {
+			p += " (no limit)"
+		} else {
+			p += fmt.Sprintf(" %g/%s", q.Units, shortDuration(q.Per))
+		}
+		if len(q.SharedWith) > 0 {
+			p += ", shared with " + strings.Join(q.SharedWith, ", ")
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shortDuration writes 60s as "1m", 30s as "30s", 1h as "1h".
+func shortDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// quieter returns the less verbose of two slog level names.
+func quieter(a, b string) string {
+	var la, lb slog.Level
+	_ = la.UnmarshalText([]byte(a))
+	_ = lb.UnmarshalText([]byte(b))
+	if la > lb {
+		return a
+	}
+	return b
 }
 
 func newLogger(w io.Writer, level, format string) *slog.Logger {

@@ -50,14 +50,14 @@ func TestCheckConfig(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	good := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\n")
 	code, out, errs := runCmd("check-config", "--config", good)
-	if code != 0 || !strings.Contains(out, "config ok: 1 connector(s): obv") {
+	if code != 0 || !strings.Contains(out, "config OK: "+good+", 1 connectors") {
 		t.Errorf("good config: %d %q %q", code, out, errs)
 	}
 	// The digest it prints pins the module: pasted, the start succeeds;
 	// one digit off, it stops naming the key.
 	b, _ := os.ReadFile(wasm)
 	sum := fmt.Sprintf("%x", sha256.Sum256(b))
-	pin := "  [connectors.obv]\n  sha256 = \"" + sum + "\"\n"
+	pin := "sha256 = \"" + sum + "\"\n"
 	if !strings.Contains(out, pin) {
 		t.Fatalf("check-config does not print the pin %q:\n%s", pin, out)
 	}

@@ -95,7 +95,7 @@ func TestMissingModuleSaysWhereAndWhatToDo(t *testing.T) {
 // check-config all go through it) instead of starting with 0 tools.
 func TestNoConnectorsRefused(t *testing.T) {
 	for body, want := range map[string]string{
-		"[runtime]\ncompilation_cache_dir=''\n":                                             "no connectors",
+		"[runtime]\ncompilation_cache_dir=''\n":                                              "no connectors",
 		"[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='x'\nenabled=false\n": "every connector is disabled",
 	} {
 		if err := startErr(t, writeConfig(t, body)); err == nil || !strings.Contains(err.Error(), want) {

@@ -80,7 +80,10 @@ func TestStatusTool(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"platform": "nope"}, `no platform "nope"`},
+		// The schema's enum or the handler's own check, whichever words it:
+		// the bad value and the platforms to choose from.
+		{map[string]any{"platform": "nope"}, `"nope"`},
+		{map[string]any{"platform": "nope"}, `rechtspraak`},
 		{map[string]any{"colour": "red"}, "colour"},
 		{map[string]any{"organization": 7}, "organization"},
 	} {

@@ -123,7 +123,7 @@ func quotaChart(p *page, id string, q loadstatus.Quota) chartView {
 			if math.IsNaN(v) || v <= 0 {
 				continue
 			}
-			bh := max(v/s.scale*chartStripH, 1)
+			bh := max(v/s.scale*chartStripH, 2) // a used minute stays visible beside a high limit
 			fmt.Fprintf(&b, `<rect class="%s" x="%s" y="%s" width="%s" height="%s"/>`, s.class, f1(float64(i)*chartSlotW), f1(base-bh), f1(chartSlotW-1), f1(bh))
 		}
 		if s.limit > 0 {

@@ -320,7 +320,7 @@ var funcs = template.FuncMap{
 	// platform's or connector's own words (English), under a summary in
 	// the page's language, closed by default.
 	"techv": func(p *page, key, text string) techView { return techView{P: p, Key: key, Text: text} },
-	"int": func(n int64) int { return int(n) },
+	"int":   func(n int64) int { return int(n) },
 	"has": func(list []string, v string) bool {
 		for _, x := range list {
 			if x == v {

@@ -15,6 +15,11 @@
 // per upstream host ([Quota], from [Options.Quotas]): which connectors
 // share each, the calls waiting, a pause after a 429. They are read when
 // the snapshot is taken, not by the rounds, and cost no platform anything.
+// A [Sampler] ([Job.StartHistory]) reads them every 10 s and keeps, per
+// limited quota, one point a minute for the last hour (units granted,
+// the peak of calls waiting, 429s: the counters /metrics exports) in a
+// ring buffer, on the job's clock; the snapshot carries it as
+// [Quota.History] for the Laadstatus charts.
 //
 // # Usage
 //

@@ -14,6 +14,26 @@
 // without a reload. The interface is Dutch, with an English toggle
 // (?lang=en, remembered in a cookie).
 //
+// # One language per page
+//
+// Everything a reader sees is in the chosen language, while the
+// platforms and connectors speak their own: snippets may carry markdown
+// (shown as plain text), result types are the platforms' words
+// ("Meeting", "MediaObject"; named through a generic dictionary of
+// types), connector notes and error messages are English for assistants,
+// and the Laadstatus job words its findings in English. The pages word
+// what they can themselves: a check's reason, a limit's source, a note's
+// kind (see noteKind); what only the original words can say (a
+// platform's error, an unknown note) sits behind a closed "Technische
+// melding" disclosure, marked lang="en".
+//
+// # Quota charts
+//
+// The Laadstatus draws each limited quota's last hour (units per minute
+// against the limit, calls waiting, 429s) as inline SVG on the server,
+// from the snapshot's history, which loadstatus samples from the same
+// counters /metrics exports.
+//
 // # Slow, queued and down platforms
 //
 // A page waits at most [Options.Wait] for the platforms. A call that is

@@ -48,6 +48,7 @@ var markdownSearch = map[string]any{"platform": "obv", "has_more": false, "offse
 		"3 result(s) the platform sent in an unreadable shape are left out (result 4: no id).",
 		"The scores of 2 hit(s) are left out: Elasticsearch's _score is unreadable (bad).",
 		"Something entirely new happened upstream.",
+		`organization is matched as contained words ("Utrecht" also matches "Rechtbank Utrecht" and provincie Utrecht); add organization_type to narrow it.`,
 	}}
 
 // TestDutchPageSpeaksDutch: the Dutch results page shows no English word
@@ -79,7 +80,10 @@ func TestDutchPageSpeaksDutch(t *testing.T) {
 	if n := strings.Count(text, "onleesbaar"); n != 1 {
 		t.Errorf("the kind 'part left out' is said %d times, want once for two such notes", n)
 	}
-	mustContain(t, body, `<p lang="en">Something entirely new happened upstream.</p>`)
+	mustContain(t, body, `<p lang="en">Something entirely new happened upstream.</p>`, "De organisatie wordt als woorden in de naam gezocht")
+	if strings.Contains(body, "%!") {
+		t.Error("a text was formatted with the wrong arguments (%!)")
+	}
 
 	_, body, _ = get(t, srv.URL+"/?q=plan&p=obv&lang=en")
 	text = visible(body)

@@ -184,7 +184,7 @@ func viewNotes(lang, platform string, notes []string) []noteView {
 		case kind == "" || seen[kind]:
 		default:
 			seen[kind] = true
-			out = append(out, noteView{Text: tr(lang, kind, platform)})
+			out = append(out, noteView{Text: trName(lang, kind, platform)})
 		}
 	}
 	if len(unknown) > 0 {
@@ -193,8 +193,17 @@ func viewNotes(lang, platform string, notes []string) []noteView {
 				out = append(out, noteView{Text: n})
 			}
 		} else {
-			out = append(out, noteView{Text: tr(lang, "note.other", platform), Original: strings.Join(unknown, "\n")})
+			out = append(out, noteView{Text: trName(lang, "note.other", platform), Original: strings.Join(unknown, "\n")})
 		}
 	}
 	return out
+}
+
+// trName is the message key with the platform's name, for messages that
+// name it; the others are returned as they are.
+func trName(lang, key, name string) string {
+	if strings.Contains(tr(lang, key), "%s") {
+		return tr(lang, key, name)
+	}
+	return tr(lang, key)
 }

@@ -118,15 +118,19 @@ func TestStates(t *testing.T) {
 		err   error
 		want  loadstatus.State
 		msg   string
+		// reason and detail are what a page words in its own language
+		// and shows behind a disclosure.
+		reason loadstatus.Reason
+		detail string
 	}{
-		{"up", loadstatus.Reach{Status: 200, Upstream: time.Second}, nil, loadstatus.Up, "answered in 1000 ms"},
-		{"slow", loadstatus.Reach{Status: 200, Upstream: 6 * time.Second}, nil, loadstatus.Slow, "slowly: 6.0 s"},
-		{"429", loadstatus.Reach{Status: 429}, nil, loadstatus.Busy, "429"},
-		{"503", loadstatus.Reach{Status: 503}, nil, loadstatus.Down, "HTTP 503"},
-		{"unavailable", loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchUnavailable, Message: "connection refused"}, loadstatus.Down, "does not answer: connection refused"},
-		{"queue", loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchQueueTimeout, Message: "no room"}, loadstatus.Busy, "busy"},
-		{"refused", loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchRefused, Message: "private address"}, loadstatus.Down, "policy: private address"},
-		{"plain error", loadstatus.Reach{}, errors.New("boom"), loadstatus.Down, "boom"},
+		{"up", loadstatus.Reach{Status: 200, Upstream: time.Second}, nil, loadstatus.Up, "answered in 1000 ms", loadstatus.Answered, ""},
+		{"slow", loadstatus.Reach{Status: 200, Upstream: 6 * time.Second}, nil, loadstatus.Slow, "slowly: 6.0 s", loadstatus.AnsweredSlowly, ""},
+		{"429", loadstatus.Reach{Status: 429}, nil, loadstatus.Busy, "429", loadstatus.Got429, ""},
+		{"503", loadstatus.Reach{Status: 503}, nil, loadstatus.Down, "HTTP 503", loadstatus.ServerError, ""},
+		{"unavailable", loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchUnavailable, Message: "connection refused"}, loadstatus.Down, "does not answer: connection refused", loadstatus.NoAnswer, "connection refused"},
+		{"queue", loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchQueueTimeout, Message: "no room"}, loadstatus.Busy, "busy", loadstatus.NoRoom, "no room"},
+		{"refused", loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchRefused, Message: "private address"}, loadstatus.Down, "policy: private address", loadstatus.Refused, "private address"},
+		{"plain error", loadstatus.Reach{}, errors.New("boom"), loadstatus.Down, "boom", loadstatus.NoAnswer, "boom"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,6 +141,9 @@ func TestStates(t *testing.T) {
 			s, _ := j.Status("x")
 			if s.State != c.want || !strings.Contains(s.Message, c.msg) || !strings.Contains(s.Message, "X") {
 				t.Errorf("got %s %q, want %s and a message naming X and containing %q", s.State, s.Message, c.want, c.msg)
+			}
+			if s.Reason != c.reason || s.Detail != c.detail {
+				t.Errorf("reason %q, detail %q; want %q, %q", s.Reason, s.Detail, c.reason, c.detail)
 			}
 			if fresh := p.freshes.Load(); (c.want == loadstatus.Up || c.want == loadstatus.Slow) != (fresh == 1) {
 				t.Errorf("freshness asked %d times in state %s (only a platform that answers is asked)", fresh, c.want)

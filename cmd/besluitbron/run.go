@@ -139,7 +139,7 @@ func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
 	fmt.Fprintln(tw, "connector\tmodule\ttools\tupstream quotas\tpin (under [connectors.<id>])")
 	tools, unified := 0, 0
 	for _, s := range sums {
-		n := fmt.Sprintf("%d tools", s.Tools)
+		n := plural(s.Tools, "tool")
 		if s.Unified != s.Tools {
 			n += fmt.Sprintf(" (%d on unified)", s.Unified)
 		}
@@ -161,8 +161,15 @@ func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
 	} else {
 		ln.Close()
 	}
-	fmt.Fprintf(w, "config OK: %s, %d connectors, %d tools (%d on /mcp/unified/v1), serving on %s. To pin a module, paste its sha256 line under its [connectors.<id>] table.\n",
-		configPath, len(sums), tools, unified, addr)
+	fmt.Fprintf(w, "config OK: %s, %s, %s (%d on /mcp/unified/v1), serving on %s. To pin a module, paste its sha256 line under its [connectors.<id>] table.\n",
+		configPath, plural(len(sums), "connector"), plural(tools, "tool"), unified, addr)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // quotasText is "host 60/1m, shared with tk; other-host (no limit)".

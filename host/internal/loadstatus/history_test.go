@@ -194,3 +194,48 @@ func samePoints(a, b []loadstatus.HistoryPoint) bool {
 	}
 	return true
 }
+
+// TestSamplerHammer reads histories while the clock drives samples and the
+// counters move (-race catches a history read outside the lock); the
+// units recorded add up to the counters' increase however the readings
+// interleave.
+func TestSamplerHammer(t *testing.T) {
+	clk := schedtest.NewClock(time.Date(2026, 6, 30, 10, 0, 0, 0, time.UTC))
+	f := &fakeQuotas{}
+	j := loadstatus.New(nil, &loadstatus.Options{Clock: clk, Quotas: f.read})
+	stop := j.StartHistory()
+	defer stop()
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					for _, q := range j.Snapshot().Quotas {
+						if q.History != nil && len(q.History.Points) > 60 {
+							t.Errorf("%d points", len(q.History.Points))
+						}
+					}
+				}
+			}
+		}()
+	}
+	for range 30 {
+		f.set(func(f *fakeQuotas) { f.units[0]++ })
+		clk.Advance(20 * time.Second)
+	}
+	close(done)
+	wg.Wait()
+	var sum float64
+	for _, p := range j.Snapshot().Quotas[0].History.Points {
+		sum += p.Units
+	}
+	if sum != 30 {
+		t.Errorf("recorded %g units, the counters rose by 30", sum)
+	}
+}

@@ -68,6 +68,7 @@ func TestStatusPageDrawsQuotaCharts(t *testing.T) {
 		t.Fatalf("charts for %d quotas, want the two limited ones with a history:\n%s", len(figs), body)
 	}
 	svg := figs[0][2]
+	t.Logf("a chart with 3 strips over 60 points: %d bytes of SVG", len(svg))
 	if strings.Contains(svg, "<script") || strings.Contains(svg, "style=") || strings.Contains(svg, " on") {
 		t.Errorf("the chart carries script or inline style: %s", svg)
 	}

@@ -47,24 +47,34 @@ modules_of = $(shell sed -n 's/^module *= *"\(bin\/plugins\/[^"]*\)".*/\1/p' $(1
 run: host $(call modules_of,$(CONFIG))
 	bin/besluitbron serve --config $(CONFIG) $(if $(ADDR),--addr $(ADDR))
 
-# BesluitBron fully offline: the platform simulator (cmd/platformsim, its
-# request log in var/platformsim.log) on 127.0.0.1:9100 and BesluitBron on
-# 127.0.0.1:8080 with demo.toml. Ask it from another terminal (Inspector
-# 2.x; older ones post to /mcp whatever the URL says):
+# BesluitBron fully offline: the platform simulator (cmd/platformsim) on
+# SIM_ADDR (default 127.0.0.1:9100; its request log in
+# var/platformsim-<port>.log) and BesluitBron with demo.toml on ADDR (default
+# demo.toml's 127.0.0.1:8080). Both ports can change, e.g.
+#   make demo ADDR=127.0.0.1:8081 SIM_ADDR=127.0.0.1:9101
+# (SIM_ADDR=127.0.0.1:0 takes any free port): the simulator writes the
+# BESLUITBRON_ environment overrides that point every connector at the
+# address it listens on (var/platformsim-<port>.env), and BesluitBron reads
+# them over demo.toml. Every search result opens with its platform's
+# document tool and every list tool lists something. Ask it from another
+# terminal (Inspector 2.x; older ones post to /mcp whatever the URL says):
 #   npx -y @modelcontextprotocol/inspector@latest --cli http://127.0.0.1:8080/mcp/unified/v1 \
 #     --transport http --method tools/call --tool-name besluitbron_search --tool-arg query=klimaat
 # (add --tool-arg organization=Soest, or --tool-arg 'platforms=["tk","rechtspraak"]').
 # Ctrl-C stops both. Faults while it runs: curl -X PUT -d '{"hang":true}'
 # http://127.0.0.1:9100/_sim/faults/ori (counters at /_sim/stats).
-demo: build
+demo: SIM_ADDR ?= 127.0.0.1:9100
+demo: SIM_VAR = var/platformsim-$(lastword $(subst :, ,$(SIM_ADDR)))
+demo: host $(call modules_of,demo.toml)
 	$(GO) build -o bin/platformsim ./cmd/platformsim
-	@mkdir -p var; rm -f var/platformsim.out; \
-	bin/platformsim -addr 127.0.0.1:9100 -data testdata >var/platformsim.out 2>var/platformsim.log & sim=$$!; \
+	@mkdir -p var; rm -f $(SIM_VAR).out $(SIM_VAR).env; \
+	bin/platformsim -addr $(SIM_ADDR) -data testdata -env $(SIM_VAR).env >$(SIM_VAR).out 2>$(SIM_VAR).log & sim=$$!; \
 	trap 'kill $$sim 2>/dev/null' EXIT INT TERM; \
-	n=0; until grep -q 'serving on' var/platformsim.out 2>/dev/null; do \
-		n=$$((n+1)); if [ $$n -gt 100 ] || ! kill -0 $$sim 2>/dev/null; then cat var/platformsim.log; echo "platformsim did not start"; exit 1; fi; sleep 0.1; done; \
-	cat var/platformsim.out; \
-	bin/besluitbron serve --config demo.toml
+	n=0; until grep -q 'serving on' $(SIM_VAR).out 2>/dev/null; do \
+		n=$$((n+1)); if [ $$n -gt 100 ] || ! kill -0 $$sim 2>/dev/null; then cat $(SIM_VAR).log; echo "platformsim did not start on $(SIM_ADDR)"; exit 1; fi; sleep 0.1; done; \
+	cat $(SIM_VAR).out; \
+	set -a; . ./$(SIM_VAR).env; set +a; \
+	bin/besluitbron serve --config demo.toml $(if $(ADDR),--addr $(ADDR))
 
 # The browser tests need Debian's chromium: as root, install it when missing.
 browser-deps:

@@ -42,6 +42,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	seed := fs.Uint64("seed", 1, "seed of fractional fault rates")
 	logFormat := fs.String("log", "text", "request log format: text or json")
 	quiet := fs.Bool("quiet", false, "do not log each request")
+	envFile := fs.String("env", "", "once listening, write to this file the BESLUITBRON_ environment overrides that point BesluitBron's connectors at this simulator (shell syntax: set -a; . FILE; set +a), before printing \"serving on\"")
 	var faults faultFlags
 	fs.Var(&faults, "fault", "inject a fault: <platform>:<key>=<value>,… with keys latency, hang, error_rate, reset_rate, malformed_rate, storm429, retry_after, and for tk refuse_expand (platform drift: HTTP 400 for any $expand of HuidigeDocumentVersie); the platform zoek is zoek.officielebekendmakingen.nl (repeatable)")
 	fs.Usage = func() {
@@ -95,6 +96,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		return 1
 	}
 	root := "http://" + ln.Addr().String()
+	if *envFile != "" {
+		if err := writeEnv(*envFile, root); err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "platformsim: -env: %v\n", err)
+			return 1
+		}
+	}
 	fmt.Fprintf(stdout, "platformsim serving on %s\n", root)
 	urls := platformsim.BaseURLs(root)
 	rewrites := platformsim.URLRewrites(root)
@@ -126,4 +134,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	defer cancel()
 	srv.Shutdown(sctx)
 	return 0
+}
+
+// writeEnv writes platformsim.EnvOverrides for root as shell assignments,
+// each value single-quoted (the url_rewrites hold spaces and "=>"). The
+// file is written whole under a temporary name and renamed, so a reader
+// that waits for "serving on" never sees half of it.
+func writeEnv(path, root string) error {
+	var b strings.Builder
+	b.WriteString("# BesluitBron's connectors pointed at the platform simulator on " + root + " (written by platformsim -env)\n")
+	for _, kv := range platformsim.EnvOverrides(root) {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.Contains(v, "'") {
+			return fmt.Errorf("%s: a value with a quote cannot be written for the shell", k)
+		}
+		fmt.Fprintf(&b, "%s='%s'\n", k, v)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -84,6 +84,14 @@ func newOpenTK(d dataDir, now func() time.Time) (backend, error) {
 			s.docs[nr] = htmlToText(string(b))
 		}
 	}
+	// A Document row whose text is not recorded gets one made from the
+	// row (its subject, dossier title, kind and date): on OpenTK every
+	// Document a search returns has its getdoc rendition.
+	for _, r := range s.rows {
+		if r.cat == "Document" && s.docs[r.nr] == "" && longDocFor("opentk", r.nr) == nil {
+			s.docs[r.nr] = generatedOpenTKText(r)
+		}
+	}
 	vb, err := d.read("opentk", "opentk-verslag.html")
 	if err != nil {
 		return nil, err
@@ -276,4 +284,41 @@ func (s *openTKSim) serverError(string) (int, string, []byte) {
 
 func (s *openTKSim) tooMany(retryAfter int) (string, []byte) {
 	return "text/html", []byte(fmt.Sprintf("<h1>Error 429</h1><p>Too many requests, retry after %d seconds</p>", retryAfter))
+}
+
+// generatedOpenTKText is the text of a Document row without a recorded
+// one, pages split by form feeds as getdocHTML takes them: the heading a
+// Kamerstuk prints, then a body of the row's kind (a motion's considerans
+// and request, else a letter) about its subject.
+func generatedOpenTKText(r *openTKRow) string {
+	onderwerp, _ := r.raw["onderwerp"].(string)
+	titel, _ := r.raw["titel"].(string)
+	onderwerp = strings.TrimSuffix(strings.TrimSpace(onderwerp), ".")
+	soort := firstNonEmptyStr(r.soort, "Document")
+	date := ""
+	if len(r.date) >= 10 {
+		date = dutchLongDate(r.date[:10])
+	}
+	about := onderwerp
+	if _, over, ok := strings.Cut(onderwerp, " over "); ok {
+		about = over
+	}
+	var b strings.Builder
+	b.WriteString("Tweede Kamer der Staten-Generaal\n")
+	if titel != "" {
+		b.WriteString(titel + "\n")
+	}
+	fmt.Fprintf(&b, "%s (%s)\n%s\n", soort, r.nr, onderwerp)
+	if date != "" {
+		fmt.Fprintf(&b, "Datum: %s\n", date)
+	}
+	b.WriteString("\f")
+	switch soort {
+	case "Motie":
+		fmt.Fprintf(&b, "De Kamer,\ngehoord de beraadslaging,\nconstaterende dat er zorgen bestaan over %s;\n", about)
+		b.WriteString("verzoekt de regering, de Kamer vóór de volgende begrotingsbehandeling te informeren over de uitvoering hiervan,\nen gaat over tot de orde van de dag.")
+	default:
+		fmt.Fprintf(&b, "Geachte voorzitter,\nMet deze %s informeer ik uw Kamer over %s.\nIk ga graag met uw Kamer in gesprek over de vervolgstappen.", strings.ToLower(soort), about)
+	}
+	return b.String()
 }

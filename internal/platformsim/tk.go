@@ -32,9 +32,12 @@ func newTK(d dataDir) (backend, error) {
 		"Document":   {"sim/documents.json", "tk-search-documents.json", "tk-document-kst.json", "tk-document-docx.json"},
 		"Zaak":       {"sim/zaken.json", "tk-search-zaak.json"},
 		"Activiteit": {"sim/activiteiten.json", "tk-search-activiteit.json"},
-		"Fractie":    {"tk-odata-fractie.json"},
-		"Commissie":  {"tk-commissie.json"},
-		"Persoon":    {"tk-odata-persoon.json"},
+		// The recorded lists hold one or two entries (the current ones
+		// none, for Fractie): sim/ has the sitting Kamer's groups,
+		// committees and members, so that every list tool lists some.
+		"Fractie":   {"sim/fracties.json", "tk-odata-fractie.json"},
+		"Commissie": {"sim/commissies.json", "tk-commissie.json"},
+		"Persoon":   {"sim/personen.json", "tk-odata-persoon.json"},
 	}
 	for set, files := range sources {
 		seen := map[string]bool{}

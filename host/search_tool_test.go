@@ -222,6 +222,10 @@ func TestAgainstTheSimulator(t *testing.T) {
 		}
 	})
 
+	t.Run("errors an assistant reads", func(t *testing.T) {
+		checkAssistantErrors(t, sim, base) // errors_e2e_test.go
+	})
+
 	if st := sim.Stats().Platforms["obv"]; st.MaxWindowUnits > 120 || st.TooMany != 0 {
 		t.Errorf("OpenBesluitvorming: %v units in a minute, %d refusals", st.MaxWindowUnits, st.TooMany)
 	}

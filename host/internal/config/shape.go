@@ -104,6 +104,22 @@ func (w *shapeWalker) table(m map[string]any, t reflect.Type, path string) {
 				known = append(known, name)
 			}
 			msg := "unknown key"
+			if v, ok := w.env[key]; ok && path == "" && strings.Contains(k, "_") {
+				// BESLUITBRON_SERVER_ADDR: a section and a key joined by
+				// one underscore where the path needs two.
+				for i := range len(k) {
+					if k[i] == '_' {
+						if _, ok := fields[k[:i]]; ok {
+							msg += fmt.Sprintf(" (did you mean %s%s__%s? path segments are joined by __)", EnvPrefix, strings.ToUpper(k[:i]), strings.ToUpper(k[i+1:]))
+							break
+						}
+					}
+				}
+				if msg != "unknown key" {
+					w.errs = append(w.errs, fmt.Errorf("%s: %s (from the environment variable %s)", key, msg, v))
+					continue
+				}
+			}
 			if near := closest(k, known); near != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", join(path, near))
 			} else {

@@ -84,6 +84,11 @@ func TestUnknownKeysNameTheClosest(t *testing.T) {
 			t.Errorf("error\n%v\nlacks %q", err, want)
 		}
 	}
+	// One underscore where the path needs two: the variable meant.
+	_, err = config.Load(write(t, "[connectors.obv]\nmodule = \"x\"\n"), []string{"BESLUITBRON_SERVER_ADDR=:1"})
+	if err == nil || !strings.Contains(err.Error(), "server_addr: unknown key (did you mean BESLUITBRON_SERVER__ADDR? path segments are joined by __) (from the environment variable BESLUITBRON_SERVER_ADDR)") {
+		t.Errorf("single underscore: %v", err)
+	}
 	// Nothing near: the keys that exist there are listed instead.
 	_, err = config.Load(write(t, "[log]\nverbosity = 3\n"), []string{})
 	if err == nil || !strings.Contains(err.Error(), "log.verbosity: unknown key; known keys under [log]: format, level") {

@@ -230,10 +230,13 @@ func TestConnectorBuiltOutOfTree(t *testing.T) {
 	// The search page: a checkbox, the organisation filter (its label and
 	// the list tool's values), and results under its title.
 	page := getBody(t, base+"/")
-	for _, want := range []string{`value="example"`, `name="f.example"`, "Gemeente of bron"} {
+	for _, want := range []string{`value="example"`, `name="f.example"`, "Gemeente of bron", "OpenBesluitvorming (voorbeeldconnector)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("search page lacks %q", want)
 		}
+	}
+	if en := getBody(t, base+"/?lang=en"); !strings.Contains(en, "OpenBesluitvorming (example connector)") || !strings.Contains(en, "Municipality or source") {
+		t.Errorf("the English search page lacks the example's English title or filter label")
 	}
 	q := url.Values{"q": {"klimaat"}, "p": {"example", "rechtspraak"}}
 	results := getBody(t, base+"/?"+q.Encode())

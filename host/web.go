@@ -55,7 +55,7 @@ func webPlatform(p *platform) (web.Platform, bool) {
 	}
 	var ss schemaInfo
 	_ = json.Unmarshal(search.InputSchema, &ss)
-	wp := web.Platform{ID: p.id, Title: p.manifest.Title, Description: p.manifest.Description, DescriptionNL: p.manifest.DescriptionNL, SearchTool: p.id + "_search",
+	wp := web.Platform{ID: p.id, Title: p.manifest.Title, TitleNL: p.manifest.TitleNL, Description: p.manifest.Description, DescriptionNL: p.manifest.DescriptionNL, SearchTool: p.id + "_search",
 		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
 	// The manifest's organisation choice, when its search has the
 	// argument (validation already checked the list tool exists).

@@ -38,6 +38,9 @@ type Platform struct {
 	// sentence about what it holds (English, from the manifest), and
 	// DescriptionNL the same in Dutch when known.
 	ID, Title, Description, DescriptionNL string
+	// TitleNL is the platform's name in Dutch where it differs from Title
+	// (the manifest's title_nl).
+	TitleNL string
 	// SearchTool and DocumentTool are full tool names; DocumentArg is the
 	// get_document argument that takes a result's id.
 	SearchTool, DocumentTool, DocumentArg string
@@ -182,6 +185,17 @@ type page struct {
 	HasStatus bool
 	Now       time.Time
 	Data      any
+	// names are the platforms' Dutch names by id, on a Dutch page.
+	names map[string]string
+}
+
+// name is platform id's name in the page's language: its Dutch name on
+// a Dutch page where the manifest gives one, else title.
+func (p *page) name(id, title string) string {
+	if n := p.names[id]; n != "" {
+		return n
+	}
+	return title
 }
 
 // T returns a text in the page's language.
@@ -208,6 +222,16 @@ func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title string) *
 	q.Del("lang")
 	p := &page{Lang: lang, Path: r.URL.Path, Query: q, Version: s.o.Version, HasStatus: s.o.Status != nil, Now: s.o.Now()}
 	p.Title = p.T(title)
+	if lang == "nl" {
+		for id, pl := range s.byID {
+			if pl.TitleNL != "" {
+				if p.names == nil {
+					p.names = map[string]string{}
+				}
+				p.names[id] = pl.TitleNL
+			}
+		}
+	}
 	return p
 }
 
@@ -290,6 +314,8 @@ var funcs = template.FuncMap{
 	},
 	// plain shows a snippet as one line of plain text.
 	"plain": plainText,
+	// pname is a platform's name in the page's language.
+	"pname": func(p *page, id, title string) string { return p.name(id, title) },
 	// kind names a result type in people's words.
 	"kind": func(lang, t string) string { return typeWord(lang, t, true) },
 	// kindlow names it inside a phrase ("nieuwste vergadering").

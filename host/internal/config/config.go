@@ -30,6 +30,13 @@ import (
 // EnvPrefix prefixes every environment override.
 const EnvPrefix = "BESLUITBRON_"
 
+// notConfigEnv are variables under EnvPrefix that are not configuration:
+// the test and soak switches of make test and make soak, and go-plugin's
+// handshake cookie of native connectors. They are skipped, so that a
+// config loaded while they are set (every host test under make soak) is
+// not refused for an unknown key.
+var notConfigEnv = map[string]bool{"soak": true, "require_browser": true, "require_redis": true, "ts_client_dir": true, "connector": true}
+
 // Config is the whole configuration.
 type Config struct {
 	Server       Server               `koanf:"server"`
@@ -310,6 +317,9 @@ func Load(path string, environ []string) (*Config, error) {
 		EnvironFunc: func() []string { return environ },
 		TransformFunc: func(key, v string) (string, any) {
 			key = strings.ToLower(strings.TrimPrefix(key, EnvPrefix))
+			if notConfigEnv[key] {
+				return "", nil
+			}
 			if strings.Contains(key, ".") {
 				envErr = errors.Join(envErr, fmt.Errorf("environment %s%s: use __ between path segments, not dots", EnvPrefix, strings.ToUpper(key)))
 				return "", nil

@@ -40,6 +40,10 @@ func TestLoadFileDefaultsAndEnv(t *testing.T) {
 		"BESLUITBRON_SERVER__ADDR=0.0.0.0:8081",
 		"BESLUITBRON_SERVER__TRUSTED_PROXIES=10.0.0.0/8, 192.168.1.1",
 		"OTHER_VAR=ignored",
+		// make soak and make test set these; they are not configuration
+		// and must not make every config load fail as unknown keys.
+		"BESLUITBRON_SOAK=10m",
+		"BESLUITBRON_REQUIRE_BROWSER=1",
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -263,4 +264,15 @@ func connectTo(t *testing.T, s *Server) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close(); ss.Close() })
 	return cs
+}
+
+// TestUnknownToolNameCut: the go-sdk's own "unknown tool" error quotes the
+// name whole; a 900 KB name must come back cut, pointing at tools/list.
+func TestUnknownToolNameCut(t *testing.T) {
+	s, _ := realServer(t)
+	cs := connectTo(t, s)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: strings.Repeat("n", 900<<10)})
+	if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "tools/list") || !strings.Contains(err.Error(), "(a name of 921600 characters)") {
+		t.Errorf("%d bytes: %.300s", len(fmt.Sprint(err)), fmt.Sprint(err))
+	}
 }

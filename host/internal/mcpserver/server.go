@@ -114,6 +114,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{}}
 	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
 	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete})
+	s.unified.AddReceivingMiddleware(boundErrors)
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -123,6 +124,7 @@ func New(o Options) (*Server, error) {
 		s.ids = append(s.ids, id)
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version},
 			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete})
+		one.AddReceivingMiddleware(boundErrors)
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)

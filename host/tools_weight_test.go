@@ -51,14 +51,16 @@ func TestUnifiedToolsListWeight(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tl := range tools {
 		seen[tl.Name] = true
-		// The host appends "\n\nCost: <note>" (mcpserver.describe and the
-		// cross-search's description); a tool whose manifest lost its
-		// CostNote, or whose note is blank, has no such tail.
-		i := strings.LastIndex(tl.Description, "\n\nCost: ")
-		if i < 0 || strings.TrimSpace(tl.Description[i+len("\n\nCost: "):]) == "" {
+		// The host appends "\n\nCost: <note>" to a connector tool's
+		// description (mcpserver.describe, and the cross-search's own);
+		// besluitbron_status writes "Cost: …" into its text. A tool whose
+		// manifest lost its CostNote, or whose note is blank, has neither.
+		i := strings.LastIndex(tl.Description, "Cost: ")
+		if i < 0 || strings.TrimSpace(tl.Description[i+len("Cost: "):]) == "" {
 			t.Errorf("%s: description has no cost note:\n%s", tl.Name, tl.Description)
+			continue
 		}
-		if strings.TrimSpace(tl.Description[:max(i, 0)]) == "" {
+		if strings.TrimSpace(tl.Description[:i]) == "" {
 			t.Errorf("%s: description is only a cost note", tl.Name)
 		}
 	}

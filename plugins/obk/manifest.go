@@ -72,31 +72,25 @@ func manifest() connector.Manifest {
 		},
 		Tools: []connector.Tool{
 			{
-				Name:  "search",
-				Title: "Search official publications (Officiële Bekendmakingen)",
-				Description: "Search the official publications of the Dutch government: Staatscourant, Staatsblad, Tractatenblad, Gemeenteblad, Provinciaal blad, Waterschapsblad, Blad gemeenschappelijke regeling, Kamerstukken, Handelingen, Kamervragen. " +
-					"query searches the full text: words are ANDed, a \"double-quoted phrase\" must occur as written; there is no stemming and no wildcard. " +
-					"Filter by publication (the journal), organization (the publishing body, e.g. \"Utrecht\"; matched as contained words, so add organization_type to tell gemeente Utrecht from provincie Utrecht), dossier (Kamerstuk dossier number), title words, document_type and the document's date. " +
-					"Without filters all publications are searched. Only the first 9,999 hits of a result set can be paged to: narrow the filters for more. " +
-					"Results give the publication id to pass to obk_get_document.",
+				Name:        "search",
+				Title:       "Search official publications",
+				Description: "Full-text search in Dutch official publications: Staatscourant, Staatsblad, gemeente-, provincie- and waterschapsbladen, Kamerstukken, Handelingen, Kamervragen. organization matches contained words (Utrecht also matches Rechtbank Utrecht): add organization_type. Only the first 9,999 hits are reachable.",
 				InputSchema: json.RawMessage(searchSchema),
-				CostNote:    "1 request to the SRU service, which has no published limit (we keep to 3 per second); repeating a search within 10 minutes is free (cached). Searching is much cheaper than reading documents.",
+				CostNote:    "1 SRU request (we keep to 3 per second), cached 10 min; far cheaper than reading documents.",
 			},
 			{
-				Name:  "get_document",
-				Title: "Read an official publication (Officiële Bekendmakingen)",
-				Description: "Full text of one publication, by its id from obk_search (e.g. \"stcrt-2015-47076\", \"kst-33328-AI\", \"gmb-2023-174296\", \"h-tk-20232024-12-3\"), extracted from the official XML. " +
-					"Texts can be long: the Handelingen of a long debate or a large Kamerstuk (a budget, an explanatory memorandum) can run to a megabyte of text or more, over 50 pages of 20 000 bytes; read it page by page (pass page, 1-based; the result states page and pages) and stop when the question is answered. " +
-					"When the platform has no XML for an id, the tool says so and links the publication page instead.",
+				Name:        "get_document",
+				Title:       "Read an official publication",
+				Description: "Text of a publication by id from obk_search, from the official XML, with date and publishing body. Paged, 20 000 bytes a page. A Handelingen or budget can exceed 50 pages: stop when answered.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "The first page is 1 request to zoek.officielebekendmakingen.nl, which allows only about 10 requests per 30 seconds (third-party figure), so a burst of document reads queues. The text is extracted once and kept by the host (up to 28 days): later pages cost the platform nothing, do not queue and are fast. Read only the documents whose search result looks relevant.",
+				CostNote:    "First page: 1 request to zoek.officielebekendmakingen.nl (10 per 30 s, shared with tk; bursts queue) and a cheap SRU lookup. Later pages free and fast. Read only relevant documents.",
 			},
 			{
 				Name:        "list_values",
-				Title:       "List filter values (Officiële Bekendmakingen)",
-				Description: "The values obk_search accepts for publication (the journals) or organization_type. The platform has no value-list service: these lists are built into the connector from the values the index is known to use, so a journal added later by KOOP may be missing.",
+				Title:       "Filter values of obk_search",
+				Description: "The values of obk_search's publication or organization_type (built in).",
 				InputSchema: json.RawMessage(listValuesSchema),
-				CostNote:    "Free: answered by the connector without contacting the platform.",
+				CostNote:    "Free: no platform call.",
 			},
 		},
 		Resources: []connector.ResourceTemplate{{
@@ -112,18 +106,18 @@ func manifest() connector.Manifest {
 const searchSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Full-text words, ANDed; a \"double-quoted phrase\" must occur as written. No stemming, no wildcards."},
-    "publication": {"type": "array", "minItems": 1, "maxItems": 13, "uniqueItems": true, "items": {"type": "string", "enum": ["Staatscourant", "Staatsblad", "Tractatenblad", "Gemeenteblad", "Provinciaal blad", "Waterschapsblad", "Blad gemeenschappelijke regeling", "Kamerstuk", "Handelingen", "Kamervragen (Aanhangsel)", "Kamervragen zonder antwoord", "Niet-dossierstuk", "Agenda"]}, "description": "Journals to search (any of them); omit for all."},
-    "organization": {"type": "string", "minLength": 2, "maxLength": 200, "description": "Publishing body as the platform names it, e.g. \"Utrecht\", \"Bergen (NH)\", \"Ministerie van Financiën\". Matched as contained words: \"Utrecht\" also matches \"Rechtbank Utrecht\"; do not add \"Gemeente\"."},
-    "organization_type": {"type": "string", "enum": ["gemeente", "provincie", "waterschap", "ministerie", "staten generaal", "zelfstandig bestuursorgaan", "regionaal samenwerkingsorgaan", "rechterlijke macht", "dienst en agentschap", "openbaar lichaam voor bedrijf en beroep", "adviescollege", "hoog college van staat", "politiekorps", "ggd", "deelgemeente"]},
-    "dossier": {"type": "string", "pattern": "^[0-9]{1,6}(-[A-Za-z0-9]{1,12}){0,3}$", "description": "Kamerstuk dossier number, e.g. \"33328\" or \"36600-VII\"."},
-    "title": {"type": "string", "minLength": 1, "maxLength": 300, "description": "Words that must occur in the title."},
-    "document_type": {"type": "string", "minLength": 2, "maxLength": 100, "description": "The platform's document type (dt.type), e.g. \"omgevingsvergunning\", \"beleidsregel\", \"Kamerstuk\"."},
-    "date_from": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive; the document's own date (dagtekening), not its publication date."},
-    "date_to": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive."},
+    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Full text: words ANDed, \"phrase\" exact; no stemming or wildcards."},
+    "publication": {"type": "array", "minItems": 1, "maxItems": 13, "uniqueItems": true, "items": {"type": "string", "enum": ["Staatscourant", "Staatsblad", "Tractatenblad", "Gemeenteblad", "Provinciaal blad", "Waterschapsblad", "Blad gemeenschappelijke regeling", "Kamerstuk", "Handelingen", "Kamervragen (Aanhangsel)", "Kamervragen zonder antwoord", "Niet-dossierstuk", "Agenda"]}, "description": "Journals (any of them); omit for all."},
+    "organization": {"type": "string", "minLength": 2, "maxLength": 200, "description": "Publishing body as named there, e.g. Utrecht, Bergen (NH), Ministerie van Financiën; without \"Gemeente\"."},
+    "organization_type": {"type": "string", "maxLength": 60, "description": "e.g. gemeente, provincie, waterschap, ministerie; see obk_list_values."},
+    "dossier": {"type": "string", "description": "Kamerstuk dossier, e.g. 33328 or 36600-VII."},
+    "title": {"type": "string", "minLength": 1, "maxLength": 300, "description": "Words in the title."},
+    "document_type": {"type": "string", "minLength": 2, "maxLength": 100, "description": "dt.type, e.g. omgevingsvergunning, beleidsregel, Kamerstuk."},
+    "date_from": {"type": "string", "format": "date", "description": "Document date (not publication date), ISO, inclusive."},
+    "date_to": {"type": "string", "format": "date", "description": "Inclusive."},
     "sort": {"type": "string", "enum": ["date_desc", "date_asc", "relevance"], "default": "date_desc"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-    "offset": {"type": "integer", "minimum": 0, "maximum": 9998, "default": 0, "description": "0-based; at most 9998 (the platform serves only the first 9,999 hits)."}
+    "offset": {"type": "integer", "minimum": 0, "maximum": 9998, "description": "0-based; at most 9998."}
   },
   "additionalProperties": false
 }`
@@ -131,7 +125,7 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "id": {"type": "string", "minLength": 5, "maxLength": 100, "pattern": "^[a-z]{1,6}(-[a-z]{2})?-[0-9A-Za-z][0-9A-Za-z.-]*$", "description": "Publication id from obk_search, e.g. \"kst-33328-AI\" or \"stcrt-2015-47076\"."},
+    "id": {"type": "string", "minLength": 5, "maxLength": 100, "description": "From obk_search, e.g. kst-33328-AI."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
   "required": ["id"],

@@ -65,39 +65,32 @@ func manifest() connector.Manifest {
 		},
 		Tools: []connector.Tool{
 			{
-				Name:  "search",
-				Title: "Search council information (OpenBesluitvorming)",
-				Description: "Search meetings, documents, motions and recordings of Dutch municipal councils, provinces and water boards. " +
-					"Give a query, an organization (source key from obv_list_sources, e.g. \"soest\"), or both; without organization all 330 sources are searched. " +
-					"Words are ANDed; there is no phrase search. Dates filter on the meeting/document date; with a query, old date ranges may be incomplete. " +
-					"Totals are approximate; page with offset while has_more is true.",
+				Name:        "search",
+				Title:       "Search council information",
+				Description: "Search meetings, documents, motions and recordings of councils, provinces and water boards by query, organization or both (without organization: all 330 sources). Words ANDed, no phrases. With a query, old date ranges may be incomplete; totals are approximate.",
 				InputSchema: json.RawMessage(searchSchema),
-				CostNote:    "1 unit per 24 results (limit 24 costs 1, limit 100 costs 5) of a 60-units-per-minute platform limit; searching all sources is as cheap as one source. Repeating a search within 10 minutes is free (cached).",
+				CostNote:    "ceil(limit/24) units (at least 1) of 60 per minute; all sources cost as much as one. Cached 10 min.",
 			},
 			{
-				Name:  "get_document",
-				Title: "Read a document, meeting, motion or recording (OpenBesluitvorming)",
-				Description: "Full text (markdown) of a document, or the agenda, motions and votes of a meeting, or a motion's votes, by entity id from obv_search. " +
-					"Texts come in pages of 20 000 bytes: pass page (1-based); the result states page and pages. A council document can run to over 1 MB, 50 or more pages: read it page by page.",
+				Name:        "get_document",
+				Title:       "Read a council document or meeting",
+				Description: "Text (markdown) of a document, or the agenda, motions and votes of a meeting or motion, by entity_id from obv_search. Paged, 20 000 bytes a page.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "1 unit for the first page, the slowest call of this platform (the whole entity, up to several MB, travels and is read once). Later pages come from the text BesluitBron keeps: they cost no unit and are fast. Cached for weeks.",
+				CostNote:    "First page 1 unit, the slowest call (whole entity read once); later pages free and fast. Cached for weeks.",
 			},
 			{
 				Name:        "list_sources",
-				Title:       "List sources (OpenBesluitvorming)",
-				Description: "The municipalities, provinces and water boards OpenBesluitvorming covers, with the source key to use as organization in obv_search.",
+				Title:       "List council sources",
+				Description: "Municipalities, provinces and water boards covered, with the key for obv_search's organization.",
 				InputSchema: json.RawMessage(listSourcesSchema),
-				CostNote:    "1 unit, cached for 30 days.",
+				CostNote:    "1 unit, cached 30 days.",
 			},
 			{
-				Name:  "status",
-				Title: "Import freshness per source (OpenBesluitvorming)",
-				Description: "How current OpenBesluitvorming's data is: per supplier (notubiz, ibabs, …) whether imports succeed, and per source (municipality, province, water board) its state " +
-					"(ok, stale, failing, never_imported, not_implemented, discontinued), last successful import and newest meeting held. " +
-					"Use it before telling a user that a council has nothing on a topic: a stale or failing source may simply not have the newest documents. " +
-					"Give source (key or name, e.g. \"soest\" or \"Soest\") for one organisation; without it, only sources with problems are listed (state \"all\" lists every source).",
+				Name:        "status",
+				Title:       "Import freshness per source",
+				Description: "Import freshness per supplier and per source (state, last import, newest meeting). Check it before saying a council has nothing on a topic. Without source, only sources with problems.",
 				InputSchema: json.RawMessage(statusSchema),
-				CostNote:    "1 unit, cached for 5 minutes (the platform itself refreshes this every 10 minutes).",
+				CostNote:    "1 unit, cached 5 min.",
 			},
 		},
 		Resources: []connector.ResourceTemplate{{
@@ -122,14 +115,14 @@ func manifest() connector.Manifest {
 const searchSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Free text; words are ANDed, punctuation is ignored."},
-    "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key from obv_list_sources (case-sensitive), e.g. \"soest\". Omit to search all sources."},
+    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Free text; words ANDed."},
+    "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key from obv_list_sources (case-sensitive), e.g. soest."},
     "entity_type": {"type": "string", "enum": ["Meeting", "Document", "Motion", "Recording"]},
-    "date_from": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive."},
-    "date_to": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive."},
+    "date_from": {"type": "string", "format": "date", "description": "Inclusive."},
+    "date_to": {"type": "string", "format": "date", "description": "Inclusive."},
     "sort": {"type": "string", "enum": ["date_desc", "date_asc", "relevance"], "default": "date_desc"},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 24, "description": "Results per page; 24 is the cheapest page."},
-    "offset": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 0}
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 24, "description": "24 is the cheapest page."},
+    "offset": {"type": "integer", "minimum": 0, "maximum": 10000}
   },
   "anyOf": [{"required": ["query"]}, {"required": ["organization"]}],
   "additionalProperties": false
@@ -138,7 +131,7 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "entity_id": {"type": "string", "minLength": 3, "maxLength": 300, "pattern": "^[A-Za-z]+:", "description": "Entity id from obv_search, e.g. document:notubiz:gemeente:soest:12345"},
+    "entity_id": {"type": "string", "minLength": 3, "maxLength": 300, "pattern": "^[A-Za-z]+:", "description": "From obv_search, e.g. document:notubiz:gemeente:soest:12345"},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
   "required": ["entity_id"],
@@ -148,9 +141,9 @@ const getDocumentSchema = `{
 const statusSchema = `{
   "type": "object",
   "properties": {
-    "source": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key from obv_list_sources (e.g. \"soest\") or the organisation's name (\"Soest\")."},
-    "supplier": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$", "description": "Only this supplier, e.g. notubiz, ibabs, gemeenteoplossingen, parlaeus."},
-    "state": {"type": "string", "enum": ["problems", "all", "ok", "stale", "failing", "never_imported", "not_implemented", "discontinued"], "description": "Which sources to list; default problems (stale, failing, never_imported), or all when source is given."}
+    "source": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key or name, e.g. soest."},
+    "supplier": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$", "description": "e.g. notubiz, ibabs, gemeenteoplossingen, parlaeus."},
+    "state": {"type": "string", "enum": ["problems", "all", "ok", "stale", "failing", "never_imported", "not_implemented", "discontinued"], "description": "Default: problems (stale, failing, never_imported), or all for one source."}
   },
   "additionalProperties": false
 }`
@@ -158,7 +151,7 @@ const statusSchema = `{
 const listSourcesSchema = `{
   "type": "object",
   "properties": {
-    "implemented_only": {"type": "boolean", "default": true, "description": "Only sources with data (default true)."}
+    "implemented_only": {"type": "boolean", "default": true, "description": "Only sources with data."}
   },
   "additionalProperties": false
 }`

@@ -40,7 +40,7 @@ func manifest() connector.Manifest {
 			"plus Woo documents from open.overheid.nl.",
 		DescriptionNL: "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
-			Caveat: "OpenTK returns at most 280 rows per search, newest indexed first; dates are filtered within those"},
+			Caveat: "at most 280 rows per search, newest indexed; dates filter within those"},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"berthub.eu"},
 		Services: []connector.Service{
@@ -73,39 +73,32 @@ func manifest() connector.Manifest {
 		},
 		Tools: []connector.Tool{
 			{
-				Name:  "search",
-				Title: "Search Tweede Kamer documents (OpenTK)",
-				Description: "Full-text search over Tweede Kamer documents (motions, letters, bills, written questions and answers), activities, plenary reports, commitments, gifts to members, and open.overheid.nl Woo documents. " +
-					"Syntax: words are ANDed; \"quoted phrase\"; OR, NOT, NEAR(a b); prefix*; words with - or . are quoted automatically. " +
-					"LIMITS: OpenTK has no paging and returns at most 280 rows per search (the most recently indexed); offset, limit, sort, category and date filters are applied by this connector to those rows only, so narrow the query (phrase, more words, last_two_months, kind) rather than paging deep. " +
-					"There is no total count. Under load OpenTK cuts searches short, so results may be partial; the notes say when that may have happened. " +
-					"Use opentk_get_document with a result's id for the text of a Document or Verslag.",
+				Name:        "search",
+				Title:       "Search Kamer full text (OpenTK)",
+				Description: "Full-text search over Tweede Kamer documents, activities, plenary reports, commitments, gifts and Woo documents. At most 280 rows (newest indexed), no paging or total upstream: offset, sort, category and dates apply within those, so narrow the query. Results may be partial under load.",
 				InputSchema: json.RawMessage(searchSchema),
-				CostNote:    "One full-text search on OpenTK's server per call: a costly operation for the platform, so search only when titles from a cheaper tool do not answer; the same query with another offset, sort or filter is served from the cache for 10 minutes, so paging is free.",
+				CostNote:    "One full-text search, costly for OpenTK: prefer cheaper tools when titles suffice. Other offsets, sorts or filters of a query: cached 10 min, free.",
 			},
 			{
-				Name:  "get_document",
-				Title: "Read a Tweede Kamer document or plenary report (OpenTK)",
-				Description: "Plain text of a Tweede Kamer document by its number (e.g. 2024D41173) or id, converted from OpenTK's HTML rendition of the original PDF/DOCX, " +
-					"or, with category Verslag and the meeting id from opentk_search, the report of that plenary sitting. Activities, commitments, gifts and Woo documents have no full text here: cite their url. " +
-					"Tables and layout are lost in conversion. " +
-					"Texts can be long: a converted Kamerstuk or report, or the report of a full plenary sitting, can run to a megabyte of text or more, over 50 pages of 20 000 bytes; read it page by page (pass page, 1-based; the result states page and pages) and stop when the question is answered.",
+				Name:        "get_document",
+				Title:       "Read a Kamer text (OpenTK)",
+				Description: "Text of a document by number (2024D41173) or id; with category Verslag and a meeting id, a plenary report. Other categories have no text: cite their url. Paged, 20 000 bytes a page.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "The first page is one page fetch; a document OpenTK has not converted before can take seconds. The text is extracted once and kept by the host (up to 28 days): later pages cost OpenTK nothing and are fast.",
+				CostNote:    "First page: 1 fetch (seconds if OpenTK has not converted it yet); later pages free and fast.",
 			},
 			{
 				Name:        "list_committees",
-				Title:       "List Tweede Kamer committees (OpenTK)",
-				Description: "The committees of the Tweede Kamer with their abbreviation, whether they were active since 2023, and the date of their latest activity. Read from OpenTK's committees page.",
+				Title:       "List committees (OpenTK)",
+				Description: "Committees with abbreviation, active since 2023 or not, latest activity.",
 				InputSchema: json.RawMessage(emptySchema),
-				CostNote:    "One page fetch, cached for 30 days.",
+				CostNote:    "1 fetch, cached 30 days.",
 			},
 			{
 				Name:        "list_members",
-				Title:       "List current Tweede Kamer members (OpenTK)",
-				Description: "The sitting members of the Tweede Kamer with their party (fractie) and seat number; vacancies are left out. Read from OpenTK's members page.",
+				Title:       "List members (OpenTK)",
+				Description: "Sitting members with party (fractie) and seat number.",
 				InputSchema: json.RawMessage(emptySchema),
-				CostNote:    "One page fetch, cached for 30 days.",
+				CostNote:    "1 fetch, cached 30 days.",
 			},
 		},
 		Resources: []connector.ResourceTemplate{{
@@ -121,15 +114,15 @@ func manifest() connector.Manifest {
 const searchSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "FTS query: words ANDed, \"phrase\", OR, NOT, NEAR(a b), prefix*."},
-    "kind": {"type": "string", "enum": ["all", "motions", "questions", "activities"], "default": "all", "description": "Searched by OpenTK: all, only motions, only written questions and answers, or only activities."},
-    "last_two_months": {"type": "boolean", "default": false, "description": "Searched by OpenTK: only the last 60 days."},
-    "category": {"type": "string", "enum": ["Document", "Activiteit", "Verslag", "Toezegging", "PersoonGeschenk", "OODocument"], "description": "Filtered by this connector within the at most 280 rows."},
-    "date_from": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "Filtered by this connector within the at most 280 rows; ISO date, inclusive."},
-    "date_to": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "Filtered by this connector within the at most 280 rows; ISO date, inclusive."},
-    "sort": {"type": "string", "enum": ["date_desc", "date_asc", "relevance", "indexed"], "default": "date_desc", "description": "Sorted by this connector; indexed is OpenTK's own order (newest indexed first)."},
+    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Words ANDed, \"phrase\", OR, NOT, NEAR(a b), prefix*."},
+    "kind": {"type": "string", "enum": ["all", "motions", "questions", "activities"], "default": "all", "description": "Applied by OpenTK."},
+    "last_two_months": {"type": "boolean", "default": false, "description": "Only the last 60 days."},
+    "category": {"type": "string", "enum": ["Document", "Activiteit", "Verslag", "Toezegging", "PersoonGeschenk", "OODocument"], "description": "Within the 280 rows."},
+    "date_from": {"type": "string", "format": "date", "description": "ISO, inclusive; within the 280 rows."},
+    "date_to": {"type": "string", "format": "date", "description": "Inclusive."},
+    "sort": {"type": "string", "enum": ["date_desc", "date_asc", "relevance", "indexed"], "default": "date_desc", "description": "indexed: OpenTK's own order."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-    "offset": {"type": "integer", "minimum": 0, "maximum": 279, "default": 0}
+    "offset": {"type": "integer", "minimum": 0, "maximum": 279}
   },
   "required": ["query"],
   "additionalProperties": false
@@ -138,7 +131,7 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "nummer": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9-]{3,63}$", "description": "Document number (2024D41173) or id from opentk_search; for a Verslag the meeting id."},
+    "nummer": {"type": "string", "description": "Number or id from opentk_search; for Verslag the meeting id."},
     "category": {"type": "string", "enum": ["Document", "Verslag"], "default": "Document"},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },

@@ -36,7 +36,7 @@ func TestManifestValid(t *testing.T) {
 		}
 	}
 	search := m.Tools[0]
-	for _, w := range []string{"280", "no paging", "applied by this connector", "partial"} {
+	for _, w := range []string{"280", "no paging", "apply within those", "partial"} {
 		if !strings.Contains(search.Description, w) {
 			t.Errorf("search description lacks %q", w)
 		}

@@ -85,13 +85,9 @@ browser-deps:
 redis-deps:
 	@if ! command -v redis-server >/dev/null && [ "$$(id -u)" = 0 ]; then scripts/install-redis.sh; fi
 
-test: vet browser-deps redis-deps
-	$(GO) test -count=1 ./...
-	set -e; for m in $(SUBMODULES); do (cd $$m && $(GO) test -count=1 ./...); done
-	$(GO) test -count=1 -race ./sched/... ./host/...
-	GO=$(GO) scripts/ts-client-429.sh
-	MAKE=$(MAKE) scripts/conformance.sh
-	$(MAKE) --no-print-directory fuzz-short
+# Every test (scripts/test.sh: each step in turn, a summary at the end).
+test: browser-deps redis-deps
+	GO=$(GO) MAKE=$(MAKE) SUBMODULES="$(SUBMODULES)" scripts/test.sh
 
 # Every fuzz target for a few seconds (seed corpora also run in go test).
 fuzz-short:

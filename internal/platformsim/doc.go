@@ -9,6 +9,17 @@
 // full texts are served by id, in each platform's own format and with its
 // own error shapes.
 //
+// Every record a search can return has its document, as on the platforms:
+// an obk SRU record without a recorded publication file gets one on the
+// zoek host, generated from the record in its journal's op-xml shape
+// (Gemeenteblad, Staatscourant, Kamerstuk, Kamervragen, …; obkgen.go), and
+// an OpenTK Document row without a recorded text gets a getdoc rendition
+// made from the row. OpenTK's activities, commitments, gifts and Woo
+// documents have no text there and none here. Every list the connectors
+// read has entries (tk's sitting fracties, committees and members among
+// them). [EnvOverrides] gives the environment that points a BesluitBron
+// config at a Sim on any address (`make demo SIM_ADDR=…`).
+//
 //	sim, err := platformsim.New(platformsim.Options{DataDir: "testdata"})
 //	srv := httptest.NewServer(sim.Handler())
 //	defer srv.Close()

@@ -526,4 +526,3 @@ func textOf(page string) string {
 	}
 	return html.UnescapeString(tags.ReplaceAllString(page, " "))
 }
-

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,6 +52,10 @@ type argSchema struct {
 	// order is the order the schema's author listed the top-level
 	// properties in (the map in jsonschema.Schema loses it).
 	order []string
+	// formats says the schema names a format the host checks (date,
+	// date-time), which jsonschema-go does not: such schemas are walked
+	// even when the library accepts the arguments.
+	formats bool
 }
 
 // newArgSchema parses and resolves a tool's input schema (raw JSON, a
@@ -77,7 +82,7 @@ func newArgSchema(in any) (*argSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &argSchema{root: &schema, resolved: rs, order: propertyOrder(raw)}
+	a := &argSchema{root: &schema, resolved: rs, order: propertyOrder(raw), formats: checkedFormat.Match(raw)}
 	for _, n := range sortedKeys(schema.Properties) {
 		if !contains(a.order, n) {
 			a.order = append(a.order, n)
@@ -117,10 +122,23 @@ func propertyOrder(raw []byte) []string {
 	return out
 }
 
-// validate checks v and returns nil or the explanation.
+// checkedFormat finds a format the walker checks in a schema's JSON.
+var checkedFormat = regexp.MustCompile(`"format"\s*:\s*"date(-time)?"`)
+
+// validate checks v and returns nil or the explanation. Formats are
+// checked by the host: a connector's schema can then say "format": "date"
+// once instead of repeating a pattern in every tool (which weighs on every
+// assistant's tools/list), and "1 mei 2024" is still refused before the
+// connector runs, in words.
 func (a *argSchema) validate(v any) error {
 	err := a.resolved.Validate(v)
 	if err == nil {
+		if !a.formats {
+			return nil
+		}
+		if msg := explainArgs(a, v); msg != "" {
+			return fmt.Errorf("%s", msg)
+		}
 		return nil
 	}
 	if msg := explainArgs(a, v); msg != "" {
@@ -403,6 +421,9 @@ func (w *walker) checkNumber(s *jsonschema.Schema, v float64, p path) bool {
 	return ok
 }
 
+// formatLayouts are the formats the host checks, as time layouts.
+var formatLayouts = map[string]string{"date": "2006-01-02", "date-time": time.RFC3339}
+
 // formatWords says what a string of a known format looks like.
 var formatWords = map[string]string{
 	"date":      "a date written YYYY-MM-DD",
@@ -427,6 +448,14 @@ func (w *walker) checkString(s *jsonschema.Schema, v string, p path) bool {
 		// The length is stated, so the value is only cut, not counted again.
 		w.add("%s must be at most %d characters long (got %d characters: %s…)", p.label(), *s.MaxLength, n, jsonString(cutRunes(v, maxEcho)))
 		ok = false
+	}
+	if ok && v != "" {
+		if layout, checked := formatLayouts[s.Format]; checked {
+			if _, err := time.Parse(layout, v); err != nil {
+				w.add("%s must be %s (got %s)", p.label(), formatWords[s.Format], show(v))
+				return false
+			}
+		}
 	}
 	if s.Pattern != "" && ok {
 		if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(v) {

@@ -72,6 +72,9 @@ var demoManifest = connector.Manifest{ID: "demo", Title: "Demo", Tools: []connec
   "additionalProperties": false
 }`)},
 	{Name: "list", InputSchema: json.RawMessage(`{"type": "object", "additionalProperties": false}`)},
+	// A format without a pattern: the schema library accepts any string,
+	// the host checks the date.
+	{Name: "dated", InputSchema: json.RawMessage(`{"type": "object", "properties": {"day": {"type": "string", "format": "date"}, "at": {"type": "string", "format": "date-time"}}, "additionalProperties": false}`)},
 }}
 
 func errText(t *testing.T, res *mcp.CallToolResult) string {
@@ -110,6 +113,9 @@ func TestArgumentErrorsInWords(t *testing.T) {
 		{"either of two", "demo_search", `{"limit":5}`, []string{`give at least one of the arguments "query" or "organization"`}},
 		{"dependent argument", "demo_search", `{"query":"x","date_to":"2024-01-01"}`, []string{`argument "date_to" needs "date_from" as well`}},
 		{"date pattern", "demo_search", `{"query":"x","date_from":"1 mei 2024"}`, []string{`argument "date_from" must be a date written YYYY-MM-DD (got "1 mei 2024")`}},
+		{"date format without a pattern", "demo_dated", `{"day":"1 mei 2024"}`, []string{`argument "day" must be a date written YYYY-MM-DD (got "1 mei 2024")`}},
+		{"impossible date", "demo_dated", `{"day":"2024-13-01"}`, []string{`argument "day" must be a date written YYYY-MM-DD (got "2024-13-01")`}},
+		{"date-time format", "demo_dated", `{"at":"gisteren"}`, []string{`argument "at" must be a date and time written YYYY-MM-DDThh:mm:ssZ (got "gisteren")`}},
 		{"other pattern", "demo_search", `{"organization":"Den Helder"}`, []string{`argument "organization" must match the pattern ^[a-z0-9][a-z0-9_]{0,79}$ (got "Den Helder")`}},
 		{"empty string", "demo_search", `{"query":""}`, []string{`argument "query" must not be empty`}},
 		{"short string", "demo_get_document", `{"id":"x"}`, []string{`argument "id" must be at least 3 characters long (got "x")`}},
@@ -274,5 +280,20 @@ func TestUnknownToolNameCut(t *testing.T) {
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: strings.Repeat("n", 900<<10)})
 	if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "tools/list") || !strings.Contains(err.Error(), "(a name of 921600 characters)") {
 		t.Errorf("%d bytes: %.300s", len(fmt.Sprint(err)), fmt.Sprint(err))
+	}
+}
+
+// TestFormatsPassWhenRight: a schema with a checked format still lets
+// right values through to the connector (the walk after the library's
+// acceptance must not refuse what fits).
+func TestFormatsPassWhenRight(t *testing.T) {
+	s, rec := realServer(t)
+	before := rec.calls.Load()
+	res := s.Call(context.Background(), testInfo(), "demo_dated", json.RawMessage(`{"day":"2024-05-01","at":"2024-05-01T10:00:00Z"}`))
+	if res.IsError && strings.Contains(res.Content[0].(*mcp.TextContent).Text, "invalid arguments") {
+		t.Fatalf("right dates refused: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+	if rec.calls.Load() != before+1 {
+		t.Errorf("the connector ran %d times, want once", rec.calls.Load()-before)
 	}
 }

@@ -19,12 +19,21 @@
 // for seconds, giving up with HTTP 500 after about 30 s. [FilterNodes] keeps
 // every search under that limit; the tool descriptions say the rest.
 //
-// Citation links: a document's url is its file on the platform
-// (Document({Id})/resource, documented by the platform) or, when its text
-// was read from the official XML, that publication's page on
-// zoek.officielebekendmakingen.nl. Cases, activities and list entries link
-// their OData record. Pages on www.tweedekamer.nl are not linked: their
-// address pattern is known only from third parties, who disagree on it.
+// Citation links: every url is the record's page on www.tweedekamer.nl
+// (pages.go), found by its number as the site does, never by GUID: a
+// document's kamerstukken/detail?id=<DocumentNummer>&did=<DocumentNummer>
+// (search results and the metadata carry no case number; the site opens a
+// document by its own number in both places), a case's
+// kamerstukken/detail?id=<Zaak.Nummer>, an activity's page among the
+// plenary debates or the committee meetings by its kind. tk_search and
+// tk_get_document cite the same page for a document. The OData record or
+// file is extra.tk.api_url or extra.tk.resource_url, the official
+// publication a text was read from extra.tk.officielebekendmakingen_url.
+// A record without its number (a document whose metadata could not be
+// read) and list entries (party groups, committees, members, whose pages
+// go by names) have no url. The page patterns come from public code that
+// links the site (several independent clients agree), not from the
+// platform's documentation.
 //
 // Reading a long document: tk_get_document extracts a document's text
 // once (sdk.PagedText) and the host keeps it, with what the text source

@@ -133,12 +133,20 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if src.PDFPages > 0 {
 		extra["pdf_pages"] = src.PDFPages
 	}
+	if src.Kind == "officielebekendmakingen_xml" && strings.HasPrefix(src.URL, "https://") {
+		// The official publication the text was read from: a page too,
+		// but not the one tk_search cites.
+		extra["officielebekendmakingen_url"] = src.URL
+	}
 	if notes = append(notes, src.Notes...); len(notes) > 0 {
 		extra["notes"] = notes
 	}
+	// The citation is the document's page on tweedekamer.nl, the one
+	// tk_search cites; without metadata there is no document number, so
+	// no page (the file is extra.tk.resource_url).
 	return sdk.Document{
 		Platform: ID, ID: rec.ID, Type: rec.Soort, Title: title, Date: sdk.ISODate(rec.Datum),
-		Organization: firstNonEmpty(rec.Organisatie, Organization), URL: src.URL, Format: "text",
+		Organization: firstNonEmpty(rec.Organisatie, Organization), URL: DocumentPageURL(rec.DocumentNummer), Format: "text",
 		Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Extra: map[string]map[string]any{ID: extra},
 	}, nil
 }
@@ -277,7 +285,7 @@ func parseDocument(resp connector.FetchResponse, id string, byKey bool) (*record
 type textSource struct {
 	Kind     string   `json:"kind"`             // officielebekendmakingen_xml, pdf, xml, none
 	Format   string   `json:"format,omitempty"` // the unreadable file's format, when kind is none
-	URL      string   `json:"url"`              // the citable source
+	URL      string   `json:"url"`              // the file or publication read
 	PDFPages int      `json:"pdf_pages,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
 }

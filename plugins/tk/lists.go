@@ -116,9 +116,12 @@ func listGroups(ctx context.Context, h connector.Host, raw json.RawMessage, tool
 		if len(dropped) > 0 {
 			extra["notes"] = []string{sdk.DroppedNote("The platform", "this entry", dropped)}
 		}
+		// No url: the site's pages of party groups and committees go by
+		// names whose form is not known; the OData record is extra.tk.api_url.
+		extra["api_url"] = entityURL(base, set, g.ID)
 		out.Items = append(out.Items, sdk.Item{
 			ID: g.ID, Type: firstNonEmpty(g.Soort, set), Title: firstNonEmpty(g.NaamNL, g.Afkorting, g.ID),
-			Snippet: g.Afkorting, Organization: Organization, URL: entityURL(base, set, g.ID),
+			Snippet: g.Afkorting, Organization: Organization,
 			Extra: map[string]map[string]any{ID: extra},
 		})
 	}
@@ -189,9 +192,11 @@ func listKamerleden(ctx context.Context, h connector.Host, raw json.RawMessage) 
 			extra["notes"] = []string{sdk.DroppedNote("The platform", "this entry", dropped)}
 		}
 		name := strings.Join(nonEmpty(firstNonEmpty(p.Roepnaam, p.Initialen), p.Tussenvoegsel, p.Achternaam), " ")
+		// No url, as for party groups: the OData record is extra.tk.api_url.
+		extra["api_url"] = entityURL(base, "Persoon", p.ID)
 		out.Items = append(out.Items, sdk.Item{
 			ID: p.ID, Type: "Persoon", Title: name, Snippet: p.Functie, Organization: firstNonEmpty(p.Fractielabel, Organization),
-			URL: entityURL(base, "Persoon", p.ID), Extra: map[string]map[string]any{ID: extra},
+			Extra: map[string]map[string]any{ID: extra},
 		})
 	}
 	out.Count = len(out.Items)

@@ -30,8 +30,7 @@ func TestListFracties(t *testing.T) {
 	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "list_fracties", `{}`), &l)
 	want := sdk.ListResult{Platform: "tk", List: "fracties", Count: 1, Items: []sdk.Item{{
 		ID: "e133cd98-1b5c-47e0-ac4d-031f34199767", Type: "Fractie", Title: "Brinkman", Snippet: "BRINK", Organization: tk.Organization,
-		URL: base + "/Fractie(e133cd98-1b5c-47e0-ac4d-031f34199767)",
-		Extra: map[string]map[string]any{"tk": {"afkorting": "BRINK", "naam_en": "Brinkman", "nummer": float64(2783),
+		Extra: map[string]map[string]any{"tk": {"api_url": base + "/Fractie(e133cd98-1b5c-47e0-ac4d-031f34199767)", "afkorting": "BRINK", "naam_en": "Brinkman", "nummer": float64(2783),
 			"datum_actief": "2012-03-20", "datum_inactief": "2012-09-19"}},
 	}}}
 	if diff := cmp.Diff(want, l); diff != "" {

@@ -149,13 +149,14 @@ func parseDay(arg, s string) (time.Time, error) {
 	return d, nil
 }
 
-// entityURL is the OData URL of one entity, the citable record of entities
-// that have no file.
+// entityURL is the OData URL of one entity (extra.tk.api_url of a case or
+// activity; its citation is its page, [ZaakPageURL], [ActivityPageURL]).
 func entityURL(base, set, id string) string {
 	return odataURL(base, set+"("+id+")")
 }
 
-// ResourceURL is the document's file on the platform.
+// ResourceURL is the document's file on the platform (extra.tk.resource_url;
+// its citation is its page, [DocumentPageURL]).
 func ResourceURL(base, id string) string {
 	return odataURL(base, "Document("+id+")/resource")
 }

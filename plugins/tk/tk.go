@@ -305,7 +305,9 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	return out, nil
 }
 
-// item normalises one search hit.
+// item normalises one search hit. Its url is the record's page on
+// tweedekamer.nl (the same page tk_get_document cites for a document); the
+// API's record or file is extra.tk.api_url or extra.tk.resource_url.
 func item(base, entity string, r *record) sdk.Item {
 	extra := map[string]any{}
 	set := func(k, v string) {
@@ -319,7 +321,8 @@ func item(base, entity string, r *record) sdk.Item {
 		it.Title, it.Snippet = titleAndContext(r.Onderwerp, r.Titel)
 		it.Title = firstNonEmpty(it.Title, r.Soort+" "+r.DocumentNummer, r.ID)
 		it.Date = sdk.ISODate(r.Datum)
-		it.URL = ResourceURL(base, r.ID)
+		it.URL = DocumentPageURL(r.DocumentNummer)
+		extra["resource_url"] = ResourceURL(base, r.ID)
 		set("document_nummer", r.DocumentNummer)
 		set("content_type", r.ContentType)
 		if r.ContentLength != nil {
@@ -332,7 +335,8 @@ func item(base, entity string, r *record) sdk.Item {
 		it.Title, it.Snippet = titleAndContext(r.Onderwerp, r.Titel)
 		it.Title = firstNonEmpty(it.Title, r.Soort+" "+r.Nummer, r.ID)
 		it.Date = sdk.ISODate(r.GestartOp)
-		it.URL = entityURL(base, "Zaak", r.ID)
+		it.URL = ZaakPageURL(r.Nummer)
+		extra["api_url"] = entityURL(base, "Zaak", r.ID)
 		set("nummer", r.Nummer)
 		set("status", r.Status)
 		if r.Afgedaan != nil {
@@ -341,7 +345,8 @@ func item(base, entity string, r *record) sdk.Item {
 	case "Activiteit":
 		it.Title = firstNonEmpty(r.Onderwerp, r.Soort+" "+r.Nummer, r.ID)
 		it.Date = sdk.ISODate(r.Datum)
-		it.URL = entityURL(base, "Activiteit", r.ID)
+		it.URL = ActivityPageURL(r.Nummer, r.Soort)
+		extra["api_url"] = entityURL(base, "Activiteit", r.ID)
 		it.Snippet = strings.Join(nonEmpty(r.Soort, r.Voortouwnaam, r.Status), " · ")
 		set("nummer", r.Nummer)
 		set("status", r.Status)

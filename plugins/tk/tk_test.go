@@ -161,8 +161,9 @@ func TestSearch(t *testing.T) {
 		Date:         "2024-10-31",
 		Organization: "Tweede Kamer",
 		Snippet:      "Vaststelling van de begrotingsstaten van het Ministerie van Binnenlandse Zaken en Koninkrijksrelaties (VII) voor het jaar 2025",
-		URL:          base + "/Document(0b9f3f4e-8a51-4d0c-9a55-0e3c1f1b2a77)/resource",
+		URL:          "https://www.tweedekamer.nl/kamerstukken/detail?id=2024D41173&did=2024D41173",
 		Extra: map[string]map[string]any{"tk": {
+			"resource_url":    base + "/Document(0b9f3f4e-8a51-4d0c-9a55-0e3c1f1b2a77)/resource",
 			"document_nummer": "2024D41173", "content_type": "application/pdf", "content_length": float64(48213),
 			"kamer": float64(2), "vergaderjaar": "2024-2025",
 		}},
@@ -218,7 +219,7 @@ func TestSearchZaakAndActiviteit(t *testing.T) {
 	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "search", `{"entity":"Zaak","query":"Woo"}`), &sr)
 	z := sr.Results[0]
 	if z.Title != "Wijziging van de Wet open overheid ter verbetering van de uitvoerbaarheid" || z.Date != "2025-06-24" ||
-		z.URL != base+"/Zaak(c2b1a0f9-e8d7-4c6b-a5f4-e3d2c1b0a9f8)" || z.Extra["tk"]["nummer"] != "2025Z12846" || z.Extra["tk"]["afgedaan"] != false {
+		z.URL != "https://www.tweedekamer.nl/kamerstukken/detail?id=2025Z12846" || z.Extra["tk"]["api_url"] != base+"/Zaak(c2b1a0f9-e8d7-4c6b-a5f4-e3d2c1b0a9f8)" || z.Extra["tk"]["nummer"] != "2025Z12846" || z.Extra["tk"]["afgedaan"] != false {
 		t.Errorf("zaak = %+v", z)
 	}
 	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "search", `{"entity":"Activiteit","date_from":"2024-04-17","date_to":"2024-04-17"}`), &sr)

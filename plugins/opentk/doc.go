@@ -32,6 +32,15 @@
 // minutes, pages weeks) and the cost notes keep the load down, and an admin
 // can impose one per service in plugins.toml.
 //
+// # Citations
+//
+// Every url is a page of OpenTK on https: a Document's
+// document.html?nummer=, a Verslag's verslag.html?vergaderingid=, the
+// same from opentk_search and opentk_get_document ([PageURL]); other rows
+// their own page as their relurl names it. The renditions read
+// (/getdoc/, /getraw/) are not citations; the original file is
+// extra.opentk.original_url of a document.
+//
 // # Reading a long document
 //
 // opentk_get_document fetches a rendition and turns its HTML into text

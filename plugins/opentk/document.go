@@ -39,12 +39,12 @@ func DocumentURL(base string, a *GetDocumentArgs) (fetch, cite string, err error
 	}
 	switch a.Category {
 	case "Document":
-		return base + "/getdoc/" + url.PathEscape(a.Nummer), base + "/document.html?nummer=" + url.QueryEscape(a.Nummer), nil
+		return base + "/getdoc/" + url.PathEscape(a.Nummer), PageURL(base, a.Category, a.Nummer), nil
 	case "Verslag":
 		if !uuidPattern.MatchString(a.Nummer) {
 			return "", "", fmt.Errorf("argument \"nummer\": a Verslag is read by its meeting id (a lower-case UUID from opentk_search), not %q", a.Nummer)
 		}
-		u := base + "/verslag.html?vergaderingid=" + url.QueryEscape(a.Nummer)
+		u := PageURL(base, a.Category, a.Nummer)
 		return u, u, nil
 	case "Activiteit", "Toezegging", "PersoonGeschenk", "OODocument":
 		return "", "", fmt.Errorf("argument \"category\": OpenTK has no full text for a %s; cite the url from opentk_search instead", a.Category)

@@ -329,17 +329,41 @@ func rowItem(r Row) sdk.Item {
 	}
 }
 
-// citeURL resolves the row's relurl against the base, so the link is
-// OpenTK's page for the item; a missing or foreign relurl falls back to
-// the document page.
+// citeURL is the page a person opens for a row, the same page
+// opentk_get_document cites for what it can read: a Document's
+// document.html?nummer= (not the row's relurl, get/<nummer>, a second
+// address for it: one document, one citation) and a Verslag's
+// verslag.html?vergaderingid= ([PageURL]). Other rows have their own
+// pages, named by relurl relative to the base; a missing or foreign
+// relurl falls back to the document page.
 func citeURL(base string, r Row) string {
+	if u := PageURL(base, r.Category, r.Nummer); u != "" {
+		return u
+	}
 	b, err := url.Parse(strings.TrimRight(base, "/") + "/")
-	if err == nil && r.RelURL != "" {
+	if err == nil && r.RelURL != "" && !strings.HasPrefix(r.RelURL, "get/") {
 		if rel, err := url.Parse(r.RelURL); err == nil && rel.Host == "" && rel.Scheme == "" {
 			return b.ResolveReference(rel).String()
 		}
 	}
 	return strings.TrimRight(base, "/") + "/document.html?nummer=" + url.QueryEscape(r.Nummer)
+}
+
+// PageURL is OpenTK's page of a Document or a Verslag by its number (a
+// Verslag's is its meeting id), the citation of opentk_search and
+// opentk_get_document alike; "" for other categories.
+func PageURL(base, category, nummer string) string {
+	if nummer == "" {
+		return ""
+	}
+	base = strings.TrimRight(base, "/")
+	switch category {
+	case "Document":
+		return base + "/document.html?nummer=" + url.QueryEscape(nummer)
+	case "Verslag":
+		return base + "/verslag.html?vergaderingid=" + url.QueryEscape(nummer)
+	}
+	return ""
 }
 
 // checkStatus names OpenTK's own message for a non-2xx answer: its errors

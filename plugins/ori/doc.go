@@ -10,10 +10,31 @@
 // 1 November 2026. Both dates have passed when this version was written, so
 // the API may be gone. Its successor, OpenBesluitvorming (connector obv),
 // indexes the same sources. This connector is a thin fallback: every tool
-// description says so, and when the upstream no longer answers as an
-// Elasticsearch API (network failure, 404/410/5xx, redirects, an HTML page
-// instead of JSON) the tool error says the platform may be switched off and
-// points at obv ([GoneError]).
+// description says so, and when the upstream answers, but no longer as an
+// Elasticsearch API (404/410, redirects, 403, an HTML page instead of
+// JSON), the tool error says the platform is probably switched off and
+// points at obv ([GoneError]); a gateway's 502/503/504 says it may pass.
+// A request that got no answer at all (DNS, refused, timeout, no route,
+// TLS, reset) is no sign of the switch-off: its error says "could not
+// reach <host>: <cause>" and what to check ([UnreachableError]).
+//
+// # Organisations and citations
+//
+// ORI names an item's organisation only by its index (ori_soest_…), so
+// search and get_document look the names up with the request
+// ori_list_organizations makes (the host keeps its answer 30 days in the
+// list cache class, so the lookup rarely reaches the platform) and give
+// the name as people say it ("Gemeente Soest", "Provincie Zuid-Holland",
+// [HumanName]); the key, which the organization argument takes, is
+// extra.ori.organization_key. If the lookup fails, organization holds the
+// key and a note says why.
+//
+// An item's url is the supplier's original (iBabs, Notubiz, …) when it is
+// on https, the same from search and get_document. ORI has no page of its
+// own for an item: its resolver copy, its id URI
+// (https://id.openraadsinformatie.nl/<id>, RDF) and an original on http
+// are in extra.ori (resolver_url, id_uri, original_url), and an item
+// without an https original has no url.
 //
 // # API facts
 //
@@ -50,7 +71,9 @@
 //     unique per index. If md_text and text were renamed, documents would
 //     not fail but show only their fields, each time.
 //   - list_organizations: the classification field and its values
-//     municipality, province, water; every hit keeping its _index.
+//     municipality, province, water; every hit keeping its _index. The
+//     organisation names of search and get_document depend on it too, but
+//     fail soft: the keys stay, with a note.
 //
 // What fails soft, with a note in the result: a search hit without _id
 // (left out, unless every hit lacks one), an unreadable highlight (no

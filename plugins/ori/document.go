@@ -48,8 +48,8 @@ type docHead struct {
 	Type         string         `json:"type,omitempty"`
 	Title        string         `json:"title"`
 	Date         string         `json:"date,omitempty"`
-	Organization string         `json:"organization,omitempty"`
-	URL          string         `json:"url"`
+	Organization string         `json:"organization,omitempty"` // the key
+	URL          string         `json:"url,omitempty"`
 	Format       string         `json:"format"`
 	Extra        map[string]any `json:"extra"`
 }
@@ -77,10 +77,32 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		return nil, err
 	}
 	hd := doc.Head
+	// The head keeps the organisation's key; its name is looked up on
+	// every call (the lookup is the list tool's, cached 30 days), so a
+	// failed lookup is not kept with the text.
+	names := lookupNames(ctx, h)
+	extra := make(map[string]any, len(hd.Extra)+2)
+	for k, v := range hd.Extra {
+		extra[k] = v
+	}
+	extra["organization_key"] = hd.Organization
+	if note := names.note(); note != "" {
+		// notes come back from the host as JSON: a list of any.
+		var notes []any
+		switch v := extra["notes"].(type) {
+		case []any:
+			notes = append(notes, v...)
+		case []string:
+			for _, n := range v {
+				notes = append(notes, n)
+			}
+		}
+		extra["notes"] = append(notes, note)
+	}
 	return sdk.Document{
-		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization,
+		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: names.name(hd.Organization),
 		URL: hd.URL, Format: hd.Format, Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
-		Extra: map[string]map[string]any{ID: hd.Extra},
+		Extra: map[string]map[string]any{ID: extra},
 	}, nil
 }
 
@@ -114,8 +136,9 @@ func extractDocument(ctx context.Context, h connector.Host, u, id string) (docHe
 	src := hit.Source.fields()
 	hd = docHead{
 		ID: hit.ID, Type: str(src, "@type"), Title: title(src, hit.ID), Date: date(src),
-		Organization: IndexKey(hit.Index), URL: citeURL(src, hit.ID), Extra: map[string]any{"index": hit.Index},
+		Organization: IndexKey(hit.Index), URL: citeURL(src), Extra: map[string]any{"index": hit.Index},
 	}
+	citeExtra(hd.Extra, src, hit.ID)
 	for _, k := range []string{"content_type", "file_name", "size_in_bytes", "is_referenced_by", "has_organization_name", "date_modified"} {
 		if v, ok := src[k]; ok && v != nil && v != "" {
 			hd.Extra[k] = v

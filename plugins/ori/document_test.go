@@ -29,7 +29,7 @@ const docURL = base + "/ori_*/_search?_source_excludes=text_pages&q=_id%3A607454
 func TestGetDocument(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(docURL, 200, td+"ori-document.json")
 	var d sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`), &d)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", `{"id":"6074541"}`), &d)
 	r := h.Requests()[0]
 	if r.Method != "GET" || r.Service != ori.Service || r.Cost != 1 || r.CacheClass != connector.ClassDocument {
 		t.Errorf("request = %+v", r)
@@ -42,6 +42,7 @@ func TestGetDocument(t *testing.T) {
 		Extra: map[string]map[string]any{"ori": {
 			"index": "ori_rotterdam_20250629013104", "content_type": "application/pdf", "file_name": "Bijlage 1.pdf",
 			"size_in_bytes": float64(1024000), "is_referenced_by": "6074539", "has_organization_name": "6070001", "date_modified": "2025-06-20T10:15:00",
+			"organization_key": "rotterdam", "resolver_url": "https://api.openraadsinformatie.nl/v1/resolve/rotterdam/100", "id_uri": "https://id.openraadsinformatie.nl/6074541",
 		}},
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
@@ -96,7 +97,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 	}
 	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
 	args := func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) }
-	docs := sdktest.ReadDocument(t, ori.Plugin(), h, "get_document", args)
+	docs := sdktest.ReadDocument(t, ori.Plugin(), orgs(t, h), "get_document", args)
 	first, last := docs[0], docs[len(docs)-1]
 	if first.Format != "markdown" || first.Pages < 50 || first.Title != "Rapport rekenkamercommissie: één reünie" || first.Date != "2024-06-27" ||
 		first.Organization != "utrecht" || first.URL != "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/6074541" ||
@@ -128,14 +129,14 @@ func TestGetDocumentLongKept(t *testing.T) {
 	mid := len(docs) / 2
 	h.ForgetTexts()
 	var fresh sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", args(mid)), &fresh)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", args(mid)), &fresh)
 	if diff := cmp.Diff(docs[mid-1], fresh); diff != "" {
 		t.Errorf("kept page %d differs from a fresh extraction (-kept +fresh):\n%s", mid, diff)
 	}
 	if n := h.TextsKept(); n != 2 {
 		t.Errorf("after ForgetTexts: %d extractions, want 2", n)
 	}
-	res := sdktest.Call(t, ori.Plugin(), h, "get_document", args(len(docs)+1))
+	res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", args(len(docs)+1))
 	if !res.IsError || !strings.Contains(res.Text, fmt.Sprintf("has %d page(s)", len(docs))) {
 		t.Errorf("page out of range: %+v", res)
 	}
@@ -146,7 +147,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 func TestGetDocumentLongDuplicate(t *testing.T) {
 	body, _ := longHit(t, true)
 	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
-	docs := sdktest.ReadDocument(t, ori.Plugin(), h, "get_document", func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) })
+	docs := sdktest.ReadDocument(t, ori.Plugin(), orgs(t, h), "get_document", func(p int) string { return fmt.Sprintf(`{"id":"6074541","page":%d}`, p) })
 	notes, _ := docs[0].Extra["ori"]["notes"].([]any)
 	if len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "(ori_utrecht_20250629013104, ori_utrecht_20240101000000)") {
 		t.Errorf("notes = %v", notes)
@@ -162,7 +163,7 @@ func TestGetDocumentBrokenMarkdown(t *testing.T) {
 	body := []byte(`{"hits":{"total":1,"hits":[{"_index":"ori_soest_20250629013104","_id":"6074541","_source":{"@type":"MediaObject","name":"Raadsvoorstel","md_text":[{"page":1}],"text":["Eén pagina.","Twee pagina's."]}}]}}`)
 	h := sdktest.NewHost(t).HandleBody(docURL, 200, body)
 	var d sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`), &d)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", `{"id":"6074541"}`), &d)
 	notes, _ := d.Extra["ori"]["notes"].([]any)
 	if d.Format != "text" || d.Text != "--- pagina 1 ---\n\nEén pagina.\n\n--- pagina 2 ---\n\nTwee pagina's." ||
 		len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "md_text") {
@@ -171,7 +172,7 @@ func TestGetDocumentBrokenMarkdown(t *testing.T) {
 	// Without a readable text either, it is a tool error naming the field.
 	body = []byte(`{"hits":{"total":1,"hits":[{"_index":"ori_soest_20250629013104","_id":"6074541","_source":{"md_text":5,"text":[{"page":1}]}}]}}`)
 	h = sdktest.NewHost(t).HandleBody(docURL, 200, body)
-	if res := sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`); !res.IsError || !strings.Contains(res.Text, "field text: page 1 is a map") {
+	if res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", `{"id":"6074541"}`); !res.IsError || !strings.Contains(res.Text, "field text: page 1 is a map") {
 		t.Errorf("no readable text: %+v", res)
 	}
 }
@@ -180,8 +181,8 @@ func TestGetDocumentTextOnlyInOneOrganization(t *testing.T) {
 	u := base + "/ori_soest_2*/_search?_source_excludes=text_pages&q=_id%3A7001234&size=2"
 	h := sdktest.NewHost(t).Handle(u, 200, td+"ori-document-textonly.json")
 	var d sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"7001234","organization":"soest"}`), &d)
-	if d.Format != "text" || d.Text != "Eén pagina platte tekst." || d.Organization != "soest" {
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", `{"id":"7001234","organization":"soest"}`), &d)
+	if d.Format != "text" || d.Text != "Eén pagina platte tekst." || d.Organization != "Gemeente Soest" {
 		t.Errorf("document = %+v", d)
 	}
 	if notes, _ := d.Extra["ori"]["notes"].([]any); len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "more than one index") {
@@ -192,7 +193,7 @@ func TestGetDocumentTextOnlyInOneOrganization(t *testing.T) {
 func TestGetDocumentWithoutText(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/ori_*/_search?_source_excludes=text_pages&q=_id%3A7001300&size=2", 200, td+"ori-document-meeting.json")
 	var d sdk.Document
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"7001300"}`), &d)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", `{"id":"7001300"}`), &d)
 	want := "(ORI holds no extracted text for this item; its fields follow.)\n@id: 7001300\n@type: Meeting\nclassification: Raad\nname: Gemeenteraad\nstart_date: 2025-06-26T20:00:00+02:00\nstatus: EventScheduled\n"
 	if d.Text != want || d.Date != "2025-06-26" {
 		t.Errorf("text = %q\nwant %q", d.Text, want)
@@ -210,7 +211,7 @@ func TestGetDocumentErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := sdktest.NewHost(t)
-			res := sdktest.Call(t, ori.Plugin(), h, "get_document", c.args)
+			res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", c.args)
 			if !res.IsError || !strings.Contains(res.Text, c.want) {
 				t.Errorf("got %+v, want a tool error naming %s", res, c.want)
 			}
@@ -237,7 +238,7 @@ func TestGetDocumentErrors(t *testing.T) {
 			} else {
 				h.HandleBody(docURL, c.status, []byte(c.body))
 			}
-			res := sdktest.Call(t, ori.Plugin(), h, "get_document", `{"id":"6074541"}`)
+			res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "get_document", `{"id":"6074541"}`)
 			if !res.IsError || !strings.Contains(res.Text, c.want) {
 				t.Errorf("got %+v, want a tool error containing %q", res, c.want)
 			}

@@ -244,6 +244,10 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	out.Total, out.TotalIsApproximate = total(sr.Hits.Total)
 	var noID, noSnippet, noScore int
 	var snippetErr, scoreErr error
+	var names orgNames
+	if len(sr.Hits.Hits) > 0 {
+		names = lookupNames(ctx, h)
+	}
 	for _, h := range sr.Hits.Hits {
 		if h.ID == "" {
 			noID++
@@ -255,7 +259,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		if h.Score.Err != nil {
 			noScore, scoreErr = noScore+1, h.Score.Err
 		}
-		out.Results = append(out.Results, hitItem(h))
+		out.Results = append(out.Results, hitItem(h, names))
 	}
 	if noID > 0 && len(out.Results) == 0 {
 		return nil, fmt.Errorf("search: every hit of the platform is without _id (%d of %d)", noID, len(sr.Hits.Hits))
@@ -280,6 +284,9 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if noScore > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("The scores of %d hit(s) are left out: Elasticsearch's _score is unreadable (%v).", noScore, scoreErr))
 	}
+	if note := names.note(); note != "" && len(out.Results) > 0 {
+		out.Notes = append(out.Notes, note)
+	}
 	if note := sunsetNote(resp); note != "" {
 		out.Notes = append(out.Notes, note)
 	}
@@ -287,10 +294,12 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 }
 
 // hitItem normalises one hit, which has an _id. Source fields vary by
-// @type, so _source is read as a map.
-func hitItem(h hit) sdk.Item {
+// @type, so _source is read as a map. The organisation is named as people
+// name it, its key (what the organization argument takes) kept in extra.
+func hitItem(h hit, names orgNames) sdk.Item {
 	s := h.Source
-	extra := map[string]any{"index": h.Index}
+	key := IndexKey(h.Index)
+	extra := map[string]any{"index": h.Index, "organization_key": key}
 	if h.Score.V != nil {
 		extra["score"] = *h.Score.V
 	}
@@ -299,9 +308,7 @@ func hitItem(h hit) sdk.Item {
 			extra[k] = v
 		}
 	}
-	if u := str(s, "url"); u != "" {
-		extra["resolver_url"] = u
-	}
+	citeExtra(extra, s, h.ID)
 	var frags []string
 	for _, f := range []string{"text", "description", "name", "title"} {
 		for _, fr := range h.Highlight.V[f] {
@@ -309,8 +316,8 @@ func hitItem(h hit) sdk.Item {
 		}
 	}
 	return sdk.Item{
-		ID: h.ID, Type: str(s, "@type"), Title: title(s, h.ID), Date: date(s), Organization: IndexKey(h.Index),
-		Snippet: clip(strings.Join(frags, " … "), 600), URL: citeURL(s, h.ID), Extra: map[string]map[string]any{ID: extra},
+		ID: h.ID, Type: str(s, "@type"), Title: title(s, h.ID), Date: date(s), Organization: names.name(key),
+		Snippet: clip(strings.Join(frags, " … "), 600), URL: citeURL(s), Extra: map[string]map[string]any{ID: extra},
 	}
 }
 
@@ -348,15 +355,30 @@ func date(s map[string]any) string {
 	return ""
 }
 
-// citeURL is the link for citation: the supplier's original file first
-// (it outlives ORI), then ORI's cached copy, then ORI's id URI.
-func citeURL(s map[string]any, id string) string {
-	for _, k := range []string{"original_url", "url"} {
-		if u := str(s, k); strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
-			return u
-		}
+// citeURL is the link for citation: the supplier's original, on https.
+// ORI has no page of its own for an item (its id URI answers RDF, its
+// resolver and API are for programs) and no human page of the platform
+// will outlive its switch-off; the supplier's page or file (iBabs, Notubiz,
+// …) does. Without an https original the url stays empty and the links
+// there are in extra.ori ([citeExtra]). search and get_document read
+// the same fields, so they cite the same link.
+func citeURL(s map[string]any) string {
+	if u := str(s, "original_url"); strings.HasPrefix(u, "https://") {
+		return u
 	}
-	return "https://id.openraadsinformatie.nl/" + id
+	return ""
+}
+
+// citeExtra adds the links that are not the citation: an original on
+// http, ORI's cached copy (the resolver) and the item's id URI.
+func citeExtra(extra, s map[string]any, id string) {
+	if u := str(s, "original_url"); strings.HasPrefix(u, "http://") {
+		extra["original_url"] = u
+	}
+	if u := str(s, "url"); u != "" {
+		extra["resolver_url"] = u
+	}
+	extra["id_uri"] = "https://id.openraadsinformatie.nl/" + id
 }
 
 // sunsetNote passes on a deprecation announcement the platform sends in

@@ -86,7 +86,7 @@ func body(t *testing.T, b []byte) map[string]any {
 func TestSearchAllOrganizations(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/ori_*/_search", 200, td+"ori-search.json")
 	var sr sdk.SearchResult
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"politie"}`), &sr)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"politie"}`), &sr)
 	reqs := h.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
@@ -121,7 +121,8 @@ func TestSearchAllOrganizations(t *testing.T) {
 		Extra: map[string]map[string]any{"ori": {
 			"index": "ori_rotterdam_20250629013104", "score": 17.43, "content_type": "application/pdf", "file_name": "Bijlage 1.pdf",
 			"size_in_bytes": float64(1024000), "is_referenced_by": "6074539", "has_organization_name": "6070001",
-			"resolver_url": "https://api.openraadsinformatie.nl/v1/resolve/...",
+			"resolver_url":     "https://api.openraadsinformatie.nl/v1/resolve/...",
+			"organization_key": "rotterdam", "id_uri": "https://id.openraadsinformatie.nl/6074541",
 		}},
 	}
 	if d := cmp.Diff(want1, sr.Results[0]); d != "" {
@@ -132,7 +133,7 @@ func TestSearchAllOrganizations(t *testing.T) {
 func TestSearchOneOrganization(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/ori_soest_2*/_search", 200, td+"ori-search-soest.json")
 	var sr sdk.SearchResult
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search",
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "search",
 		`{"query":"ijsbaan café","organization":"soest","type":"document","date_from":"2025-01-01","date_to":"2025-12-31","sort":"date_desc","limit":2,"offset":20}`), &sr)
 	got := body(t, h.Requests()[0].Body)
 	wantQuery := map[string]any{"bool": map[string]any{
@@ -161,14 +162,14 @@ func TestSearchOneOrganization(t *testing.T) {
 		t.Fatalf("result = %+v", sr)
 	}
 	doc, meeting := sr.Results[0], sr.Results[1]
-	if doc.Title != "Raadsvoorstel herinrichting Sint-Janskerkhof en ëxtra ruimte voor fietsen" || doc.Organization != "soest" ||
+	if doc.Title != "Raadsvoorstel herinrichting Sint-Janskerkhof en ëxtra ruimte voor fietsen" || doc.Organization != "Gemeente Soest" || doc.Extra["ori"]["organization_key"] != "soest" ||
 		doc.URL != "https://soest.raadsinformatie.nl/document/12345/1/raadsvoorstel" {
 		t.Errorf("document = %+v", doc)
 	}
 	if want := "... de ijsbaan bij het café & de kerk ... … tweede ijsbaan fragment … Raadsvoorstel ijsbaan"; doc.Snippet != want {
 		t.Errorf("snippet = %q, want %q", doc.Snippet, want)
 	}
-	if meeting.Type != "Meeting" || meeting.Date != "2025-06-26" || meeting.URL != "https://id.openraadsinformatie.nl/7001300" || meeting.Snippet != "" ||
+	if meeting.Type != "Meeting" || meeting.Date != "2025-06-26" || meeting.URL != "" || meeting.Extra["ori"]["id_uri"] != "https://id.openraadsinformatie.nl/7001300" || meeting.Snippet != "" ||
 		meeting.Extra["ori"]["classification"] != "Raad" {
 		t.Errorf("meeting = %+v", meeting)
 	}
@@ -177,7 +178,7 @@ func TestSearchOneOrganization(t *testing.T) {
 func TestSearchOrganizationOnly(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/ori_soest_2*/_search", 200, td+"ori-search-empty.json")
 	var sr sdk.SearchResult
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search", `{"organization":"soest"}`), &sr)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"organization":"soest"}`), &sr)
 	got := body(t, h.Requests()[0].Body)
 	if d := cmp.Diff(map[string]any{"match_all": map[string]any{}}, got["query"].(map[string]any)["bool"].(map[string]any)["must"]); d != "" {
 		t.Errorf("must (-want +got):\n%s", d)
@@ -195,7 +196,7 @@ func TestSearchOrganizationOnly(t *testing.T) {
 
 func TestSearchUnknownOrganization(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/ori_atlantis_2*/_search", 200, td+"ori-search-noindex.json")
-	res := sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"x","organization":"atlantis"}`)
+	res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"x","organization":"atlantis"}`)
 	if !res.IsError || !strings.Contains(res.Text, `"atlantis" matches no ORI index`) {
 		t.Errorf("got %+v", res)
 	}
@@ -204,7 +205,7 @@ func TestSearchUnknownOrganization(t *testing.T) {
 func TestSearchPartial(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/ori_*/_search", 200, td+"ori-search-partial.json")
 	var sr sdk.SearchResult
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"notulen","limit":1}`), &sr)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"notulen","limit":1}`), &sr)
 	if sr.Total == nil || *sr.Total != 1 || sr.HasMore || len(sr.Notes) != 1 || !strings.Contains(sr.Notes[0], "incomplete") {
 		t.Errorf("result = %+v", sr)
 	}
@@ -216,7 +217,7 @@ func TestSearchSunsetHeader(t *testing.T) {
 		Status: 200, Body: b, Header: map[string]string{"sunset": "Sat, 01 Nov 2026 00:00:00 GMT"},
 	}})
 	var sr sdk.SearchResult
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"x"}`), &sr)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"x"}`), &sr)
 	if len(sr.Notes) != 1 || !strings.Contains(sr.Notes[0], "01 Nov 2026") || !strings.Contains(sr.Notes[0], "obv") {
 		t.Errorf("notes = %q", sr.Notes)
 	}
@@ -241,7 +242,7 @@ func TestSearchBadArguments(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := sdktest.NewHost(t)
-			res := sdktest.Call(t, ori.Plugin(), h, "search", c.args)
+			res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", c.args)
 			if !res.IsError || !strings.Contains(res.Text, c.want) {
 				t.Errorf("got %+v, want a tool error naming %s", res, c.want)
 			}
@@ -274,7 +275,7 @@ func TestSearchPlatformErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := sdktest.NewHost(t).HandleBody(base+"/ori_*/_search", c.status, []byte(c.body))
-			res := sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"x"}`)
+			res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"x"}`)
 			if !res.IsError {
 				t.Fatalf("got %+v, want a tool error", res)
 			}
@@ -287,14 +288,14 @@ func TestSearchPlatformErrors(t *testing.T) {
 	}
 	t.Run("unreachable", func(t *testing.T) {
 		h := sdktest.NewHost(t).HandleErr(base+"/ori_*/_search", &connector.FetchError{Kind: connector.FetchUnavailable, Message: "dial tcp: lookup api.openraadsinformatie.nl: no such host"})
-		res := sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"x"}`)
+		res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"x"}`)
 		if !res.IsError || !strings.Contains(res.Text, "no such host") || !strings.Contains(res.Text, "obv connector") {
 			t.Errorf("got %+v", res)
 		}
 	})
 	t.Run("queue timeout is not a shutdown", func(t *testing.T) {
 		h := sdktest.NewHost(t).HandleErr(base+"/ori_*/_search", &connector.FetchError{Kind: connector.FetchQueueTimeout, Message: "no room before the deadline"})
-		res := sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"x"}`)
+		res := sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"x"}`)
 		if !res.IsError || !strings.Contains(res.Text, "no room") || strings.Contains(res.Text, "switched off") {
 			t.Errorf("got %+v", res)
 		}
@@ -311,7 +312,7 @@ func TestSearchOptionalPartsFailSoft(t *testing.T) {
  {"_index":"ori_soest_20250629013104","_id":"3","_score":2.5,"_source":{"name":"Drie"},"highlight":{"name":["<mark>Drie</mark>"]}}]}}`)
 	h := sdktest.NewHost(t).HandleBody(base+"/ori_*/_search", 200, b)
 	var sr sdk.SearchResult
-	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), h, "search", `{"query":"ijsbaan"}`), &sr)
+	sdktest.Decode(t, sdktest.Call(t, ori.Plugin(), orgs(t, h), "search", `{"query":"ijsbaan"}`), &sr)
 	if len(sr.Results) != 2 || sr.Results[0].ID != "1" || sr.Results[0].Snippet != "" || sr.Results[0].Extra["ori"]["score"] != nil ||
 		sr.Results[1].Snippet != "Drie" || sr.Results[1].Extra["ori"]["score"] != 2.5 || sr.HasMore {
 		t.Errorf("results = %+v, has_more %v", sr.Results, sr.HasMore)

@@ -228,13 +228,13 @@ func (s *Server) ToolNames() []string {
 	return out
 }
 
-// Call runs a connector tool by full name outside MCP (the search page and
-// the host's own tools use it), with the same validation, policy and
-// result shape.
+// Call runs a connector tool by full name outside an MCP session and
+// returns its MCP result, as a client would get it (tests compare it with
+// [Server.Invoke], which the host's own features use).
 func (s *Server) Call(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) *mcp.CallToolResult {
 	e, ok := s.tools[name]
 	if !ok {
-		return toolError(fmt.Sprintf("unknown tool %q", name), callinfo.Summary{Cache: callinfo.Bypass})
+		return toolError(unknownTool(name), callinfo.Summary{Cache: callinfo.Bypass})
 	}
 	return s.run(ctx, info, e, args)
 }

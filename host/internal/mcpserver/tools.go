@@ -87,82 +87,34 @@ func (s *Server) hostToolHandler(ht HostTool, as *argSchema) mcp.ToolHandler {
 	}
 }
 
-// run validates, calls and wraps one connector tool call.
+// run is the MCP edge of a connector tool call: invoke, then the answer
+// (or the error) as an MCP result, observed for the logs and metrics.
 func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, args json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
 	ctx = callinfo.With(ctx, info)
-	title := e.platform.Manifest.Title
-	args, err := s.validate(e, args)
-	if err != nil {
-		res := toolError(fmt.Sprintf("%s: invalid arguments for %s: %v", title, e.full, err), info.Summary())
-		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "invalid_arguments")
-		return res
+	out, sum, cerr := s.invoke(ctx, info, e, args)
+	var res *mcp.CallToolResult
+	outcome := ""
+	if cerr != nil {
+		res, outcome = toolError(cerr.text, sum), cerr.outcome
+	} else {
+		res = s.result(e, out, sum)
 	}
-	// A repeated question whose answers are all still cached is answered
-	// from the kept result, without running the connector.
-	var memoKey []byte
-	if s.o.Memo != nil {
-		if k, ok := s.o.Memo.Key(e.platform.Manifest.ID, e.platform.Stamp, e.tool.Name, args); ok {
-			memoKey = k
-			if out, classes, ok := s.o.Memo.Get(k); ok {
-				info.AddFetch(callinfo.Hit, 0, 0)
-				if e.platform.Reused != nil {
-					e.platform.Reused(classes)
-				}
-				res := s.result(e, out, info.Summary()) // validated when kept
-				s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "")
-				return res
-			}
-		}
-	}
-	if adm := e.platform.Admission; adm != nil {
-		session := info.Session
-		if info.Public {
-			session = "public"
-		}
-		release, err := adm.Acquire(ctx, session)
-		if err != nil {
-			res := toolError(fmt.Sprintf("%s: every instance of the connector is busy and the call ended first: %v", title, err), info.Summary())
-			s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "busy")
-			return res
-		}
-		defer release()
-	}
-	host := e.platform.Host
-	if c := clientFrom(ctx); c != nil {
-		host = clientHost{Host: host, c: c, logger: e.platform.Manifest.ID}
-	}
-	out, err := e.platform.Connector.Call(ctx, connector.CallRequest{Tool: e.tool.Name, Arguments: args}, host)
-	sum := info.Summary()
-	if err != nil {
-		info.Failed()
-		res := toolError(fmt.Sprintf("%s: the connector failed: %v", title, err), sum)
-		s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "connector_error")
-		return res
-	}
-	res := s.result(e, out, sum)
-	if res.IsError {
-		info.Failed()
-	}
-	if memoKey != nil && !res.IsError && !sum.ValidUntil.IsZero() {
-		s.o.Memo.Put(memoKey, out, sum.Classes, sum.ValidUntil)
-	}
-	s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, "")
+	s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, outcome)
 	return res
 }
 
-// result turns a connector's answer into the MCP result.
+// result turns a connector's answer that passed check into the MCP
+// result: its text with the host's notes appended, its content items, and
+// its structured JSON when that is an object.
 func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Summary) *mcp.CallToolResult {
 	title := e.platform.Manifest.Title
-	if out.IsError {
-		return toolError(fmt.Sprintf("%s: %s", title, out.Text), sum)
-	}
 	text := out.Text
 	if len(sum.Notes) > 0 {
 		text += "\n\nNote: " + strings.Join(sum.Notes, "\nNote: ")
 	}
 	content, err := e.platform.contents(text, out.Content)
-	if err != nil {
+	if err != nil { // check has seen the items; kept for safety
 		return toolError(fmt.Sprintf("%s: the connector returned bad content: %v", title, err), sum)
 	}
 	res := &mcp.CallToolResult{Content: content, Meta: meta(sum)}
@@ -227,8 +179,8 @@ func toolError(msg string, sum callinfo.Summary) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: clipText(msg, MaxErrorText)}}, Meta: meta(sum)}
 }
 
+// observe logs a finished MCP tool call and tells the observer.
 func (s *Server) observe(ctx context.Context, tool, platform string, info *callinfo.Info, res *mcp.CallToolResult, start time.Time, outcome string) {
-	sum := info.Summary()
 	size := 0
 	errText := ""
 	for _, c := range res.Content {
@@ -239,9 +191,17 @@ func (s *Server) observe(ctx context.Context, tool, platform string, info *calli
 			}
 		}
 	}
+	s.record(ctx, tool, platform, info, start, outcome, res.IsError, size, errText)
+}
+
+// record logs a finished tool call, MCP or internal, and tells the
+// observer. size is the bytes of text the result carries (in MCP form);
+// an empty outcome is "ok", or "tool_error" when isError.
+func (s *Server) record(ctx context.Context, tool, platform string, info *callinfo.Info, start time.Time, outcome string, isError bool, size int, errText string) {
+	sum := info.Summary()
 	if outcome == "" {
 		outcome = "ok"
-		if res.IsError {
+		if isError {
 			outcome = "tool_error"
 		}
 	}

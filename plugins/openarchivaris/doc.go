@@ -30,6 +30,13 @@
 // the document as HTML, are skipped undecoded), its text key is the
 // document's URL, and later pages come from the host without a request.
 //
+// Citations: a url is the record's own link when it is on https, or a
+// page of the site it names by a path (not an /api/ one), the same from
+// search and get_document. No page format of the site for a document is
+// known (it is a single-page app), so a record without such a link has
+// no url rather than a guessed address; the assumed API address is
+// extra.openarchivaris.api_url, a link on http extra.openarchivaris.source_url.
+//
 // # Single points of failure
 //
 // The whole mapping is a guess, so every assumption in mapping.go is one:

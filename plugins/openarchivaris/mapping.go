@@ -204,16 +204,34 @@ func decodeGovernments(body []byte) ([]record, error) {
 	return out, nil
 }
 
-// citeURL is the record's link, absolute or relative to the site; without
-// one, the assumed API URL of the document, which at least identifies it.
+// citeURL is the page a person opens for a record: the record's own link
+// when it is on https, absolute or relative to the site (the site's
+// pages; an /api/ path is not one). Open Archivaris's page format for a
+// document is unknown (no public page, code or issue shows one; the site
+// is a single-page app), so a record without such a link has no url
+// rather than a guessed one: the assumed API address, and a link on
+// http, are in extra.openarchivaris ([citeExtra]).
 func citeURL(r record) string {
-	if strings.HasPrefix(r.URL, "https://") || strings.HasPrefix(r.URL, "http://") {
-		return r.URL
+	u := r.URL
+	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
+		if strings.HasPrefix(u, "/api/") {
+			return ""
+		}
+		u = strings.TrimRight(BaseURL, "/") + u
 	}
-	if strings.HasPrefix(r.URL, "/") {
-		return strings.TrimRight(BaseURL, "/") + r.URL
+	if strings.HasPrefix(u, "https://") {
+		return u
 	}
-	return DocumentURL(BaseURL, r.ID)
+	return ""
+}
+
+// citeExtra adds the links that are not the citation: the document's
+// assumed API address (what get_document reads) and a link on http.
+func citeExtra(extra map[string]any, r record) {
+	extra["api_url"] = DocumentURL(BaseURL, r.ID)
+	if strings.HasPrefix(r.URL, "http://") {
+		extra["source_url"] = r.URL
+	}
 }
 
 // errorDetail is the platform's own message from an error answer.

@@ -134,6 +134,7 @@ func item(r record) sdk.Item {
 	if r.OrgType != "" {
 		extra["government_type"] = r.OrgType
 	}
+	citeExtra(extra, r)
 	it := sdk.Item{
 		ID: r.ID, Type: "document", Title: r.Title, Date: r.Date, Organization: r.Organization,
 		Snippet: strings.Join(strings.Fields(sdk.StripTags(r.Snippet)), " "), URL: citeURL(r),
@@ -141,9 +142,7 @@ func item(r record) sdk.Item {
 	if it.Title == "" {
 		it.Title = "Document " + r.ID
 	}
-	if len(extra) > 0 {
-		it.Extra = map[string]map[string]any{ID: extra}
-	}
+	it.Extra = map[string]map[string]any{ID: extra}
 	return it
 }
 
@@ -155,7 +154,7 @@ type docHead struct {
 	Title        string         `json:"title"`
 	Date         string         `json:"date,omitempty"`
 	Organization string         `json:"organization,omitempty"`
-	URL          string         `json:"url"`
+	URL          string         `json:"url,omitempty"`
 	Extra        map[string]any `json:"extra,omitempty"`
 }
 
@@ -209,7 +208,7 @@ func extractDocument(ctx context.Context, h connector.Host, u string) (docHead, 
 		text = strings.TrimSpace(sdk.StripTags(text))
 	}
 	if strings.TrimSpace(text) == "" {
-		text = "(Open Archivaris gave no text for this document through the assumed API; open the url to read it.)"
+		text = "(Open Archivaris gave no text for this document through the assumed API; open its url, where it has one, to read it.)"
 	}
 	it := item(r)
 	return docHead{ID: r.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, URL: it.URL, Extra: it.Extra[ID]}, text, nil

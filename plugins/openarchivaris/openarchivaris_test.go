@@ -65,10 +65,10 @@ func TestSearch(t *testing.T) {
 	want := []sdk.Item{
 		{ID: "d-2024-soest-000123", Type: "document", Title: "Raadsvoorstel herinrichting Kerkplein en café-terrassen", Date: "2024-11-07",
 			Organization: "Gemeente Soest", Snippet: "...de ijsbaan op het Kerkplein & de terrassen...", URL: "https://soest.raadsinformatie.nl/document/123/raadsvoorstel.pdf",
-			Extra: map[string]map[string]any{"openarchivaris": {"author": "College van B&W", "pages": float64(12), "government_type": "gemeente"}}},
+			Extra: map[string]map[string]any{"openarchivaris": {"author": "College van B&W", "pages": float64(12), "government_type": "gemeente", "api_url": base + "/api/documents/d-2024-soest-000123"}}},
 		{ID: "d-2023-wsrl-000045", Type: "document", Title: "Waterbeheerprogramma: één overzicht", Date: "2023-03-01",
 			Organization: "Waterschap Rivierenland", Snippet: "eerste fragment over ijs … tweede fragment", URL: base + "/documenten/d-2023-wsrl-000045",
-			Extra: map[string]map[string]any{"openarchivaris": {"pages": float64(140), "government_type": "waterschap"}}},
+			Extra: map[string]map[string]any{"openarchivaris": {"pages": float64(140), "government_type": "waterschap", "api_url": base + "/api/documents/d-2023-wsrl-000045"}}},
 	}
 	if d := cmp.Diff(want, sr.Results); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
@@ -87,7 +87,7 @@ func TestSearchVariantSpellings(t *testing.T) {
 	}
 	it := sr.Results[0]
 	if it.ID != "d-2024-soest-000123" || it.Date != "2024-11-07" || it.Organization != "Gemeente Soest" || it.Extra["openarchivaris"]["pages"] != float64(12) ||
-		it.URL != base+"/api/documents/d-2024-soest-000123" {
+		it.URL != "" || it.Extra["openarchivaris"]["api_url"] != base+"/api/documents/d-2024-soest-000123" {
 		t.Errorf("item = %+v", it)
 	}
 	if sr.Total != nil || sr.HasMore || !strings.Contains(strings.Join(sr.Notes, " "), "no total") {
@@ -174,7 +174,7 @@ func TestGetDocument(t *testing.T) {
 		Platform: "openarchivaris", ID: "d-2024-soest-000123", Type: "document", Title: "Raadsvoorstel herinrichting Kerkplein en café-terrassen",
 		Date: "2024-11-07", Organization: "Gemeente Soest", URL: "https://soest.raadsinformatie.nl/document/123/raadsvoorstel.pdf", Format: "text",
 		Page: 1, Pages: 1, Text: "Raadsvoorstel\n\nHet college stelt de raad voor het Kerkplein opnieuw in te richten. Eén ijsbaan in de winter; café-terrassen in de zomer.",
-		Extra: map[string]map[string]any{"openarchivaris": {"author": "College van B&W", "pages": float64(12), "government_type": "gemeente"}},
+		Extra: map[string]map[string]any{"openarchivaris": {"author": "College van B&W", "pages": float64(12), "government_type": "gemeente", "api_url": base + "/api/documents/d-2024-soest-000123"}},
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("document (-want +got):\n%s", diff)
@@ -202,7 +202,7 @@ func TestGetDocumentLargeAndWithoutText(t *testing.T) {
 	}
 	d = sdk.Document{}
 	sdktest.Decode(t, sdktest.Call(t, openarchivaris.Plugin(), h, "get_document", `{"id":"scan"}`), &d)
-	if !strings.Contains(d.Text, "gave no text") || d.Title != "Scan" || d.URL != base+"/api/documents/scan" {
+	if !strings.Contains(d.Text, "gave no text") || d.Title != "Scan" || d.URL != "" || d.Extra["openarchivaris"]["api_url"] != base+"/api/documents/scan" {
 		t.Errorf("without text: %+v", d)
 	}
 	d = sdk.Document{}
@@ -255,7 +255,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 				Platform: "openarchivaris", ID: "d-2024-utrecht-990101", Type: "document", Title: "Rapport rekenkamercommissie: één reünie",
 				Date: "2024-06-27", Organization: "Gemeente Utrecht", URL: "https://utrecht.bestuurlijkeinformatie.nl/Woo/Document/990101", Format: "text",
 				Page: 1, Pages: first.Pages, Text: first.Text,
-				Extra: map[string]map[string]any{"openarchivaris": {"author": "Afdeling Juridische Zaken", "pages": float64(412), "government_type": "gemeente"}},
+				Extra: map[string]map[string]any{"openarchivaris": {"author": "Afdeling Juridische Zaken", "pages": float64(412), "government_type": "gemeente", "api_url": base + "/api/documents/d-2024-utrecht-990101"}},
 			}
 			if diff := cmp.Diff(want, first); diff != "" || first.Pages < 50 || !strings.HasPrefix(first.Text, "0. De raad bespreekt het café") {
 				t.Fatalf("page 1 of %d (-want +got):\n%s", first.Pages, diff)

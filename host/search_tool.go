@@ -26,8 +26,8 @@ func (h *Host) searchTools() []mcpserver.HostTool {
 		Platforms: ps,
 		// h.mcp is built after the host tools are listed; the search
 		// runs only once it exists.
-		Call: func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult {
-			return h.mcp.Call(ctx, info, tool, args)
+		Invoke: func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+			return h.mcp.Invoke(ctx, info, tool, args)
 		},
 	}
 	if h.o.Clock != nil {

@@ -13,7 +13,7 @@ import (
 // the connectors' results and encoding the combined one.
 func BenchmarkFanOut(b *testing.B) {
 	f := newFake()
-	s := New(Options{Platforms: allPlatforms, Call: f.call})
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	args := json.RawMessage(`{"query":"klimaat","limit":10}`)
 	for b.Loop() {
 		f.mu.Lock()

@@ -1,11 +1,5 @@
 package crosssearch
 
-import (
-	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
-
 // Result is the tool's answer.
 type Result struct {
 	Query        string    `json:"query"`
@@ -60,34 +54,4 @@ type Item struct {
 	Organization string `json:"organization,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
 	URL          string `json:"url,omitempty"`
-}
-
-// resultText joins a result's text content.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
-// hostNoteSep is how the host appends its own notes (a stale answer's
-// age) to a result's text.
-const hostNoteSep = "\n\nNote: "
-
-func jsonPart(text string) string {
-	if i := strings.Index(text, hostNoteSep); i >= 0 {
-		return text[:i]
-	}
-	return text
-}
-
-func hostNotes(text string) []string {
-	i := strings.Index(text, hostNoteSep)
-	if i < 0 {
-		return nil
-	}
-	return strings.Split(text[i+len(hostNoteSep):], "\nNote: ")
 }

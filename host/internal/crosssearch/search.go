@@ -13,16 +13,12 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
-	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // ToolName is the tool's name on the unified address.
 const ToolName = "besluitbron_search"
 
-// Caller runs one connector tool by its full name with the host's usual
-// validation, limits, cache and _meta ([mcpserver.Server.Call]).
-type Caller func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult
 
 // Platform is a loaded connector.
 type Platform struct {
@@ -39,8 +35,9 @@ type Platform struct {
 type Options struct {
 	// Platforms are the loaded connectors, in the order sections appear.
 	Platforms []Platform
-	// Call runs a connector tool (required).
-	Call Caller
+	// Invoke runs a connector tool by its full name with the host's usual
+	// validation, limits and cache ([mcpserver.Server.Invoke]; required).
+	Invoke mcpserver.Invoker
 	// PlatformTimeout bounds each platform's part (default 10s); the
 	// timeout_seconds argument overrides it per call.
 	PlatformTimeout time.Duration
@@ -64,10 +61,10 @@ type Searcher struct {
 	title map[string]string
 }
 
-// New checks the options. A nil Call is a programmer error.
+// New checks the options. A nil Invoke is a programmer error.
 func New(o Options) *Searcher {
-	if o.Call == nil {
-		panic("crosssearch.New: nil Call")
+	if o.Invoke == nil {
+		panic("crosssearch.New: nil Invoke")
 	}
 	if o.PlatformTimeout <= 0 {
 		o.PlatformTimeout = 10 * time.Second
@@ -333,13 +330,13 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	t := s.tr[id]
 	limit := min(a.Limit, t.maxLimit)
 	var notes []string
-	list := func(ctx context.Context, tool string, args map[string]any) ([]sdk.Item, error) {
+	list := func(ctx context.Context, tool string, args map[string]any) ([]connector.Item, error) {
 		b, _ := json.Marshal(args)
-		r := s.o.Call(ctx, sub, tool, b)
-		if r.IsError {
-			return nil, errors.New(resultText(r))
+		a := s.o.Invoke(ctx, sub, tool, b)
+		if a.Err != nil {
+			return nil, a.Err
 		}
-		return listItems(resultText(r), r.StructuredContent)
+		return listItems(a.JSON())
 	}
 	args, extra, err := t.build(ctx, list, a, limit)
 	notes = append(notes, extra...)
@@ -368,19 +365,15 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	tool := t.tool
 	sec.Tool, sec.Arguments = tool, args
 	b, _ := json.Marshal(args)
-	r := s.o.Call(ctx, sub, tool, b)
-	if r.IsError && ctx.Err() != nil {
+	r := s.o.Invoke(ctx, sub, tool, b)
+	if r.Err != nil && ctx.Err() != nil {
 		return finish(StatusTimeout, fmt.Sprintf("no answer within %s", d))
 	}
-	if r.IsError {
-		return finish(StatusError, resultText(r))
+	if r.Err != nil {
+		return finish(StatusError, r.Err.Error())
 	}
-	var sr sdk.SearchResult
-	raw, ok := r.StructuredContent.(json.RawMessage)
-	if !ok {
-		raw = json.RawMessage(jsonPart(resultText(r)))
-	}
-	if err := json.Unmarshal(raw, &sr); err != nil {
+	var sr connector.SearchResult
+	if err := json.Unmarshal(r.JSON(), &sr); err != nil {
 		return finish(StatusError, "the connector's answer is not a search result: "+err.Error())
 	}
 	sec.Total, sec.Approx, sec.HasMore = sr.Total, sr.TotalIsApproximate, sr.HasMore
@@ -388,8 +381,9 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	for _, it := range sr.Results {
 		sec.Results = append(sec.Results, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
 	}
+	// The connector's caveats, then the host's (a stale answer's age).
 	notes = append(notes, sr.Notes...)
-	notes = append(notes, hostNotes(resultText(r))...)
+	notes = append(notes, r.Summary.Notes...)
 	return finish(StatusOK, "")
 }
 

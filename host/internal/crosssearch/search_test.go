@@ -3,6 +3,7 @@ package crosssearch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/besluitbron/besluitbron/plugins/rechtspraak"
 	"github.com/besluitbron/besluitbron/plugins/tk"
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // fakePlatforms stands in for the host: each connector answers its tools
@@ -30,10 +32,10 @@ import (
 type fakePlatforms struct {
 	mu    sync.Mutex
 	calls []string // "tool args"
-	tools map[string]func(ctx context.Context, info *callinfo.Info, args map[string]any) *mcp.CallToolResult
+	tools map[string]func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer
 }
 
-func (f *fakePlatforms) call(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) *mcp.CallToolResult {
+func (f *fakePlatforms) invoke(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) mcpserver.Answer {
 	f.mu.Lock()
 	f.calls = append(f.calls, tool+" "+string(raw))
 	h := f.tools[tool]
@@ -52,12 +54,23 @@ func (f *fakePlatforms) called() []string {
 	return append([]string(nil), f.calls...)
 }
 
-func errResult(msg string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+func errResult(msg string) mcpserver.Answer {
+	return mcpserver.Answer{Err: errors.New(msg)}
 }
 
-// okResult is a search answer with one item per title, and _meta.
-func okResult(id string, cache string, titles ...string) *mcp.CallToolResult {
+// resultText joins a tool result's text content.
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// okResult is a search answer with one item per title.
+func okResult(id string, cache string, titles ...string) mcpserver.Answer {
 	sr := sdk.SearchResult{Platform: id, Results: []sdk.Item{}}
 	for i, t := range titles {
 		sr.Results = append(sr.Results, sdk.Item{ID: fmt.Sprintf("%s-%d", id, i), Title: t, URL: "https://example.org/" + id})
@@ -65,13 +78,13 @@ func okResult(id string, cache string, titles ...string) *mcp.CallToolResult {
 	n := len(titles)
 	sr.Total = &n
 	b, _ := json.Marshal(sr)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+	return mcpserver.Answer{Platform: id, Result: connector.CallResult{Text: string(b), Structured: b}}
 }
 
 // answering makes a search tool that records its fetch in info (as the
 // gate does) and answers.
-func answering(id, cache string, queued, upstream time.Duration, titles ...string) func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
-	return func(ctx context.Context, info *callinfo.Info, args map[string]any) *mcp.CallToolResult {
+func answering(id, cache string, queued, upstream time.Duration, titles ...string) func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+	return func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
 		info.AddFetch(cache, queued, upstream)
 		return okResult(id, cache, titles...)
 	}
@@ -79,16 +92,16 @@ func answering(id, cache string, queued, upstream time.Duration, titles ...strin
 
 // hanging waits until its context ends, like a platform that never
 // answers behind a gate that honours cancellation.
-func hanging(ctx context.Context, info *callinfo.Info, args map[string]any) *mcp.CallToolResult {
+func hanging(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
 	<-ctx.Done()
 	return errResult("the platform is unavailable: " + ctx.Err().Error())
 }
 
-func list(items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
-	return func(ctx context.Context, info *callinfo.Info, args map[string]any) *mcp.CallToolResult {
+func list(items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+	return func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
 		info.AddFetch(callinfo.Hit, 0, 0)
 		b, _ := json.Marshal(sdk.ListResult{Items: items, Count: len(items)})
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+		return mcpserver.Answer{Result: connector.CallResult{Text: string(b), Structured: b}}
 	}
 }
 
@@ -106,7 +119,7 @@ var allPlatforms = []Platform{
 }
 
 func newFake() *fakePlatforms {
-	f := &fakePlatforms{tools: map[string]func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult{}}
+	f := &fakePlatforms{tools: map[string]func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer{}}
 	for _, p := range allPlatforms {
 		f.tools[p.ID+"_search"] = answering(p.ID, callinfo.Miss, 0, 10*time.Millisecond, p.ID+" klimaat")
 	}
@@ -140,7 +153,7 @@ func TestPartialResultsWhileOnePlatformHangs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.tools["ori_search"] = hanging
-		s := New(Options{Platforms: allPlatforms, Call: f.call, PlatformTimeout: 3 * time.Second})
+		s := New(Options{Platforms: allPlatforms, Invoke: f.invoke, PlatformTimeout: 3 * time.Second})
 		start := time.Now()
 		res := decode(t, s.Handle(context.Background(), &callinfo.Info{Session: "s1"}, json.RawMessage(`{"query":"klimaat"}`)))
 		if took := time.Since(start); took != 3*time.Second {
@@ -171,11 +184,11 @@ func TestOverallDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		release := make(chan struct{})
-		f.tools["tk_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) *mcp.CallToolResult {
+		f.tools["tk_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
 			<-release // ignores ctx
 			return errResult("late")
 		}
-		s := New(Options{Platforms: allPlatforms, Call: f.call, PlatformTimeout: 2 * time.Second, Timeout: 5 * time.Second, Grace: time.Second})
+		s := New(Options{Platforms: allPlatforms, Invoke: f.invoke, PlatformTimeout: 2 * time.Second, Timeout: 5 * time.Second, Grace: time.Second})
 		start := time.Now()
 		res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat","platforms":["tk","obv"]}`)))
 		if took := time.Since(start); took != 6*time.Second {
@@ -195,7 +208,7 @@ func TestDefaultsSkipsAndTranslation(t *testing.T) {
 	f.tools["openarchivaris_list_governments"] = list(sdk.Item{ID: "dh", Title: "Gemeente Den Helder"})
 	f.tools["rechtspraak_list_courts"] = list(sdk.Item{ID: "http://standaarden.overheid.nl/owms/terms/Hoge_Raad_der_Nederlanden", Title: "Hoge Raad",
 		Extra: map[string]map[string]any{"rechtspraak": {"abbreviation": "HR"}}})
-	s := New(Options{Platforms: allPlatforms, Call: f.call, Now: func() time.Time { return time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC) }})
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke, Now: func() time.Time { return time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC) }})
 
 	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"jeugdzorg","organization":"Gemeente Den Helder","date_from":"2025-01-01","limit":50}`)))
 	want := map[string]string{"obk": "ok", "obv": "ok", "openarchivaris": "ok", "opentk": "skipped", "ori": "ok", "tk": "skipped"}
@@ -268,16 +281,15 @@ func TestFailuresAreNamedAndMetaAggregates(t *testing.T) {
 	f.tools["obv_search"] = answering("obv", callinfo.Hit, 0, 0, "a")
 	f.tools["ori_search"] = answering("ori", callinfo.Stale, 0, 40*time.Millisecond, "b")
 	f.tools["tk_search"] = answering("tk", callinfo.Miss, 1500*time.Millisecond, 20*time.Millisecond, "c")
-	f.tools["obk_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+	f.tools["obk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
 		return errResult("Officiële Bekendmakingen: search: HTTP 503 (the platform is busy)")
 	}
-	f.tools["opentk_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+	f.tools["opentk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
 		r := okResult("opentk", "")
-		r.StructuredContent = nil
-		r.Content = []mcp.Content{&mcp.TextContent{Text: "not json"}}
+		r.Result = connector.CallResult{Text: "not json"}
 		return r
 	}
-	s := New(Options{Platforms: allPlatforms, Call: f.call})
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	parent := &callinfo.Info{Session: "s"}
 	r := s.Handle(context.Background(), parent, json.RawMessage(`{"query":"klimaat"}`))
 	res := decode(t, r)
@@ -306,7 +318,7 @@ func TestFailuresAreNamedAndMetaAggregates(t *testing.T) {
 }
 
 func TestBadArgumentsNameTheArgument(t *testing.T) {
-	s := New(Options{Platforms: allPlatforms, Call: newFake().call})
+	s := New(Options{Platforms: allPlatforms, Invoke: newFake().invoke})
 	for args, want := range map[string]string{
 		`{}`:                                     `argument "query"`,
 		`{"query":"  "}`:                         `argument "query"`,
@@ -332,7 +344,7 @@ func TestBadArgumentsNameTheArgument(t *testing.T) {
 }
 
 func TestToolDescribesTheLimits(t *testing.T) {
-	s := New(Options{Platforms: allPlatforms, Call: newFake().call})
+	s := New(Options{Platforms: allPlatforms, Invoke: newFake().invoke})
 	tool := s.Tool()
 	for _, want := range []string{"rechtspraak", "no free-text search", "titles and subjects", "opentk, tk", "Cost:"} {
 		if !strings.Contains(tool.Description, want) {
@@ -357,7 +369,7 @@ func TestToolDescribesTheLimits(t *testing.T) {
 func TestQueuedPositionsForwardedOneAtATime(t *testing.T) {
 	f := newFake()
 	for _, p := range allPlatforms {
-		f.tools[p.ID+"_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) *mcp.CallToolResult {
+		f.tools[p.ID+"_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
 			for i := 0; i < 50; i++ {
 				info.OnQueued(i, time.Second)
 			}
@@ -376,7 +388,7 @@ func TestQueuedPositionsForwardedOneAtATime(t *testing.T) {
 			t.Error("progress after the call returned")
 		}
 	}}
-	s := New(Options{Platforms: allPlatforms, Call: f.call})
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	decode(t, s.Handle(context.Background(), parent, json.RawMessage(`{"query":"x"}`)))
 	mu.Lock()
 	returned = true
@@ -417,14 +429,14 @@ func TestOrganisationMatching(t *testing.T) {
 func TestNoPlatformAnsweredIsAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		f.tools["obv_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+		f.tools["obv_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
 			return errResult("OpenBesluitvorming: search: could not reach api.openbesluitvorming.nl " + strings.Repeat("(detail) ", 2000))
 		}
 		f.tools["ori_search"] = hanging
-		f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+		f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
 			return errResult("Tweede Kamer: search: HTTP 503")
 		}
-		s := New(Options{Platforms: allPlatforms, Call: f.call, PlatformTimeout: 2 * time.Second})
+		s := New(Options{Platforms: allPlatforms, Invoke: f.invoke, PlatformTimeout: 2 * time.Second})
 		r := s.Handle(context.Background(), &callinfo.Info{Session: "s"}, json.RawMessage(`{"query":"klimaat","platforms":["obv","ori","tk","rechtspraak"]}`))
 		text := resultText(r)
 		if !r.IsError {
@@ -452,10 +464,10 @@ func TestNoPlatformAnsweredIsAnError(t *testing.T) {
 // answering give a normal result naming the failed ones.
 func TestSomeAnsweredIsNoError(t *testing.T) {
 	f := newFake()
-	f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) *mcp.CallToolResult {
+	f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
 		return errResult("Tweede Kamer: search: HTTP 503")
 	}
-	s := New(Options{Platforms: allPlatforms, Call: f.call})
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat","platforms":["tk","obv"]}`)))
 	if strings.Join(res.Answered, ",") != "obv" || strings.Join(res.Failed, ",") != "tk" {
 		t.Errorf("answered %v failed %v", res.Answered, res.Failed)
@@ -471,9 +483,31 @@ func TestNothingToSearchIsAnError(t *testing.T) {
 			only = append(only, p)
 		}
 	}
-	s := New(Options{Platforms: only, Call: newFake().call})
+	s := New(Options{Platforms: only, Invoke: newFake().invoke})
 	r := s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat"}`))
 	if !r.IsError || !strings.Contains(resultText(r), "No platform was searched") {
 		t.Errorf("%v %s", r.IsError, resultText(r))
+	}
+}
+
+// TestSectionNotesFromTheConnectorAndTheHost: a section's notes are the
+// connector's caveats (in its result) followed by the host's (in the
+// call's summary, such as a stale answer's age), each once. It catches a
+// host note lost, or one read back out of the result's text.
+func TestSectionNotesFromTheConnectorAndTheHost(t *testing.T) {
+	f := newFake()
+	f.tools["obv_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+		info.AddFetch(callinfo.Stale, 0, 0)
+		total := 1
+		b, _ := json.Marshal(sdk.SearchResult{Platform: "obv", Total: &total, Results: []sdk.Item{{ID: "1", Title: "Besluit"}},
+			Notes: []string{"date_to is not applied by this platform."}})
+		return mcpserver.Answer{Platform: "obv", Result: connector.CallResult{Text: string(b), Structured: b},
+			Summary: callinfo.Summary{Cache: callinfo.Stale, Notes: []string{"answer from the cache, 2 h old: the platform did not answer"}}}
+	}
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
+	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat","platforms":["obv"]}`)))
+	want := []string{"date_to is not applied by this platform.", "answer from the cache, 2 h old: the platform did not answer"}
+	if diff := cmp.Diff(want, res.Sections[0].Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -38,7 +37,7 @@ type skip struct{ reason string }
 func (s *skip) Error() string { return s.reason }
 
 // lister calls one of the platform's list tools and returns its items.
-type lister func(ctx context.Context, tool string, args map[string]any) ([]sdk.Item, error)
+type lister func(ctx context.Context, tool string, args map[string]any) ([]connector.Item, error)
 
 // fromProfile is the translator a connector's manifest declares
 // (connector.SearchProfile); id prefixes its tools.
@@ -140,20 +139,20 @@ func foldName(s string) string {
 // resolveOrg finds an organisation in a platform's list by key or name,
 // with or without its kind ("Soest", "soest", "Gemeente Soest"), or by
 // abbreviation, and returns it. Not found is a *skip naming the list tool.
-func resolveOrg(ctx context.Context, l lister, tool string, args map[string]any, want string) (sdk.Item, error) {
+func resolveOrg(ctx context.Context, l lister, tool string, args map[string]any, want string) (connector.Item, error) {
 	items, err := l(ctx, tool, args)
 	if err != nil {
-		return sdk.Item{}, fmt.Errorf("looking up organization %q with %s: %w", want, tool, err)
+		return connector.Item{}, fmt.Errorf("looking up organization %q with %s: %w", want, tool, err)
 	}
 	w := foldName(want)
 	wk := foldName(stripKind(want))
-	for _, pass := range []func(it sdk.Item) bool{
-		func(it sdk.Item) bool { return foldName(it.ID) == w || foldName(it.Title) == w },
-		func(it sdk.Item) bool {
+	for _, pass := range []func(it connector.Item) bool{
+		func(it connector.Item) bool { return foldName(it.ID) == w || foldName(it.Title) == w },
+		func(it connector.Item) bool {
 			return foldName(stripKind(it.Title)) == wk || foldName(it.ID) == wk
 		},
 		// An abbreviation the platform gives (a court's "HR", "RBAMS").
-		func(it sdk.Item) bool {
+		func(it connector.Item) bool {
 			for _, x := range it.Extra {
 				if ab, ok := x["abbreviation"].(string); ok && foldName(ab) == w {
 					return true
@@ -168,25 +167,12 @@ func resolveOrg(ctx context.Context, l lister, tool string, args map[string]any,
 			}
 		}
 	}
-	return sdk.Item{}, &skip{fmt.Sprintf("organization %q is not among this platform's organisations (see %s)", want, tool)}
+	return connector.Item{}, &skip{fmt.Sprintf("organization %q is not among this platform's organisations (see %s)", want, tool)}
 }
 
-// listItems reads a list tool's result.
-func listItems(text string, structured any) ([]sdk.Item, error) {
-	var l sdk.ListResult
-	var raw []byte
-	switch s := structured.(type) {
-	case json.RawMessage:
-		raw = s
-	case nil:
-		raw = []byte(text)
-	default:
-		b, err := json.Marshal(s)
-		if err != nil {
-			return nil, err
-		}
-		raw = b
-	}
+// listItems reads a list tool's answer.
+func listItems(raw []byte) ([]connector.Item, error) {
+	var l connector.ListResult
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return nil, fmt.Errorf("the list is not the expected JSON: %v", err)
 	}

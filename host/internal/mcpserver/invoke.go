@@ -35,6 +35,20 @@ type Answer struct {
 	Err error
 }
 
+// JSON is the connector's JSON answer: its structured result, or its text
+// when it gave none (a connector may answer JSON as text only). Decode it
+// into the contract's results ([connector.SearchResult] and the like).
+func (a Answer) JSON() []byte {
+	if len(a.Result.Structured) > 0 {
+		return a.Result.Structured
+	}
+	return []byte(a.Result.Text)
+}
+
+// Invoker is [Server.Invoke] as the host's features take it (a function,
+// so that their tests can answer for the connectors).
+type Invoker func(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) Answer
+
 // Invoke runs a connector tool by full name ("<id>_<tool>") for the host's
 // own features, with the validation, kept results, admission and cache of
 // an MCP call, and returns the connector's answer without converting it to

@@ -1,5 +1,0 @@
-//go:build !race
-
-package cluster
-
-const raceEnabled = false

@@ -6,9 +6,8 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -19,12 +18,13 @@ func (h *Host) webRoutes(mux *http.ServeMux) { h.web.Routes(mux) }
 
 // newWeb builds the pages' server (once, from statusTools during New: every
 // Handler shares it, and with it the pages' running calls). Its calls go
-// through the MCP server, created after it.
+// through the MCP server's internal path (Invoke), the server being
+// created after it.
 func (h *Host) newWeb() *web.Server {
-	call := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult {
-		return h.mcp.Call(ctx, info, tool, args)
+	invoke := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+		return h.mcp.Invoke(ctx, info, tool, args)
 	}
-	o := web.Options{Call: call, Version: h.o.Version, Logger: h.log, Registerer: h.registry}
+	o := web.Options{Invoke: invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry}
 	if h.lstatus != nil {
 		o.Status = h.lstatus.Snapshot
 	}

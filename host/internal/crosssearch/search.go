@@ -19,7 +19,6 @@ import (
 // ToolName is the tool's name on the unified address.
 const ToolName = "besluitbron_search"
 
-
 // Platform is a loaded connector.
 type Platform struct {
 	// ID is the connector id, Title its platform's name.

@@ -9,17 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 )
 
 // BenchmarkPages measures the pages' own cost (parsing, the call
 // bookkeeping, templates) with a runner that answers at once.
 func BenchmarkPages(b *testing.B) {
-	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) *mcp.CallToolResult {
+	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) mcpserver.Answer {
 		if tool == "obv_get_document" {
 			return ok(map[string]any{"platform": "obv", "id": "d", "title": "T", "format": "markdown", "page": 1, "pages": 4, "text": "## Kop\nTekst.\n\nMeer tekst."})
 		}
@@ -27,7 +26,7 @@ func BenchmarkPages(b *testing.B) {
 	}}
 	snap := loadstatus.Snapshot{GeneratedAt: time.Now(), IntervalSeconds: 300, Platforms: []loadstatus.Status{{Platform: "obv", Title: "OpenBesluitvorming", State: loadstatus.Up}}}
 	mux := http.NewServeMux()
-	web.New(web.Options{Platforms: platforms(), Call: f.Call, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	web.New(web.Options{Platforms: platforms(), Invoke: f.Invoke, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Status: func() loadstatus.Snapshot { return snap }}).Routes(mux)
 	for _, c := range []struct{ name, url string }{
 		{"search", "/?q=begroting&p=obv&p=rechtspraak&f.rechtspraak=HR"},

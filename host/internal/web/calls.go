@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/sched"
 )
 
@@ -17,7 +16,7 @@ import (
 // outlives the page that started it (its answer fills the cache); a page
 // asking the same question meanwhile joins it.
 type calls struct {
-	call    Caller
+	invoke  mcpserver.Invoker
 	timeout time.Duration
 	slots   chan struct{}
 
@@ -25,13 +24,14 @@ type calls struct {
 	running map[string]*pending
 }
 
-// pending is one running call. done closes when res is set.
+// pending is one running call. done closes when ans is set.
 type pending struct {
 	done chan struct{}
 	// stored closes when a list call's outcome is kept (lists.store).
 	stored chan struct{}
-	res    *mcp.CallToolResult
-	sum    callinfo.Summary
+	// ans is the connector's answer, with the call's summary (cache
+	// outcome, queueing, the host's notes) and its error.
+	ans mcpserver.Answer
 
 	mu    sync.Mutex
 	pos   int
@@ -39,8 +39,8 @@ type pending struct {
 	since time.Time
 }
 
-func newCalls(max int, timeout time.Duration, call Caller) *calls {
-	return &calls{call: call, timeout: timeout, slots: make(chan struct{}, max), running: map[string]*pending{}}
+func newCalls(max int, timeout time.Duration, invoke mcpserver.Invoker) *calls {
+	return &calls{invoke: invoke, timeout: timeout, slots: make(chan struct{}, max), running: map[string]*pending{}}
 }
 
 // errBusy is returned when MaxInFlight calls are already running.
@@ -75,11 +75,11 @@ func (c *calls) start(tool string, args json.RawMessage) (*pending, error) {
 		defer func() { <-c.slots }()
 		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 		defer cancel()
-		res := c.call(ctx, info, tool, args)
+		ans := c.invoke(ctx, info, tool, args)
 		c.mu.Lock()
 		delete(c.running, key)
 		c.mu.Unlock()
-		p.res, p.sum = res, info.Summary()
+		p.ans = ans
 		close(p.done)
 	}()
 	return p, nil
@@ -138,14 +138,4 @@ func classify(text string) string {
 		return kindDown // a gateway or the platform itself says it is not there
 	}
 	return kindError
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }

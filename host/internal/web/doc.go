@@ -4,9 +4,11 @@
 // The pages call the platforms the way an assistant does: through the
 // same connector tools, cache and fair scheduler, as the one shared public
 // session (sched.PublicSession), whose usage the scheduler does not count
-// because it stands for many visitors at once. [Options.Call] is the
-// host's tool runner (mcpserver.Server.Call); this package never talks to
-// a platform itself.
+// because it stands for many visitors at once. [Options.Invoke] is the
+// host's tool runner (mcpserver.Server.Invoke): it answers with the
+// connector's own JSON, which the pages decode into the contract's results
+// (connector.SearchResult, Document, ListResult), and the call's summary;
+// this package never talks to a platform itself, nor reads an MCP result.
 //
 // Pages are html/template with templates, CSS and a little JavaScript
 // embedded in the binary: no build step. Everything works without

@@ -9,14 +9,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // documentData is the document view's template data.
 type documentData struct {
 	Platform *Platform
 	ID       string
-	Doc      *sdk.Document
+	Doc      *connector.Document
 	Blocks   []block
 	Kind     string // as a section's: ok, slow, queued, busy, down, error, invalid
 	Message  string
@@ -151,16 +151,16 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 		if pos, eta := pc.queued(); pos > 0 {
 			d.Kind, d.Position, d.ETA = kindQueued, pos, int(eta.Seconds()+0.5)
 		}
-	case pc.res.IsError:
-		d.Message = resultText(pc.res)
+	case pc.ans.Err != nil:
+		d.Message = pc.ans.Err.Error()
 		d.Kind = classify(d.Message)
 		status = http.StatusBadGateway
 		if d.Kind == kindInvalid || strings.Contains(d.Message, "no entity") || strings.Contains(d.Message, "not found") {
 			status, d.NotFound = http.StatusNotFound, true
 		}
 	default:
-		var doc sdk.Document
-		if err := json.Unmarshal(payload(pc.res, resultText(pc.res)), &doc); err != nil || doc.Pages < 1 {
+		var doc connector.Document
+		if err := json.Unmarshal(pc.ans.JSON(), &doc); err != nil || doc.Pages < 1 {
 			d.Kind, d.Message = kindError, p.Title+": the answer is not a document"
 			status = http.StatusBadGateway
 			break
@@ -174,7 +174,7 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 
 // docTitle is a document's title, or, when the platform gave none, its
 // type and date in words rather than its id.
-func docTitle(p *page, d *sdk.Document) string {
+func docTitle(p *page, d *connector.Document) string {
 	if t := strings.TrimSpace(d.Title); t != "" {
 		return t
 	}

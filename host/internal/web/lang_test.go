@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 )
 
@@ -57,7 +56,7 @@ var markdownSearch = map[string]any{"platform": "obv", "has_more": false, "offse
 // summarised in Dutch with its words behind a disclosure. The English page
 // says the same in English.
 func TestDutchPageSpeaksDutch(t *testing.T) {
-	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) *mcp.CallToolResult {
+	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
 		if tool == "obv_search" {
 			return ok(markdownSearch)
 		}
@@ -98,7 +97,7 @@ func TestDutchPageSpeaksDutch(t *testing.T) {
 // text; a "document:" label is worded; emphasis markers go; a document
 // without a title is named by its type and date, not its id.
 func TestDocumentListsAndIDs(t *testing.T) {
-	f := &fake{answer: func(_ string, args map[string]any, _ *callinfo.Info) *mcp.CallToolResult {
+	f := &fake{answer: func(_ string, args map[string]any, _ *callinfo.Info) mcpserver.Answer {
 		doc := map[string]any{"platform": "obv", "id": args["entity_id"], "type": "Meeting", "date": "2026-06-25", "organization": "Putten",
 			"page": 1, "pages": 1, "text": "## Agenda\n- 1 Opening\n  - document: Raadsvoorstel **begroting** (document:notubiz:gemeente:putten:777)\n- 2 Sluiting\n\nSlot."}
 		return ok(doc)
@@ -123,7 +122,7 @@ func TestPluralForms(t *testing.T) {
 	now := time.Date(2026, 6, 30, 10, 0, 0, 0, time.UTC)
 	snap := loadstatus.Snapshot{IntervalSeconds: 60, Quotas: []loadstatus.Quota{
 		{Quota: "a.example", Limited: true, Units: 1, PerSeconds: 1, Waiting: 1, Connectors: []loadstatus.QuotaUser{{Platform: "obv", Title: "OpenBesluitvorming"}}}}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(markdownSearch) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(markdownSearch) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -153,7 +152,7 @@ func TestStatusPageInDutch(t *testing.T) {
 		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Units: 10, PerSeconds: 30, Source: "the manifest of obk (service zoek)", SourcePlatform: "obk", SourceService: "zoek",
 			Shared: true, Cluster: "fallback", Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(markdownSearch) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(markdownSearch) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }

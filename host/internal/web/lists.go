@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // listRetry is how long a list that could not be had is not asked again,
@@ -80,8 +80,8 @@ func items(l *list) []choice {
 func (l *lists) store(tool string, pc *pending, now time.Time) {
 	<-pc.done
 	next := &list{retry: now.Add(listRetry)}
-	var r sdk.ListResult
-	if !pc.res.IsError && json.Unmarshal(payload(pc.res, resultText(pc.res)), &r) == nil && len(r.Items) > 0 {
+	var r connector.ListResult
+	if pc.ans.Err == nil && json.Unmarshal(pc.ans.JSON(), &r) == nil && len(r.Items) > 0 {
 		next = &list{at: now}
 		for _, it := range r.Items {
 			label := it.Title

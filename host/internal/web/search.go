@@ -12,10 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // form is a parsed search request.
@@ -96,7 +94,7 @@ type section struct {
 	Platform *Platform
 	Kind     string
 	Message  string // the platform's own words, for errors
-	Results  []sdk.Item
+	Results  []connector.Item
 	Total    *int
 	Approx   bool
 	HasMore  bool
@@ -213,35 +211,25 @@ func (s *Server) searchOne(ctx context.Context, p *Platform, f form) *section {
 		}
 		return sec
 	}
-	sec.Cache, sec.QueuedMS = pc.sum.Cache, pc.sum.Queued.Milliseconds()
-	text := resultText(pc.res)
-	if pc.res.IsError {
-		sec.Kind, sec.Message = classify(text), text
+	sum := pc.ans.Summary
+	sec.Cache, sec.QueuedMS = sum.Cache, sum.Queued.Milliseconds()
+	if err := pc.ans.Err; err != nil {
+		sec.Kind, sec.Message = classify(err.Error()), err.Error()
 		return sec
 	}
-	var r sdk.SearchResult
-	if err := json.Unmarshal(payload(pc.res, text), &r); err != nil {
+	var r connector.SearchResult
+	if err := json.Unmarshal(pc.ans.JSON(), &r); err != nil {
 		sec.Kind, sec.Message = kindError, p.Title+": the answer is not a search result: "+err.Error()
 		return sec
 	}
 	sec.Results, sec.Total, sec.Approx, sec.HasMore = r.Results, r.Total, r.TotalIsApproximate, r.HasMore
-	sec.Notes = append(r.Notes, pc.sum.Notes...)
+	// The connector's caveats, then the host's (a stale answer's age).
+	sec.Notes = append(r.Notes, sum.Notes...)
 	sec.Kind = kindOK
 	if len(r.Results) == 0 {
 		sec.Kind = kindEmpty
 	}
 	return sec
-}
-
-// payload is the result's JSON: structuredContent, else the text (the
-// host appends notes to the text, not to structuredContent).
-func payload(res *mcp.CallToolResult, text string) []byte {
-	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			return b
-		}
-	}
-	return []byte(text)
 }
 
 // searchData is the search page's template data.

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -15,12 +13,11 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Amsterdam on machines without zoneinfo
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 //go:embed templates/*.html
@@ -28,9 +25,6 @@ var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
-
-// Caller runs one connector tool by full name (mcpserver.Server.Call).
-type Caller func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) *mcp.CallToolResult
 
 // Platform is one searchable platform as the pages see it.
 type Platform struct {
@@ -61,15 +55,16 @@ type Filter struct {
 	Arg string
 	// LabelNL and LabelEN name the choice.
 	LabelNL, LabelEN string
-	// ListTool, when set, lists the choices (an sdk.ListResult).
+	// ListTool, when set, lists the choices (a connector.ListResult).
 	ListTool string
 }
 
 // Options configure a Server. Zero values mean defaults.
 type Options struct {
-	// Platforms in display order; Call is required.
+	// Platforms in display order; Invoke is required: it runs one
+	// connector tool by full name ([mcpserver.Server.Invoke]).
 	Platforms []Platform
-	Call      Caller
+	Invoke    mcpserver.Invoker
 	// Status, when set, serves the Laadstatus pages and the warnings.
 	Status func() loadstatus.Snapshot
 	// Cluster, when set, says how this replica shares the platforms'
@@ -112,10 +107,10 @@ type Server struct {
 	reqs  *prometheus.CounterVec
 }
 
-// New returns a Server. It panics without Call (a programmer error).
+// New returns a Server. It panics without Invoke (a programmer error).
 func New(o Options) *Server {
-	if o.Call == nil {
-		panic("web.New: nil Call")
+	if o.Invoke == nil {
+		panic("web.New: nil Invoke")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -142,7 +137,7 @@ func New(o Options) *Server {
 	for i := range o.Platforms {
 		s.byID[o.Platforms[i].ID] = &s.o.Platforms[i]
 	}
-	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Call)
+	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Invoke)
 	s.lists = &lists{s: s, m: map[string]*list{}, fetching: map[string]*pending{}}
 	for _, page := range []string{"search", "fragment", "document", "status"} {
 		t := template.New("").Funcs(funcs)
@@ -300,7 +295,7 @@ var funcs = template.FuncMap{
 	"limit":   formatLimit,
 	"clock":   func(t time.Time) string { return t.In(amsterdam).Format("15:04:05") },
 	"sources": func(p *page, ss []loadstatus.Source) sourcesView { return sourcesView{P: p, Sources: ss} },
-	"doclink": func(p *page, pl *Platform, it sdk.Item) string {
+	"doclink": func(p *page, pl *Platform, it connector.Item) string {
 		v := url.Values{"p": {pl.ID}, "id": {it.ID}}
 		if it.Type != "" && contains(pl.DocumentCategories, it.Type) {
 			v.Set("soort", it.Type)

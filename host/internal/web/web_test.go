@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,20 +14,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// fake is a tool runner standing in for the MCP server: it records every
+// fake is a tool runner standing in for the MCP server (Invoke): it records every
 // call and answers with what the test put in answer.
 type fake struct {
 	mu     sync.Mutex
 	calls  []call
-	answer func(tool string, args map[string]any, info *callinfo.Info) *mcp.CallToolResult
+	answer func(tool string, args map[string]any, info *callinfo.Info) mcpserver.Answer
 	n      atomic.Int64 // search calls
 }
 
@@ -36,7 +37,7 @@ type call struct {
 	info *callinfo.Info
 }
 
-func (f *fake) Call(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) *mcp.CallToolResult {
+func (f *fake) Invoke(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) mcpserver.Answer {
 	if strings.HasSuffix(tool, "_search") {
 		f.n.Add(1)
 	}
@@ -55,13 +56,13 @@ func (f *fake) recorded() []call {
 	return append([]call(nil), f.calls...)
 }
 
-func ok(v any) *mcp.CallToolResult {
+func ok(v any) mcpserver.Answer {
 	b, _ := json.Marshal(v)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+	return mcpserver.Answer{Result: connector.CallResult{Text: string(b), Structured: b}, Summary: callinfo.Summary{Cache: callinfo.Bypass}}
 }
 
-func toolErr(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+func toolErr(text string) mcpserver.Answer {
+	return mcpserver.Answer{Err: errors.New(text), Summary: callinfo.Summary{Cache: callinfo.Bypass}}
 }
 
 var searchAnswer = map[string]any{"platform": "obv", "has_more": true, "offset": 0, "total": 42, "total_is_approximate": true,
@@ -79,7 +80,7 @@ func platforms() []web.Platform {
 
 func serve(t *testing.T, f *fake, mod func(*web.Options)) *httptest.Server {
 	t.Helper()
-	o := web.Options{Platforms: platforms(), Call: f.Call, Version: "1.2.3", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Wait: time.Minute}
+	o := web.Options{Platforms: platforms(), Invoke: f.Invoke, Version: "1.2.3", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Wait: time.Minute}
 	if mod != nil {
 		mod(&o)
 	}
@@ -118,7 +119,7 @@ func mustContain(t *testing.T, body string, want ...string) {
 }
 
 func TestSearchMapsTheFormAndRunsAsThePublicSession(t *testing.T) {
-	f := &fake{answer: func(tool string, args map[string]any, info *callinfo.Info) *mcp.CallToolResult {
+	f := &fake{answer: func(tool string, args map[string]any, info *callinfo.Info) mcpserver.Answer {
 		switch tool {
 		case "obv_search":
 			return ok(searchAnswer)
@@ -160,7 +161,7 @@ func TestSearchMapsTheFormAndRunsAsThePublicSession(t *testing.T) {
 }
 
 func TestBadInputIsSaidNotFatal(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, nil)
 	for _, c := range []struct{ query, want string }{
 		{"?q=x&van=2024-13-45", "Een datum moet de vorm JJJJ-MM-DD hebben"},
@@ -207,7 +208,7 @@ func TestPlatformProblemsAreNamed(t *testing.T) {
 		{"other", "OpenBesluitvorming: search: the platform's response lacks results or hasMore", "OpenBesluitvorming gaf een fout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return toolErr(c.text) }}
+			f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return toolErr(c.text) }}
 			srv := serve(t, f, nil)
 			_, body, _ := get(t, srv.URL+"/?q=x&p=obv")
 			// The platform's own words are kept, behind a disclosure in
@@ -228,7 +229,7 @@ type blocking struct {
 
 func newBlocking(queue bool) *blocking {
 	b := &blocking{release: make(chan struct{}), queued: make(chan struct{}, 16)}
-	b.answer = func(tool string, args map[string]any, info *callinfo.Info) *mcp.CallToolResult {
+	b.answer = func(tool string, args map[string]any, info *callinfo.Info) mcpserver.Answer {
 		if tool != "obv_search" {
 			b.lists.Add(1)
 			return toolErr("no list")
@@ -311,7 +312,7 @@ func TestHammerJoinsIdenticalQuestions(t *testing.T) {
 }
 
 func TestDocumentPages(t *testing.T) {
-	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) *mcp.CallToolResult {
+	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) mcpserver.Answer {
 		if args["entity_id"] == "gone" {
 			return toolErr(`OpenBesluitvorming: get_document: no entity "gone"`)
 		}
@@ -342,7 +343,7 @@ func TestDocumentPages(t *testing.T) {
 }
 
 func TestLanguageToggle(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, nil)
 	_, body, resp := get(t, srv.URL+"/?lang=en")
 	mustContain(t, body, `<html lang="en">`, "Search public decision-making", `hreflang="nl"`, ">Nederlands</a>")
@@ -370,7 +371,7 @@ func TestStatusPages(t *testing.T) {
 				Sources:   []loadstatus.Source{{Key: "houten", Label: "Houten", Supplier: "ibabs", State: "failing", LastError: "HTTP 503"}, {Key: "soest", Label: "Soest", Supplier: "notubiz", State: "ok"}}}},
 		{Platform: "rechtspraak", Title: "Rechtspraak", State: loadstatus.Up, Message: "Rechtspraak answered in 12 ms", CheckedAt: now.Add(-time.Minute), LatencyMS: 12},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -400,7 +401,7 @@ func TestStatusPageQuotaSection(t *testing.T) {
 			Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
 		{Quota: "api.openraadsinformatie.nl", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie", Service: "elastic"}}},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -420,7 +421,7 @@ func TestStatusPageQuotaSection(t *testing.T) {
 }
 
 func TestStatusPageClusterSection(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) *mcp.CallToolResult { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} }
 		o.Cluster = func() []web.ClusterLine {
@@ -441,4 +442,25 @@ func TestStatusPageClusterSection(t *testing.T) {
 	if strings.Contains(body, "cluster.json") {
 		t.Error("a single process shows no replica section")
 	}
+}
+
+// TestSectionNotesFromTheConnectorAndTheHost: a section shows the
+// connector's caveats (its result's notes) and the host's (the call's
+// summary, such as a stale answer's age), and its cache outcome comes from
+// the summary too. It catches a page that loses the host's notes now that
+// they are no longer appended to the result's text.
+func TestSectionNotesFromTheConnectorAndTheHost(t *testing.T) {
+	withNote := map[string]any{}
+	for k, v := range searchAnswer {
+		withNote[k] = v
+	}
+	withNote["notes"] = []string{"Alpha caveat from the connector"}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer {
+		a := ok(withNote)
+		a.Summary = callinfo.Summary{Cache: callinfo.Hit, Notes: []string{"Beta remark from the host"}}
+		return a
+	}}
+	srv := serve(t, f, nil)
+	_, body, _ := get(t, srv.URL+"/?q=begroting&p=obv&lang=en")
+	mustContain(t, body, "Raadsvoorstel", "Alpha caveat from the connector", "Beta remark from the host", "From BesluitBron&#39;s buffer.")
 }

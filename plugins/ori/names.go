@@ -55,8 +55,13 @@ func (n orgNames) note() string {
 	if n.err == nil {
 		return ""
 	}
-	return fmt.Sprintf("Organisation names could not be looked up (%s); organization holds ORI's keys, as extra.ori.organization_key does.",
-		clip(strings.TrimPrefix(n.err.Error(), "list_organizations: "), 200))
+	// The first sentence says what failed; the rest (what it means for
+	// the switch-off) belongs to a tool error, not to a note.
+	why := strings.TrimPrefix(n.err.Error(), "list_organizations: ")
+	if i := strings.Index(why, ". "); i > 0 {
+		why = why[:i]
+	}
+	return fmt.Sprintf("Organisation names could not be looked up (%s); organization holds ORI's keys, as extra.ori.organization_key does.", clip(why, 200))
 }
 
 // bodies are the words a name starts with when it already says what kind

@@ -32,24 +32,15 @@ func (h *Host) newStatusJob() *loadstatus.Job {
 		// How the platform tells its freshness is its manifest's word:
 		// per-source import state, or the newest result of a search.
 		if fp := p.manifest.Freshness; fp != nil {
-			tool, args, of := p.id+"_"+fp.Tool, fp.Arguments, ""
+			of := ""
 			if fp.Reads == connector.FreshnessNewest {
 				of = fp.Type
 			}
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
+			// h.mcp is built after the host tools; the job runs once it is.
+			invoke := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+				return h.mcp.Invoke(ctx, info, tool, args)
 			}
-			t.Freshness = func(ctx context.Context) (*loadstatus.Freshness, error) {
-				res := h.mcp.Call(ctx, publicInfo(), tool, args)
-				text := resultText(res)
-				if res.IsError {
-					return nil, fmt.Errorf("%s", text)
-				}
-				if of == "" {
-					return loadstatus.ParseSourceStatus(text)
-				}
-				return loadstatus.ParseNewest(text, of)
-			}
+			t.Freshness = loadstatus.FreshnessProbe(invoke, p.id+"_"+fp.Tool, fp.Arguments, of)
 		}
 		ts = append(ts, t)
 	}
@@ -92,16 +83,6 @@ func (h *Host) startStatus(ctx context.Context) (stop func()) {
 	}
 	stopJob := h.lstatus.Start(ctx)
 	return func() { stopJob(); stopHistory() }
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }
 
 // statusTools returns besluitbron_status, the platforms' load status. It

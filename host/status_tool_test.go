@@ -22,6 +22,18 @@ func mcpSession(t *testing.T, url string) *mcp.ClientSession {
 	return cs
 }
 
+// resultText joins an MCP result's text content, as a client reads it
+// (the host's own code reads connectors' answers through Invoke).
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
 func callStatus(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "besluitbron_status", Arguments: args})

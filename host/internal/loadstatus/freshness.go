@@ -1,10 +1,16 @@
 package loadstatus
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // Freshness is what a platform says about how current its data is.
@@ -106,9 +112,32 @@ func (f *Freshness) Problems() []Source {
 	return out
 }
 
-// ParseSourceStatus reads the JSON answer of OpenBesluitvorming's
-// obv_status tool (called with state "all").
-func ParseSourceStatus(text string) (*Freshness, error) {
+// FreshnessProbe is a [Target.Freshness] that asks the platform through
+// one of its tools, as its manifest's freshness says: tool (full name) with
+// args, through invoke ([mcpserver.Server.Invoke]) as the shared public
+// session. With of "" the answer is a per-source import status
+// ([ParseSourceStatus]); otherwise a newest-first search whose first
+// result's date is the newest record of kind of ([ParseNewest]). A tool
+// error is the probe's error, in the words a client would read.
+func FreshnessProbe(invoke mcpserver.Invoker, tool string, args json.RawMessage, of string) func(ctx context.Context) (*Freshness, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return func(ctx context.Context) (*Freshness, error) {
+		a := invoke(ctx, &callinfo.Info{Session: sched.PublicSession, Public: true}, tool, args)
+		if a.Err != nil {
+			return nil, a.Err
+		}
+		if of == "" {
+			return ParseSourceStatus(a.JSON())
+		}
+		return ParseNewest(a.JSON(), of)
+	}
+}
+
+// ParseSourceStatus reads the structured JSON answer of
+// OpenBesluitvorming's obv_status tool (called with state "all").
+func ParseSourceStatus(raw json.RawMessage) (*Freshness, error) {
 	var r struct {
 		GeneratedAt string         `json:"generated_at"`
 		WindowHours float64        `json:"window_hours"`
@@ -124,7 +153,7 @@ func ParseSourceStatus(text string) (*Freshness, error) {
 		} `json:"suppliers"`
 		Sources []Source `json:"sources"`
 	}
-	if err := json.Unmarshal([]byte(text), &r); err != nil {
+	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("status answer is not the expected JSON: %v", err)
 	}
 	if r.Sources == nil || r.Counts == nil {
@@ -142,23 +171,19 @@ func ParseSourceStatus(text string) (*Freshness, error) {
 	return f, nil
 }
 
-// ParseNewest reads a connector's normalised search answer (newest first,
-// one result) and returns the first result's date as Freshness.Newest.
-func ParseNewest(text, of string) (*Freshness, error) {
-	var r struct {
-		Results *[]struct {
-			Date  string `json:"date"`
-			Title string `json:"title"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal([]byte(text), &r); err != nil {
+// ParseNewest reads a connector's normalised search answer (its structured
+// JSON, a [connector.SearchResult]; newest first, one result) and returns
+// the first result's date as Freshness.Newest.
+func ParseNewest(raw json.RawMessage, of string) (*Freshness, error) {
+	var r connector.SearchResult
+	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("search answer is not the expected JSON: %v", err)
 	}
 	if r.Results == nil {
 		return nil, fmt.Errorf("search answer lacks results")
 	}
-	if len(*r.Results) == 0 || (*r.Results)[0].Date == "" {
+	if len(r.Results) == 0 || r.Results[0].Date == "" {
 		return nil, fmt.Errorf("the newest-first search returned no dated record")
 	}
-	return &Freshness{Newest: (*r.Results)[0].Date, NewestOf: of}, nil
+	return &Freshness{Newest: r.Results[0].Date, NewestOf: of}, nil
 }

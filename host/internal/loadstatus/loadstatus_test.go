@@ -2,6 +2,7 @@ package loadstatus_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,7 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
+	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sched/schedtest"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -208,7 +212,7 @@ func TestParseSourceStatus(t *testing.T) {
 	"suppliers":[{"supplier":"ibabs","label":"iBabs","state":"degraded","source_count":2,"ok_source_count":0,"last_error":"HTTP 503"}],
 	"sources":[{"key":"soest","label":"Soest","supplier":"notubiz","state":"ok","last_success_at":"2026-06-30T01:45:12.000Z","latest_content_date":"2026-07-09"},
 	{"key":"lopik","label":"Lopik","supplier":"ibabs","state":"stale"},{"key":"houten","label":"Houten","supplier":"ibabs","state":"failing"}]}`
-	f, err := loadstatus.ParseSourceStatus(text)
+	f, err := loadstatus.ParseSourceStatus(json.RawMessage(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,21 +234,58 @@ func TestParseSourceStatus(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{`, `{"counts":{}}`, `[]`} {
-		if _, err := loadstatus.ParseSourceStatus(bad); err == nil {
+		if _, err := loadstatus.ParseSourceStatus(json.RawMessage(bad)); err == nil {
 			t.Errorf("ParseSourceStatus(%s): no error", bad)
 		}
 	}
 }
 
 func TestParseNewest(t *testing.T) {
-	f, err := loadstatus.ParseNewest(`{"platform":"tk","has_more":true,"offset":0,"results":[{"id":"1","title":"Motie","date":"2026-06-29"}]}`, "document")
+	f, err := loadstatus.ParseNewest(json.RawMessage(`{"platform":"tk","has_more":true,"offset":0,"results":[{"id":"1","title":"Motie","date":"2026-06-29"}]}`), "document")
 	if err != nil || f.Newest != "2026-06-29" || f.NewestOf != "document" {
 		t.Errorf("got %+v, %v", f, err)
 	}
 	for _, bad := range []string{`{"results":[]}`, `{"results":[{"title":"x"}]}`, `{}`, `nope`} {
-		if _, err := loadstatus.ParseNewest(bad, "x"); err == nil {
+		if _, err := loadstatus.ParseNewest(json.RawMessage(bad), "x"); err == nil {
 			t.Errorf("ParseNewest(%s): no error", bad)
 		}
+	}
+}
+
+// TestFreshnessProbe: the probe calls the manifest's tool as the public
+// session and reads the connector's structured JSON (never the text, which
+// a connector may word as it likes); a tool error is its error, in the
+// words a client would read. It catches a probe that counts against a
+// visitor's session, decodes the text, or loses the error.
+func TestFreshnessProbe(t *testing.T) {
+	type got struct {
+		info *callinfo.Info
+		tool string
+		args string
+	}
+	var calls []got
+	answer := mcpserver.Answer{}
+	invoke := func(_ context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+		calls = append(calls, got{info, tool, string(args)})
+		return answer
+	}
+	newest := `{"platform":"tk","has_more":true,"offset":0,"results":[{"id":"1","title":"Motie","date":"2026-06-29"}]}`
+	answer.Result = connector.CallResult{Text: "Newest first: Motie (29 June)", Structured: json.RawMessage(newest)}
+	f, err := loadstatus.FreshnessProbe(invoke, "tk_search", nil, "document")(context.Background())
+	if err != nil || f.Newest != "2026-06-29" || f.NewestOf != "document" {
+		t.Errorf("newest: %+v, %v", f, err)
+	}
+	if len(calls) != 1 || calls[0].tool != "tk_search" || calls[0].args != "{}" || calls[0].info.Session != sched.PublicSession || !calls[0].info.Public {
+		t.Errorf("calls %+v, want tk_search {} as the public session", calls)
+	}
+	answer.Result = connector.CallResult{Text: `{"counts":{"ok":1},"sources":[{"key":"soest","label":"Soest","state":"ok"}]}`}
+	f, err = loadstatus.FreshnessProbe(invoke, "obv_status", json.RawMessage(`{"state":"all"}`), "")(context.Background())
+	if err != nil || f.Counts["ok"] != 1 || len(f.Sources) != 1 || calls[1].args != `{"state":"all"}` {
+		t.Errorf("source status from a JSON text: %+v, %v (args %s)", f, err, calls[1].args)
+	}
+	answer = mcpserver.Answer{Err: errors.New("OpenBesluitvorming: status: HTTP 503")}
+	if _, err := loadstatus.FreshnessProbe(invoke, "obv_status", nil, "")(context.Background()); err == nil || err.Error() != "OpenBesluitvorming: status: HTTP 503" {
+		t.Errorf("tool error: %v", err)
 	}
 }
 

@@ -132,3 +132,140 @@ func TestHostNamesNoConnector(t *testing.T) {
 		t.Errorf("a table keyed by \"obv\" and a rechtspraak tool name were not both caught: %v", got)
 	}
 }
+
+// mcpResultReaders reports every place in a non-test Go file under dir
+// (testdata aside, and the MCP edge itself, internal/mcpserver, skipped)
+// that reads a connector's answer out of an MCP tool result: a type
+// assertion or type-switch case to one of go-sdk's content types
+// (*mcp.TextContent and the like, how resultText pulled the text out of
+// Content), or a read of StructuredContent.
+func mcpResultReaders(t *testing.T, dir string) []string {
+	t.Helper()
+	const mcpPath = "github.com/modelcontextprotocol/go-sdk/mcp"
+	contentTypes := map[string]bool{"TextContent": true, "ImageContent": true, "AudioContent": true, "EmbeddedResource": true, "ResourceLink": true}
+	var bad []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || filepath.ToSlash(path) == filepath.ToSlash(filepath.Join(dir, "internal", "mcpserver"))) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		mcpName := ""
+		for _, im := range f.Imports {
+			if p, _ := strconv.Unquote(im.Path.Value); p == mcpPath {
+				mcpName = "mcp"
+				if im.Name != nil {
+					mcpName = im.Name.Name
+				}
+			}
+		}
+		// isContent reports whether e is *mcp.<a content type>.
+		isContent := func(e ast.Expr) bool {
+			star, ok := e.(*ast.StarExpr)
+			if !ok || mcpName == "" {
+				return false
+			}
+			sel, ok := star.X.(*ast.SelectorExpr)
+			if !ok {
+				return false
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			return ok && pkg.Name == mcpName && contentTypes[sel.Sel.Name]
+		}
+		written := map[ast.Expr]bool{} // StructuredContent as an assignment's target
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					written[l] = true
+				}
+			case *ast.TypeAssertExpr:
+				if isContent(n.Type) {
+					bad = append(bad, fmt.Sprintf("%s: asserts a result's content to an MCP content type", fset.Position(n.Pos())))
+				}
+			case *ast.CaseClause:
+				for _, e := range n.List {
+					if isContent(e) {
+						bad = append(bad, fmt.Sprintf("%s: switches on a result's content type", fset.Position(e.Pos())))
+					}
+				}
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "StructuredContent" && !written[n] {
+					bad = append(bad, fmt.Sprintf("%s: reads an MCP result's StructuredContent", fset.Position(n.Pos())))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+// TestNoFeatureDecodesAnMCPResult: the host's own features (the search
+// page, besluitbron_search, the Laadstatus checks) get a connector's
+// answer from mcpserver.Invoke, as the connector gave it, and MCP results
+// exist only at the MCP edge (internal/mcpserver). It catches a feature
+// that calls the MCP path and pulls the answer back out of the
+// *mcp.CallToolResult (a resultText over Content with *mcp.TextContent,
+// stripping the "Note:" lines the edge appends, or reading
+// StructuredContent); building a result for a host tool of its own is
+// allowed.
+func TestNoFeatureDecodesAnMCPResult(t *testing.T) {
+	for _, b := range mcpResultReaders(t, ".") {
+		t.Error(b)
+	}
+	// The check sees what it must: each way of reading a result is named,
+	// a result built for a host tool is not.
+	dir := t.TempDir()
+	src := `package x
+
+import (
+	"encoding/json"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func text(r *sdkmcp.CallToolResult) (s string) {
+	for _, c := range r.Content {
+		if t, ok := c.(*sdkmcp.TextContent); ok {
+			s += t.Text
+		}
+		switch c.(type) {
+		case *sdkmcp.ImageContent:
+		}
+	}
+	_ = r.StructuredContent
+	r.StructuredContent = json.RawMessage("{}")
+	return s
+}
+
+func build(b []byte) *sdkmcp.CallToolResult {
+	return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+}
+`
+	if err := writeFile(filepath.Join(dir, "x.go"), src); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "internal", "mcpserver"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(dir, "internal", "mcpserver", "edge.go"), src); err != nil {
+		t.Fatal(err)
+	}
+	got := mcpResultReaders(t, dir)
+	if len(got) != 3 {
+		t.Errorf("want the assertion, the type switch and the StructuredContent read in x.go named (and nothing in internal/mcpserver), got %d:\n%s", len(got), strings.Join(got, "\n"))
+	}
+}

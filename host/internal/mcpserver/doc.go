@@ -28,6 +28,13 @@
 // upstream is a tool error (isError) naming the platform; the server keeps
 // serving.
 //
+// The host's own features (the search page, the cross-platform search, the
+// Laadstatus checks) call connector tools through [Server.Invoke], the same
+// path without the MCP edge: it returns the connector's own result, the
+// call's summary (with the host's notes) and a tool error as a Go error
+// whose text is the one a client would read ([Answer]). A client's call is
+// that path plus the conversion to an MCP result (run, tools.go).
+//
 // On the HTTP addresses, a POST whose body is not JSON gets a JSON-RPC
 // -32700 Parse error and one that is not a JSON-RPC message a -32600
 // Invalid Request, as JSON-RPC error objects with HTTP 400 (jsonrpc.go).

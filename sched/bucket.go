@@ -2,34 +2,6 @@ package sched
 
 import "time"
 
-// budget is the seam between the scheduling policy and the place where the
-// platform's budget is kept. The policy asks it when a cost fits, charges
-// grants, and copies it to plan ahead. The default is a local bucket in
-// memory; a budget shared between several BesluitBron processes (for
-// example in Redis) would implement the same methods and hand out local
-// snapshots for planning.
-type budget interface {
-	// readyAt returns the earliest instant, not before t, at which cost
-	// fits: the bucket holds min(cost, capacity) and no pause is in force.
-	readyAt(t time.Time, cost float64) time.Time
-	// take charges cost at t, but no more than the platform's whole
-	// quota K: an oversized call, taken on a full bucket, empties the
-	// platform's bucket (and the local one, unless it keeps a margin below
-	// K; then it holds C − K).
-	take(t time.Time, cost float64)
-	// refund gives back what take charged for cost, at t, for a grant
-	// that was never used.
-	refund(t time.Time, cost float64)
-	// lower makes the bucket hold at most units at t.
-	lower(t time.Time, units float64)
-	// pause grants nothing before until.
-	pause(until time.Time)
-	tokens(t time.Time) float64
-	pausedUntil() time.Time
-	setLimit(t time.Time, l Limit, quota float64)
-	snapshot() bucket
-}
-
 // bucket is a token bucket that keeps, instead of a token count, the
 // instant at which it was (or will be) empty: it holds
 //
@@ -98,6 +70,8 @@ func (b *bucket) at(t time.Time) time.Time {
 	return t
 }
 
+// readyAt returns the earliest instant, not before t, at which cost fits:
+// the bucket holds min(cost, capacity) and no pause is in force.
 func (b *bucket) readyAt(t time.Time, cost float64) time.Time {
 	t = b.at(t)
 	if x := b.empty.Add(b.need(cost)); x.After(t) {
@@ -114,17 +88,24 @@ func (b *bucket) capAt(t time.Time) {
 	}
 }
 
+// take charges cost at t, but no more than the platform's whole quota K:
+// an oversized call, taken on a full bucket, empties the platform's bucket
+// (and the local one, unless it keeps a margin below K; then it holds
+// C − K).
 func (b *bucket) take(t time.Time, cost float64) {
 	b.capAt(t)
 	b.empty = b.empty.Add(b.charge(cost, true))
 }
 
+// refund gives back what take charged for cost, at t, for a grant that was
+// never used.
 func (b *bucket) refund(t time.Time, cost float64) {
 	b.capAt(t)
 	b.empty = b.empty.Add(-b.charge(cost, false))
 	b.capAt(t)
 }
 
+// lower makes the bucket hold at most units at t.
 func (b *bucket) lower(t time.Time, units float64) {
 	b.capAt(t)
 	var e time.Time
@@ -138,6 +119,7 @@ func (b *bucket) lower(t time.Time, units float64) {
 	}
 }
 
+// pause grants nothing before until.
 func (b *bucket) pause(until time.Time) {
 	if until.After(b.paused) {
 		b.paused = until
@@ -157,6 +139,7 @@ func (b *bucket) setLimit(t time.Time, l Limit, quota float64) {
 	b.lower(t, tok)
 }
 
+// snapshot is a copy to plan ahead on (it shares the conversion cache).
 func (b *bucket) snapshot() bucket { return *b }
 
 // serve plans one grant on a snapshot: it returns the instant, not before
@@ -166,5 +149,3 @@ func (b *bucket) serve(t time.Time, cost float64) time.Time {
 	b.take(x, cost)
 	return x
 }
-
-var _ budget = (*bucket)(nil)

@@ -136,16 +136,31 @@
 // # Platform feedback
 //
 // [Scheduler.PauseUntil] stops all grants until an instant (a 429 with
-// Retry-After). [Scheduler.Observe] reads RateLimit-Remaining and
-// RateLimit-Reset; it only lowers the local bucket, and only when the
-// headers prove it holds more than the platform's.
+// Retry-After). [Scheduler.Observe] and [Scheduler.ObserveHeaders] read
+// RateLimit-Remaining and RateLimit-Reset ([RateLimitBounds] is the one
+// reading of them, which the cluster shares); they only lower the local
+// bucket, and only when the headers prove it holds more than the
+// platform's.
 //
 // # Where the state lives
 //
-// The bucket sits behind a small unexported interface, so that a bucket
-// shared between several BesluitBron processes (say in Redis) can replace
-// the local one without touching the policy; the policy plans on local
-// snapshots of it. Queues and usage are per process.
+// A Scheduler keeps everything in its own memory: the bucket, the
+// sessions' queues, their tags and their usage. One process, one
+// Scheduler per quota. That is the whole story while BesluitBron runs as
+// one process.
+//
+// Replicas behind a load balancer (host/internal/cluster, [cluster]
+// redis_url) do not use a Scheduler to decide: one quota's bucket, queues,
+// tags and usage then live in Redis, shared by every replica, and the
+// decisions are made there by a Lua port of this package's policy,
+// package sched/schedlua, whose differential test requires the same grants
+// as a Scheduler on the same calls. Each replica still keeps a Scheduler
+// per quota, for the conservative local share it falls back to while
+// Redis is unreachable ([Scheduler.LowerAt]) and to read RateLimit
+// headers ([RateLimitBounds]). Sharing only the bucket would not do: a
+// fair order needs every waiting session in one place, so the whole
+// policy, not the bucket alone, moves to Redis. docs/RATIONALE.md says
+// why it is written twice rather than once behind an interface.
 //
 // # Zero value and concurrency
 //

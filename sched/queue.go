@@ -74,7 +74,7 @@ type core struct {
 	limit         Limit
 	platformUnits float64 // Options.PlatformUnits; see declared
 	forget        time.Duration
-	b             budget
+	b             *bucket // the local copy of the platform's bucket
 
 	now      time.Time // latest instant seen; earlier instants count as now
 	vt       float64   // virtual time: start tag of the last fair grant
@@ -373,9 +373,11 @@ func (q *core) cancel(t time.Time, c *call, refund bool) (wasGranted bool) {
 	return wasGranted
 }
 
-// maxPlan bounds a projection: beyond this many grants, the remaining
-// calls are assumed to come after every other queued unit.
-const maxPlan = 2048
+// MaxPlan bounds a projection: beyond this many grants ahead, the calls
+// still queued are assumed to come after every other queued unit. The
+// cluster's Lua port of the policy (package sched/schedlua) is given this
+// value rather than a copy of it.
+const MaxPlan = 2048
 
 // project plans the queue from t assuming no new arrivals, and reports for
 // every waiting call for which want returns true its position (1 = next)
@@ -412,7 +414,7 @@ func (q *core) project(t time.Time, want func(*call) bool, report func(c *call, 
 		}
 	}
 	at := q.at(t)
-	for pos < maxPlan && n > 0 && d.queued > 0 {
+	for pos < MaxPlan && n > 0 && d.queued > 0 {
 		d.advance(at)
 		at = d.next
 	}

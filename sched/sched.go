@@ -354,23 +354,37 @@ func (s *Scheduler) PauseUntil(t time.Time) {
 // both as of now. Pass a negative value for a header that was absent.
 //
 // The headers are rounded (Remaining down, Reset up to a second), so they
-// bound the platform's bucket from below and above. Observe only lowers the
-// local bucket, and only when it holds more than the upper bound; then it
-// lowers it to the lower bound. It never raises it.
+// bound the platform's bucket from below and above ([RateLimitBounds]
+// says how). Observe only lowers the local bucket, and only when it holds
+// more than the upper bound; then it lowers it to the lower bound. It
+// never raises it.
 func (s *Scheduler) Observe(remaining float64, resetIn time.Duration, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.q.at(now)
-	l := s.q.limit
-	lo, hi := math.Inf(-1), math.Inf(1)
-	if remaining >= 0 {
-		lo, hi = remaining, remaining+1
-	}
+	resetSec := -1.0
 	if resetIn >= 0 {
-		perSec := l.Units * float64(time.Second) / float64(l.Per)
-		lo = max(lo, l.Units-resetIn.Seconds()*perSec)
-		hi = min(hi, l.Units-(resetIn.Seconds()-1)*perSec)
+		resetSec = resetIn.Seconds()
 	}
+	lo, hi := bounds(s.q.limit, remaining, resetSec)
+	s.correctLocked(t, lo, hi)
+}
+
+// ObserveHeaders is Observe for the header values as the platform sent
+// them (http.Header.Get's strings), read by [RateLimitBounds] on the
+// scheduler's limit. Without a usable RateLimit-Remaining it does nothing.
+func (s *Scheduler) ObserveHeaders(remaining, reset string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lo, hi, ok := RateLimitBounds(s.q.limit, remaining, reset)
+	if !ok {
+		return
+	}
+	s.correctLocked(s.q.at(now), lo, hi)
+}
+
+// correctLocked lowers the bucket to lo when it holds more than hi at t.
+func (s *Scheduler) correctLocked(t time.Time, lo, hi float64) {
 	if !math.IsInf(lo, -1) && s.q.b.tokens(t) > hi {
 		s.q.b.lower(t, max(0, lo))
 	}

@@ -1,4 +1,4 @@
-package cluster
+package schedlua
 
 import (
 	"context"
@@ -18,18 +18,18 @@ type luaSched struct {
 	t      testing.TB
 	rdb    *redis.Client
 	prefix string
-	a      scriptArgs
+	a      Args
 }
 
 func newLuaSched(t testing.TB, rdb *redis.Client, l sched.Limit, forget time.Duration) *luaSched {
 	return &luaSched{t: t, rdb: rdb, prefix: quotaPrefix("test/search"),
-		a: scriptArgs{replica: "r1", limit: toUS(l), forget: forget, lease: time.Hour}}
+		a: Args{Replica: "r1", Limit: FromSched(l, 0), Forget: forget, Lease: time.Hour}}
 }
 
-func (s *luaSched) op(at time.Time, op string, args ...any) reply {
+func (s *luaSched) op(at time.Time, op string, args ...any) Reply {
 	s.t.Helper()
 	a := s.a
-	a.now = usOf(at)
+	a.Now = US(at)
 	r, err := run(context.Background(), s.rdb, s.prefix, a, op, args...)
 	if err != nil {
 		s.t.Fatalf("%s at %v: %v", op, at, err)
@@ -37,8 +37,8 @@ func (s *luaSched) op(at time.Time, op string, args ...any) reply {
 	return r
 }
 
-func (s *luaSched) enqueue(at time.Time, session, id string, cost float64, front bool) reply {
-	return s.op(at, "enq", session, id, fmtFloat(cost), s.a.limit.charge(cost, true), s.a.limit.charge(cost, false), b01(front), "0")
+func (s *luaSched) enqueue(at time.Time, session, id string, cost float64, front bool) Reply {
+	return s.op(at, "enq", session, id, Float(cost), s.a.Limit.Charge(cost, true), s.a.Limit.Charge(cost, false), Flag(front), "0")
 }
 
 // diffCall is one call in the differential run.
@@ -92,24 +92,24 @@ func diffScenario(t *testing.T, seed uint64, l sched.Limit, k float64) {
 	ref := sched.New(l, &sched.Options{Forget: forget, PlatformUnits: k})
 	ref.LowerAt(t0, 0) // the script starts a bucket it does not know empty
 	lua := newLuaSched(t, rdb, l, forget)
-	lua.a.limit.k = k
+	lua.a.Limit.K = k
 	lua.op(t0, "hb", "0", "0", "0", "1") // register r1
 
 	sessions := []string{"a", "b", "c", "d", sched.PublicSession}
 	var calls []*diffCall
 	byID := map[string]*diffCall{}
 	now := t0
-	collect := func(r reply) {
+	collect := func(r Reply) {
 		t.Helper()
-		for _, g := range r.grants {
-			c := byID[g.id]
+		for _, g := range r.Grants {
+			c := byID[g.ID]
 			if c == nil {
-				t.Fatalf("script granted unknown call %s", g.id)
+				t.Fatalf("script granted unknown call %s", g.ID)
 			}
 			if c.luaAt != 0 {
-				t.Fatalf("script granted %s twice", g.id)
+				t.Fatalf("script granted %s twice", g.ID)
 			}
-			c.luaAt, c.luaSeq = g.at, g.seq
+			c.luaAt, c.luaSeq = g.At, g.Seq
 		}
 	}
 	check := func(step int, what string) {
@@ -118,11 +118,11 @@ func diffScenario(t *testing.T, seed uint64, l sched.Limit, k float64) {
 			g, ok := c.res.Grant()
 			if ok != (c.luaAt != 0) {
 				t.Fatalf("step %d (%s): call %s of %s: sched granted=%v (at %v), script granted=%v (at %v)",
-					step, what, c.id, c.session, ok, g.At.Sub(t0), c.luaAt != 0, timeOf(c.luaAt).Sub(t0))
+					step, what, c.id, c.session, ok, g.At.Sub(t0), c.luaAt != 0, Time(c.luaAt).Sub(t0))
 			}
 			if ok && (g.At.UnixMicro() != c.luaAt || g.Seq != c.luaSeq) {
 				t.Fatalf("step %d (%s): call %s of %s: sched grant at %v seq %d, script at %v seq %d",
-					step, what, c.id, c.session, g.At.Sub(t0), g.Seq, timeOf(c.luaAt).Sub(t0), c.luaSeq)
+					step, what, c.id, c.session, g.At.Sub(t0), g.Seq, Time(c.luaAt).Sub(t0), c.luaSeq)
 			}
 		}
 	}
@@ -166,8 +166,8 @@ func diffScenario(t *testing.T, seed uint64, l sched.Limit, k float64) {
 			}
 			c.id = "x" + c.id // cancelled: never granted by either
 			r := lua.op(now, "cancel", c.session, c.id[1:], "0", "0")
-			if r.cancel != "removed" {
-				t.Fatalf("step %d: script answered %q to cancelling a waiting call", step, r.cancel)
+			if r.Cancel != "removed" {
+				t.Fatalf("step %d: script answered %q to cancelling a waiting call", step, r.Cancel)
 			}
 			collect(r)
 			check(step, "cancel")
@@ -177,8 +177,8 @@ func diffScenario(t *testing.T, seed uint64, l sched.Limit, k float64) {
 			r := lua.op(now, "adv")
 			collect(r)
 			check(step, "advance")
-			if want := usOf(next); r.next != want {
-				t.Fatalf("step %d: next grant: sched %v, script %v", step, next.Sub(t0), timeOf(r.next).Sub(t0))
+			if want := US(next); r.Next != want {
+				t.Fatalf("step %d: next grant: sched %v, script %v", step, next.Sub(t0), Time(r.Next).Sub(t0))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package cluster
+package schedlua
 
 import (
 	"context"
@@ -23,15 +23,15 @@ const fastGuard = "if op == 'enq' then\n\t-- nw and fd mirror"
 // fast path switched off.
 func scriptVariants(t testing.TB) (counting, general *redis.Script) {
 	t.Helper()
-	if strings.Count(schedLua, fastGuard) != 1 {
+	if strings.Count(Script, fastGuard) != 1 {
 		t.Fatal("sched.lua: the fast path's guard is not where this test expects it")
 	}
 	const ret = "\t\tout[#out + 1] = '0'\n\t\tout[#out + 1] = ''\n"
-	if strings.Count(schedLua, ret) != 1 {
-		t.Fatal("sched.lua: the fast path's reply is not where this test expects it")
+	if strings.Count(Script, ret) != 1 {
+		t.Fatal("sched.lua: the fast path's Reply is not where this test expects it")
 	}
-	counting = redis.NewScript(strings.Replace(schedLua, ret, "\t\tredis.call('INCR', 'fastpath:taken')\n"+ret, 1))
-	general = redis.NewScript(strings.Replace(schedLua, fastGuard, "if false then\n\t-- nw and fd mirror", 1))
+	counting = redis.NewScript(strings.Replace(Script, ret, "\t\tredis.call('INCR', 'fastpath:taken')\n"+ret, 1))
+	general = redis.NewScript(strings.Replace(Script, fastGuard, "if false then\n\t-- nw and fd mirror", 1))
 	return counting, general
 }
 
@@ -70,7 +70,7 @@ func keyspace(t testing.TB, rdb *redis.Client) map[string]string {
 
 // TestFastPathMatchesGeneralPath runs random calls from two replicas
 // through the scheduler with and without its fast path, on two Redis
-// servers, and requires the same reply to every op and the same keys,
+// servers, and requires the same Reply to every op and the same keys,
 // values and expiries after it. It fails if the fast path was rarely
 // taken: the limits are tight enough that both paths run often.
 func TestFastPathMatchesGeneralPath(t *testing.T) {
@@ -79,9 +79,9 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 		l := []sched.Limit{{Units: 4, Per: 2 * time.Second}, {Units: 60, Per: time.Minute}}[seed%2]
 		// Seeds 4 to 6 declare a capacity K one unit above the bucket, as
 		// the host's headroom does: the weights and the charges use it.
-		lim := toUS(l)
+		lim := FromSched(l, 0)
 		if seed > 3 {
-			lim.k = l.Units + 1
+			lim.K = l.Units + 1
 		}
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ctx := context.Background()
@@ -92,8 +92,8 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))
 			prefix := quotaPrefix("test/search")
 			forget := 3 * l.Per
-			args := func(replica string, at time.Time) scriptArgs {
-				return scriptArgs{now: usOf(at), replica: replica, limit: lim, forget: forget, lease: time.Hour}
+			args := func(replica string, at time.Time) Args {
+				return Args{Now: US(at), Replica: replica, Limit: lim, Forget: forget, Lease: time.Hour}
 			}
 			now := time.Unix(1_700_000_000, 0)
 			step := 0
@@ -147,7 +147,7 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 						cost = 2*l.Units + 2 // oversized for K too
 					}
 					id := fmt.Sprintf("c%d", step)
-					do(r, "enq", s, id, fmtFloat(cost), lim.charge(cost, true), lim.charge(cost, false), b01(rng.IntN(8) == 0), b01(rng.IntN(2) == 0))
+					do(r, "enq", s, id, Float(cost), lim.Charge(cost, true), lim.Charge(cost, false), Flag(rng.IntN(8) == 0), Flag(rng.IntN(2) == 0))
 					open = append(open, pending{r, s, id})
 					enqs++
 				case k < 8 && len(open) > 0:
@@ -157,12 +157,12 @@ func TestFastPathMatchesGeneralPath(t *testing.T) {
 					do(p.replica, "cancel", p.session, p.id, "1", "0.5")
 				case k < 9:
 					now = now.Add(l.Per / 8)
-					do(replicas[rng.IntN(2)], "pause", usOf(now.Add(l.Per/4)))
+					do(replicas[rng.IntN(2)], "pause", US(now.Add(l.Per/4)))
 				case k < 10:
 					if rng.IntN(3) == 0 {
 						// Back from a fallback: the hand-in raises a fence,
 						// which stands until the other replica hands in too.
-						do(replicas[rng.IntN(2)], "hb", "1", fmtFloat(float64(rng.IntN(3))), fmtFloat(l.Units/2), toUS(l).per, "r1", "r2")
+						do(replicas[rng.IntN(2)], "hb", "1", Float(float64(rng.IntN(3))), Float(l.Units/2), FromSched(l, 0).Per, "r1", "r2")
 					} else {
 						do(replicas[rng.IntN(2)], "hb", "0", "0", "0", "1")
 					}

@@ -4,8 +4,12 @@
 -- bucket kept as the instant it is empty): every replica runs the same
 -- decisions on the same state, atomically, so the guarantees of one
 -- process hold across all of them. The differential test in
--- lua_test.go drives this script and sched.Scheduler with the same calls
--- and requires the same grants.
+-- diff_test.go, next to this file, drives this script and
+-- sched.Scheduler with the same calls and requires the same grants.
+--
+-- The values this script shares with package sched are not written here:
+-- the placeholders of PUBLIC and MAXPLAN below are replaced by sched's own
+-- constants when package schedlua loads (schedlua.Script).
 --
 -- Times are integer microseconds since the Unix epoch (exact in a double
 -- up to the year 2255). Refill times of charges are computed by the caller
@@ -35,8 +39,8 @@ end
 local me = ARGV[3]
 local units, per, forget, lease = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local K = math.max(tonumber(ARGV[8]), units)
-local PUBLIC = 'besluitbron/public'
-local MAXPLAN = 2048
+local PUBLIC = '{{PublicSession}}' -- sched.PublicSession
+local MAXPLAN = tonumber('{{MaxPlan}}') -- sched.MaxPlan
 
 -- I prints an integer exactly: tostring and redis.call's own conversion
 -- keep only 14 significant digits, too few for microseconds.

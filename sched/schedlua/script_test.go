@@ -1,4 +1,4 @@
-package cluster
+package schedlua
 
 import (
 	"context"
@@ -18,24 +18,24 @@ import (
 // replicaScript is one replica driving the script in explicit time.
 func replicaScript(t testing.TB, rdb *redis.Client, id string, l sched.Limit, lease time.Duration) *luaSched {
 	s := newLuaSched(t, rdb, l, sched.DefaultForget)
-	s.a.replica, s.a.lease = id, lease
+	s.a.Replica, s.a.Lease = id, lease
 	return s
 }
 
 func (s *luaSched) tokens(at time.Time) float64 {
 	s.t.Helper()
 	r := s.op(at, "stats")
-	f, err := strconv.ParseFloat(r.rest[0], 64)
+	f, err := strconv.ParseFloat(r.Rest[0], 64)
 	if err != nil {
-		s.t.Fatalf("stats %q: %v", r.rest, err)
+		s.t.Fatalf("stats %q: %v", r.Rest, err)
 	}
 	return f
 }
 
-func grantIDs(r reply) []string {
+func grantIDs(r Reply) []string {
 	var ids []string
-	for _, g := range r.grants {
-		ids = append(ids, g.id)
+	for _, g := range r.Grants {
+		ids = append(ids, g.ID)
 	}
 	return ids
 }
@@ -51,18 +51,18 @@ func TestScriptHandsGrantsToTheirReplica(t *testing.T) {
 	r2 := replicaScript(t, rdb, "r2", l, time.Minute)
 	r1.op(t0, "hb", "0", "0", "0", "1")
 	r2.op(t0, "hb", "0", "0", "0", "1")
-	sub := rdb.Subscribe(ctx, keyChannels+"r2")
+	sub := rdb.Subscribe(ctx, testChannels+"r2")
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// The bucket starts empty; r2's call waits one second.
-	if r := r2.enqueue(t0, "s2", "call-b", 1, false); len(r.grants) != 0 || r.next != usOf(t0.Add(time.Second)) {
-		t.Fatalf("first call: grants %v next %v, want none and t0+1s", grantIDs(r), timeOf(r.next).Sub(t0))
+	if r := r2.enqueue(t0, "s2", "call-b", 1, false); len(r.Grants) != 0 || r.Next != US(t0.Add(time.Second)) {
+		t.Fatalf("first call: grants %v next %v, want none and t0+1s", grantIDs(r), Time(r.Next).Sub(t0))
 	}
 	// r1 runs the script at that instant: the grant is r2's.
 	r := r1.op(t0.Add(time.Second), "adv")
-	if len(r.grants) != 0 {
+	if len(r.Grants) != 0 {
 		t.Fatalf("r1 received r2's grant: %v", grantIDs(r))
 	}
 	msg, err := sub.ReceiveMessage(ctx)
@@ -70,15 +70,15 @@ func TestScriptHandsGrantsToTheirReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix, rec, _ := cutLine(msg.Payload)
-	g, err := parseGrant(rec)
-	if prefix != r1.prefix || err != nil || g.id != "call-b" || g.at != usOf(t0.Add(time.Second)) || g.queued != time.Second.Microseconds() {
+	g, err := ParseGrant(rec)
+	if prefix != r1.prefix || err != nil || g.ID != "call-b" || g.At != US(t0.Add(time.Second)) || g.Queued != time.Second.Microseconds() {
 		t.Fatalf("message %q: %+v %v", msg.Payload, g, err)
 	}
 	// The grant also waits in r2's pending hash until r2 runs the script.
-	if r := r2.op(t0.Add(time.Second), "adv"); len(r.grants) != 1 || r.grants[0].id != "call-b" {
+	if r := r2.op(t0.Add(time.Second), "adv"); len(r.Grants) != 1 || r.Grants[0].ID != "call-b" {
 		t.Fatalf("r2 collected %v, want call-b", grantIDs(r))
 	}
-	if r := r2.op(t0.Add(time.Second), "adv"); len(r.grants) != 0 {
+	if r := r2.op(t0.Add(time.Second), "adv"); len(r.Grants) != 0 {
 		t.Fatalf("r2 collected %v twice", grantIDs(r))
 	}
 }
@@ -110,7 +110,7 @@ func TestScriptDropsCallsOfADeadReplica(t *testing.T) {
 	// r1 keeps its lease; r2's lapses at t0+5s.
 	r1.op(t0.Add(4*time.Second), "hb", "0", "0", "0", "1")
 	r := r1.op(t0.Add(4*time.Second), "adv")
-	if len(r.grants) != 0 {
+	if len(r.Grants) != 0 {
 		t.Fatalf("r1 got %v", grantIDs(r))
 	}
 	// Before the lapse, r2's calls were being granted (they were first).
@@ -120,8 +120,8 @@ func TestScriptDropsCallsOfADeadReplica(t *testing.T) {
 	}
 	at := t0.Add(6 * time.Second) // r2's lease has lapsed
 	r = r1.enqueue(at, "s1", "alive", 1, false)
-	if len(r.grants) != 1 || r.grants[0].id != "alive" {
-		t.Fatalf("after r2's lease lapsed, r1's call got %v (next %v): r2's calls still hold the bucket", grantIDs(r), timeOf(r.next).Sub(t0))
+	if len(r.Grants) != 1 || r.Grants[0].ID != "alive" {
+		t.Fatalf("after r2's lease lapsed, r1's call got %v (next %v): r2's calls still hold the bucket", grantIDs(r), Time(r.Next).Sub(t0))
 	}
 	if n, _ := rdb.LLen(context.Background(), r1.prefix+"q:s2").Result(); n != 0 {
 		t.Fatalf("%d calls of the dead replica are still queued", n)
@@ -163,28 +163,28 @@ func TestScriptFenceHoldsUntilEveryShareIsHandedIn(t *testing.T) {
 	at := t0.Add(2 * time.Minute)
 	// r1 comes back with 4 units left of its share and r2 in its list of
 	// live replicas; r3 is still away.
-	r := r1.op(at, "hb", "1", "4", "10", toUS(l).per, "r1", "r2", "r3")
-	if r.lapsed || r.live != 1 {
-		t.Fatalf("rejoin reply %+v", r)
+	r := r1.op(at, "hb", "1", "4", "10", FromSched(l, 0).Per, "r1", "r2", "r3")
+	if r.Lapsed || r.Live != 1 {
+		t.Fatalf("rejoin Reply %+v", r)
 	}
-	if r := r1.enqueue(at, "s1", "fenced", 1, false); len(r.grants) != 0 {
+	if r := r1.enqueue(at, "s1", "fenced", 1, false); len(r.Grants) != 0 {
 		t.Fatal("a call was granted while two replicas had not handed in their shares")
 	}
 	// r2 never fell back (it reached Redis all along): its first script
 	// takes it off the fence; r3 hands in 2 units one second later.
 	r2.op(at, "adv")
-	r = r3.op(at.Add(time.Second), "hb", "1", "2", "10", toUS(l).per, "r1", "r2", "r3")
+	r = r3.op(at.Add(time.Second), "hb", "1", "2", "10", FromSched(l, 0).Per, "r1", "r2", "r3")
 	// The fence opened: the bucket holds the shares, refilled since their
 	// hand-in (r1: 4 + 1/3, r3: 2), minus the call granted at once.
-	if len(r.grants) != 0 {
+	if len(r.Grants) != 0 {
 		t.Fatalf("r3 received %v", grantIDs(r))
 	}
 	r = r1.op(at.Add(time.Second), "stats")
-	if len(r.grants) != 1 || r.grants[0].id != "fenced" {
+	if len(r.Grants) != 1 || r.Grants[0].ID != "fenced" {
 		t.Fatalf("the fenced call: %v", grantIDs(r))
 	}
 	want := 4 + 1.0/3 + 2 - 1
-	if got, _ := strconv.ParseFloat(r.rest[0], 64); got > want+1e-6 || got < want-0.001 {
+	if got, _ := strconv.ParseFloat(r.Rest[0], 64); got > want+1e-6 || got < want-0.001 {
 		t.Fatalf("after the fence: %v units, want %v", got, want)
 	}
 }
@@ -197,11 +197,11 @@ func TestScriptFenceOpensAfterALease(t *testing.T) {
 	lease := 10 * time.Second
 	t0 := time.Unix(1_700_000_000, 0)
 	r1 := replicaScript(t, rdb, "r1", l, lease)
-	r1.op(t0, "hb", "1", "30", "30", toUS(l).per, "r1", "gone")
-	if r := r1.enqueue(t0, "s", "c", 1, false); len(r.grants) != 0 || r.next != usOf(t0.Add(lease)) {
-		t.Fatalf("grants %v next %v, want none before t0+lease", grantIDs(r), timeOf(r.next).Sub(t0))
+	r1.op(t0, "hb", "1", "30", "30", FromSched(l, 0).Per, "r1", "gone")
+	if r := r1.enqueue(t0, "s", "c", 1, false); len(r.Grants) != 0 || r.Next != US(t0.Add(lease)) {
+		t.Fatalf("grants %v next %v, want none before t0+lease", grantIDs(r), Time(r.Next).Sub(t0))
 	}
-	if r := r1.op(t0.Add(lease), "adv"); len(r.grants) != 1 {
+	if r := r1.op(t0.Add(lease), "adv"); len(r.Grants) != 1 {
 		t.Fatal("the fence did not open one lease after it went up")
 	}
 }
@@ -226,7 +226,7 @@ func TestScriptNewBucketStartsEmpty(t *testing.T) {
 // fractional costs and limits, including the overflow edges.
 func TestDurIntegersMatchRationals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	limits := []usLimit{{60, 60_000_000, 0}, {10, 10_000_000, 0}, {1e6, 1_000_000, 0}, {7, 3, 0}, {2.5, 1_000_000, 0}, {1, math.MaxInt64 / 2, 0}, {3, 1 << 40, 0}}
+	limits := []Limit{{60, 60_000_000, 0}, {10, 10_000_000, 0}, {1e6, 1_000_000, 0}, {7, 3, 0}, {2.5, 1_000_000, 0}, {1, math.MaxInt64 / 2, 0}, {3, 1 << 40, 0}}
 	costs := []float64{1, 2, 59, 60, 61, 0.5, 1.125, 1e9, 1 << 53, 1<<53 + 2, 3e18, math.MaxInt64 / 1e6}
 	for i := 0; i < 2000; i++ {
 		costs = append(costs, float64(1+rng.IntN(1000)), float64(rng.IntN(4000))/8)
@@ -235,10 +235,10 @@ func TestDurIntegersMatchRationals(t *testing.T) {
 	for _, l := range limits {
 		for _, c := range costs {
 			for _, up := range []bool{true, false} {
-				if got, want := l.dur(c, up), l.durRat(c, up); got != want {
+				if got, want := l.Dur(c, up), l.durRat(c, up); got != want {
 					t.Fatalf("dur(%v, up=%v) on %+v = %d, rationals say %d", c, up, l, got, want)
 				}
-				if u := int64(c); float64(u) == c && float64(int64(l.units)) == l.units {
+				if u := int64(c); float64(u) == c && float64(int64(l.Units)) == l.Units {
 					shortcut++
 				}
 			}
@@ -273,19 +273,19 @@ func TestScriptOversizedUsesUpTheQuota(t *testing.T) {
 			rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 			defer rdb.Close()
 			s := replicaScript(t, rdb, "r1", tt.l, time.Hour)
-			s.a.limit.k = tt.k
+			s.a.Limit.K = tt.k
 			s.op(t0, "hb", "0", "0", "0", "1")
 			at := t0.Add(tt.l.Per) // a bucket Redis did not know starts empty; now it is full
-			if r := s.enqueue(at, "bulk", "big", tt.cost, false); len(r.grants) != 1 {
-				t.Fatalf("the oversized call on a full bucket: grants %v, next %v", grantIDs(r), timeOf(r.next).Sub(at))
+			if r := s.enqueue(at, "bulk", "big", tt.cost, false); len(r.Grants) != 1 {
+				t.Fatalf("the oversized call on a full bucket: grants %v, next %v", grantIDs(r), Time(r.Next).Sub(at))
 			}
-			if got := s.op(at, "stats").rest[0]; got != tt.tokens {
+			if got := s.op(at, "stats").Rest[0]; got != tt.tokens {
 				t.Fatalf("after the oversized call the bucket holds %s; want %s", got, tt.tokens)
 			}
-			if r := s.enqueue(at, "other", "next", 1, false); r.next != usOf(at.Add(tt.next)) {
-				t.Fatalf("next unit at %v; want %v", timeOf(r.next).Sub(at), tt.next)
+			if r := s.enqueue(at, "other", "next", 1, false); r.Next != US(at.Add(tt.next)) {
+				t.Fatalf("next unit at %v; want %v", Time(r.Next).Sub(at), tt.next)
 			}
-			if u := hgetall(t, rdb, s.prefix+"s:bulk")["u"]; u != fmtFloat(tt.cost) {
+			if u := hgetall(t, rdb, s.prefix+"s:bulk")["u"]; u != Float(tt.cost) {
 				t.Fatalf("the oversized session's usage %s; want its whole cost %v", u, tt.cost)
 			}
 		})
@@ -312,7 +312,7 @@ func TestScriptWeightsUseDeclaredCapacity(t *testing.T) {
 			defer rdb.Close()
 			l := sched.Limit{Units: 59, Per: 59 * time.Second}
 			s := replicaScript(t, rdb, "r1", l, time.Hour)
-			s.a.limit.k = tt.k
+			s.a.Limit.K = tt.k
 			s.op(t0, "hb", "0", "0", "0", "1")
 			// used60 and used120 take 60 and 120 units, one at a time, as
 			// the bucket refills; then a second call of each and of a new
@@ -326,15 +326,15 @@ func TestScriptWeightsUseDeclaredCapacity(t *testing.T) {
 				for range u.units {
 					n++
 					r := s.enqueue(at, u.session, fmt.Sprintf("c%d", n), 1, false)
-					for len(r.grants) == 0 {
-						at = timeOf(r.next)
+					for len(r.Grants) == 0 {
+						at = Time(r.Next)
 						r = s.op(at, "adv")
 					}
 				}
 			}
 			for _, ses := range []string{"used60", "used120", "new"} {
 				n++
-				if r := s.enqueue(at, ses, fmt.Sprintf("c%d", n), 1, false); len(r.grants) != 0 {
+				if r := s.enqueue(at, ses, fmt.Sprintf("c%d", n), 1, false); len(r.Grants) != 0 {
 					t.Fatalf("%s was granted on an empty bucket", ses)
 				}
 			}

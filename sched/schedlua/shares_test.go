@@ -1,4 +1,4 @@
-package cluster
+package schedlua
 
 import (
 	"context"
@@ -25,7 +25,7 @@ type clusterQueue struct {
 	t       testing.TB
 	rdb     *redis.Client
 	prefix  string
-	args    [3]scriptArgs
+	args    [3]Args
 	home    map[string]int // session → replica index
 	public  int            // next replica for the public session
 	tickets map[string]*clusterTicket
@@ -46,8 +46,8 @@ func (k *clusterTicket) Granted() (time.Time, uint64, bool) { return k.at, k.seq
 // platform's declared units as K.
 func newClusterQueue(t testing.TB, sc schedtest.Scenario) *clusterQueue {
 	l, forget := sc.SchedBucket(), sc.Forget
-	lim := toUS(l)
-	lim.k = sc.Limit.Units
+	lim := FromSched(l, 0)
+	lim.K = sc.Limit.Units
 	mr := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { rdb.Close() })
@@ -58,27 +58,27 @@ func newClusterQueue(t testing.TB, sc schedtest.Scenario) *clusterQueue {
 	for i := range q.args {
 		// A lease longer than any scenario: no replica lapses in virtual
 		// time.
-		q.args[i] = scriptArgs{replica: fmt.Sprintf("replica-%d", i+1), limit: lim, forget: forget, lease: 24 * time.Hour}
+		q.args[i] = Args{Replica: fmt.Sprintf("replica-%d", i+1), Limit: lim, Forget: forget, Lease: 24 * time.Hour}
 		q.op(i, schedtest.Epoch, "hb", "0", "0", "0", "1")
 	}
 	return q
 }
 
 // op runs the script as replica i at t and records the grants it reports.
-func (q *clusterQueue) op(i int, t time.Time, op string, args ...any) reply {
+func (q *clusterQueue) op(i int, t time.Time, op string, args ...any) Reply {
 	q.t.Helper()
 	a := q.args[i]
-	a.now = usOf(t)
+	a.Now = US(t)
 	r, err := run(context.Background(), q.rdb, q.prefix, a, op, args...)
 	if err != nil {
-		q.t.Fatalf("%s on %s at %v: %v", op, a.replica, t.Sub(schedtest.Epoch), err)
+		q.t.Fatalf("%s on %s at %v: %v", op, a.Replica, t.Sub(schedtest.Epoch), err)
 	}
-	for _, g := range r.grants {
-		k := q.tickets[g.id]
+	for _, g := range r.Grants {
+		k := q.tickets[g.ID]
 		if k == nil || k.ok {
-			q.t.Fatalf("%s on %s: grant of unknown or granted call %s", op, a.replica, g.id)
+			q.t.Fatalf("%s on %s: grant of unknown or granted call %s", op, a.Replica, g.ID)
 		}
-		k.at, k.seq, k.ok = timeOf(g.at).UTC(), g.seq, true
+		k.at, k.seq, k.ok = Time(g.At).UTC(), g.Seq, true
 	}
 	return r
 }
@@ -97,8 +97,8 @@ func (q *clusterQueue) Reserve(t time.Time, session string, cost float64) schedt
 	id := fmt.Sprintf("c%d", q.seq)
 	k := &clusterTicket{}
 	q.tickets[id] = k
-	l := q.args[i].limit
-	q.op(i, t, "enq", session, id, fmtFloat(cost), l.charge(cost, true), l.charge(cost, false), "0", "0")
+	l := q.args[i].Limit
+	q.op(i, t, "enq", session, id, Float(cost), l.Charge(cost, true), l.Charge(cost, false), "0", "0")
 	return k
 }
 
@@ -107,13 +107,13 @@ func (q *clusterQueue) Advance(t time.Time) time.Time {
 	// collect what it granted for them.
 	var next int64
 	for j := range q.args {
-		next = q.op((q.turn+j)%len(q.args), t, "adv").next
+		next = q.op((q.turn+j)%len(q.args), t, "adv").Next
 	}
 	q.turn = (q.turn + 1) % len(q.args)
 	if next == 0 {
 		return time.Time{}
 	}
-	return timeOf(next).UTC()
+	return Time(next).UTC()
 }
 
 // spreadScenario: three sessions with different usage, each on its own

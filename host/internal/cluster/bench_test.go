@@ -11,6 +11,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedlua"
 )
 
 // roundTripLua answers like the scheduler does for a granted call (now,
@@ -57,9 +58,9 @@ func BenchmarkGrant(b *testing.B) {
 		},
 		func(i int) {
 			v, err := runRaw(ctx, rt, r.c.rdb, r.l.prefix, a, "enq", infos[i%len(infos)].Session, newCallID(), "1",
-				r.l.limit.charge(1, true), r.l.limit.charge(1, false), "0", "0")
+				r.l.limit.Charge(1, true), r.l.limit.Charge(1, false), "0", "0")
 			if err == nil {
-				_, err = parseReply(v)
+				_, err = schedlua.ParseReply(v)
 			}
 			if err != nil {
 				b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedlua"
 )
 
 // DefaultLease is how long a replica's registration holds without a
@@ -175,10 +176,10 @@ func (c *Cluster) ReplicaID() string { return c.o.ReplicaID }
 func (c *Cluster) Redis() redis.UniversalClient { return c.rdb }
 
 // args are the script arguments for this replica now.
-func (c *Cluster) args(l usLimit) scriptArgs {
-	a := scriptArgs{replica: c.o.ReplicaID, limit: l, forget: c.o.Forget, lease: c.o.Lease}
+func (c *Cluster) args(l schedlua.Limit) schedlua.Args {
+	a := schedlua.Args{Replica: c.o.ReplicaID, Limit: l, Forget: c.o.Forget, Lease: c.o.Lease}
 	if c.o.ExplicitTime {
-		a.now = usOf(c.clock.Now())
+		a.Now = schedlua.US(c.clock.Now())
 	}
 	return a
 }
@@ -191,12 +192,12 @@ func scriptCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // ok records a successful script call: Redis's clock against ours.
-func (c *Cluster) ok(r reply, sent time.Time) {
+func (c *Cluster) ok(r schedlua.Reply, sent time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lastOK = c.clock.Now()
 	if !c.o.ExplicitTime {
-		c.offset = timeOf(r.now).Sub(sent)
+		c.offset = schedlua.Time(r.Now).Sub(sent)
 	}
 }
 
@@ -211,7 +212,7 @@ func (c *Cluster) serverNow() time.Time {
 func (c *Cluster) toLocal(us int64) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return timeOf(us).Add(-c.offset)
+	return schedlua.Time(us).Add(-c.offset)
 }
 
 // Start registers this replica, subscribes to its grant channel and
@@ -248,11 +249,11 @@ func (c *Cluster) listen() {
 			c.mu.Lock()
 			l := c.limiters[prefix]
 			c.mu.Unlock()
-			g, err := parseGrant(rec)
+			g, err := schedlua.ParseGrant(rec)
 			if l == nil || err != nil {
 				continue
 			}
-			l.deliver([]grantRec{g}, nil)
+			l.deliver([]schedlua.Grant{g}, nil)
 		}
 	}
 }
@@ -277,11 +278,11 @@ func (c *Cluster) beat() {
 }
 
 // heard records the replicas a heartbeat found alive.
-func (c *Cluster) heard(r reply) {
+func (c *Cluster) heard(r schedlua.Reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.live = max(1, r.live)
-	c.liveIDs = append(c.liveIDs[:0], r.rest...)
+	c.live = max(1, r.Live)
+	c.liveIDs = append(c.liveIDs[:0], r.Rest...)
 	if c.registered.IsZero() {
 		c.registered = c.clock.Now()
 	}

@@ -16,7 +16,8 @@
 // waiting session's queue of calls, its fair-queuing tags, its usage and
 // last call, the waiting sessions in order of waiting (a sorted set) and
 // by start tag (a sorted set), and the grants made for other replicas.
-// One Lua script (sched.lua) applies the policy of package sched to it
+// One Lua script (package sched/schedlua, next to the policy it ports)
+// applies the policy of package sched to it
 // atomically: start-time fair queueing weighted by K/(K+used), K the
 // platform's declared capacity (60 at OpenBesluitvorming, while the bucket
 // keeps the local limiter's headroom, 59), the longest-waiting-first guard
@@ -24,17 +25,19 @@
 // the platform's whole quota (min(cost, K), never a debt beyond it), usage
 // forgotten 30 minutes after a session's last call, one uncounted public
 // session for the whole cluster. So the guarantees of one process hold
-// across replicas; the differential test runs the script and
-// sched.Scheduler on the same calls and requires the same grants.
+// across replicas; schedlua's differential test runs the script and
+// sched.Scheduler on the same calls and requires the same grants. This
+// package runs the script on Redis under its keys; schedlua owns the
+// script's text, its arguments and its reply.
 //
 // A call costs one script run when there is room (the grant comes back in
 // the reply). When no session waits, no fence stands and the bucket has
 // room, the script takes a fast path at its top: seven commands instead
 // of reading and rewriting every queue, with the same decisions and the
-// same writes as the general path (fastpath_test.go runs both on random
-// operations and compares every key). A call that waits is granted by whichever replica runs the
-// script when the bucket allows: the replica that computed that instant
-// arms a timer for it. A grant for another replica's call is handed over on
+// same writes as the general path (schedlua's fastpath_test.go runs both
+// on random operations and compares every key). A call that waits is
+// granted by whichever replica runs the script when the bucket allows: the
+// replica that computed that instant arms a timer for it. A grant for another replica's call is handed over on
 // that replica's channel (PUBLISH) and kept in its pending-grants hash
 // until it collects it, so a lost message costs a heartbeat of delay, not
 // the call. Time comes from Redis's clock (TIME inside the script), the one

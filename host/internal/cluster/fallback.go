@@ -8,6 +8,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedlua"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -133,7 +134,7 @@ func (l *Limiter) heartbeat() {
 			return
 		}
 		l.c.heard(r)
-		if r.lapsed {
+		if r.Lapsed {
 			l.requeueAll()
 		}
 		l.handle(r)
@@ -185,7 +186,7 @@ func (l *Limiter) rejoin() {
 		share := l.shareLimit(n)
 		level, capUnits = max(0, l.local.Scheduler().TokensAt(l.c.clock.Now())), share.Units
 	}
-	args := []any{"1", fmtFloat(level), fmtFloat(capUnits), toUS(sched.Limit{Units: 1, Per: per}).per}
+	args := []any{"1", schedlua.Float(level), schedlua.Float(capUnits), schedlua.FromSched(sched.Limit{Units: 1, Per: per}, 0).Per}
 	for _, id := range l.c.lastSeen() {
 		args = append(args, id)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/fetch"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedlua"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -54,8 +55,8 @@ type Limiter struct {
 	c      *Cluster
 	local  *limits.Limiter
 	prefix string
-	full   sched.Limit // the local limiter's own limit (with headroom)
-	limit  usLimit     // the shared bucket's limit, the same in µs, with the declared capacity K
+	full   sched.Limit    // the local limiter's own limit (with headroom)
+	limit  schedlua.Limit // the shared bucket's limit, the same in µs, with the declared capacity K
 
 	mu       sync.Mutex
 	mode     Mode
@@ -74,13 +75,13 @@ type Limiter struct {
 	falls    uint64 // times fallen back
 
 	// onGrant, when set (tests), sees every shared grant of this replica.
-	onGrant func(g grantRec, session string, cost float64)
+	onGrant func(g schedlua.Grant, session string, cost float64)
 }
 
 type waiter struct {
-	granted chan grantRec // buffered 1
-	notify  chan struct{} // buffered 1: pos or eta changed noticeably
-	requeue chan struct{} // closed: the call was dropped from Redis; queue again
+	granted chan schedlua.Grant // buffered 1
+	notify  chan struct{}       // buffered 1: pos or eta changed noticeably
+	requeue chan struct{}       // closed: the call was dropped from Redis; queue again
 	watch   bool
 	pos     int
 	eta     int64
@@ -98,8 +99,8 @@ var errRejoin = errors.New("cluster: back to the shared state")
 // quota, before [Cluster.Start].
 func (c *Cluster) Limiter(local *limits.Limiter) *Limiter {
 	st := local.Scheduler().Stats()
-	full, lim := st.Limit, toUS(st.Limit)
-	lim.k = st.PlatformUnits // the declared capacity: weights and oversized charges, as in sched
+	full := st.Limit
+	lim := schedlua.FromSched(full, st.PlatformUnits) // K, the declared capacity: weights and oversized charges, as in sched
 	l := &Limiter{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim,
 		changed: make(chan struct{}), waiters: map[string]*waiter{}, locals: map[*localWait]struct{}{}, since: c.clock.Now()}
 	l.idle = sync.NewCond(&l.mu)
@@ -116,7 +117,7 @@ func (c *Cluster) Limiter(local *limits.Limiter) *Limiter {
 // Local is the service's own limiter, used while Redis is unreachable.
 func (l *Limiter) Local() *limits.Limiter { return l.local }
 
-func (l *Limiter) script(ctx context.Context, op string, args ...any) (reply, error) {
+func (l *Limiter) script(ctx context.Context, op string, args ...any) (schedlua.Reply, error) {
 	ctx, cancel := scriptCtx(ctx)
 	defer cancel()
 	sent := l.c.clock.Now()
@@ -186,11 +187,11 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 	}
 	dl, hasDL := ctx.Deadline()
 	id := newCallID()
-	w := &waiter{granted: make(chan grantRec, 1), notify: make(chan struct{}, 1), requeue: make(chan struct{}), watch: hasDL || info.OnQueued != nil}
+	w := &waiter{granted: make(chan schedlua.Grant, 1), notify: make(chan struct{}, 1), requeue: make(chan struct{}), watch: hasDL || info.OnQueued != nil}
 	l.mu.Lock()
 	l.waiters[id] = w
 	l.mu.Unlock()
-	r, err := l.script(ctx, "enq", session, id, fmtFloat(cost), l.limit.charge(cost, true), l.limit.charge(cost, false), b01(front), b01(w.watch))
+	r, err := l.script(ctx, "enq", session, id, schedlua.Float(cost), l.limit.Charge(cost, true), l.limit.Charge(cost, false), schedlua.Flag(front), schedlua.Flag(w.watch))
 	if err != nil {
 		l.drop(id)
 		l.fail(err)
@@ -239,13 +240,6 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 	}
 }
 
-func b01(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
 // drop forgets a waiter.
 func (l *Limiter) drop(id string) {
 	l.mu.Lock()
@@ -257,7 +251,7 @@ func (l *Limiter) drop(id string) {
 // granted meanwhile, its grant is refunded (it was never used).
 func (l *Limiter) cancel(ctx context.Context, id, session string, cost float64) {
 	l.drop(id)
-	r, err := l.script(ctx, "cancel", session, id, l.limit.charge(cost, false), fmtFloat(cost))
+	r, err := l.script(ctx, "cancel", session, id, l.limit.Charge(cost, false), schedlua.Float(cost))
 	if err != nil {
 		l.fail(err)
 		return
@@ -267,36 +261,36 @@ func (l *Limiter) cancel(ctx context.Context, id, session string, cost float64) 
 
 // handle applies a script's reply: grants and projections to the
 // waiters, and the timer for the next grant.
-func (l *Limiter) handle(r reply) {
-	l.deliver(r.grants, r.proj)
-	if r.next > 0 {
-		l.arm(r.next, r.now)
+func (l *Limiter) handle(r schedlua.Reply) {
+	l.deliver(r.Grants, r.Proj)
+	if r.Next > 0 {
+		l.arm(r.Next, r.Now)
 	}
 }
 
 // deliver hands grants and projections to the waiting calls.
-func (l *Limiter) deliver(gs []grantRec, ps []projRec) {
+func (l *Limiter) deliver(gs []schedlua.Grant, ps []schedlua.Projection) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, g := range gs {
-		if w := l.waiters[g.id]; w != nil {
-			delete(l.waiters, g.id)
+		if w := l.waiters[g.ID]; w != nil {
+			delete(l.waiters, g.ID)
 			w.granted <- g
 		}
 	}
 	for _, p := range ps {
-		w := l.waiters[p.id]
+		w := l.waiters[p.ID]
 		if w == nil {
 			continue
 		}
-		w.pos, w.eta = p.pos, p.eta
+		w.pos, w.eta = p.Pos, p.ETA
 		moved := w.eta - w.sentEta
 		if moved < 0 {
 			moved = -moved
 		}
-		left := max(0, p.eta-usOf(l.c.clock.Now()))
-		if p.pos != w.sentPos || moved > max(time.Second.Microseconds(), left/10) {
-			w.sentPos, w.sentEta = p.pos, p.eta
+		left := max(0, p.ETA-schedlua.US(l.c.clock.Now()))
+		if p.Pos != w.sentPos || moved > max(time.Second.Microseconds(), left/10) {
+			w.sentPos, w.sentEta = p.Pos, p.ETA
 			select {
 			case w.notify <- struct{}{}:
 			default:
@@ -364,21 +358,21 @@ func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
 		}
 		// Before the retry queues: the pause must be in force when it does.
 		until := l.c.serverNow().Add(wait)
-		r, err := l.script(context.Background(), "pause", usOf(until))
+		r, err := l.script(context.Background(), "pause", schedlua.US(until))
 		if err != nil {
 			l.fail(err)
 			return
 		}
 		l.handle(r)
 	}
-	lo, hi, ok := bounds(l.full, h)
+	lo, hi, ok := sched.RateLimitBounds(l.full, h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"))
 	if !ok {
 		return
 	}
 	// One correction in flight per service; a newer one replaces a queued
 	// one. The fetch path does not wait for it.
 	do := func() {
-		r, err := l.script(context.Background(), "observe", fmtFloat(hi), l.limit.dur(max(0, lo), false))
+		r, err := l.script(context.Background(), "observe", schedlua.Float(hi), l.limit.Dur(max(0, lo), false))
 		if err != nil {
 			l.fail(err)
 			return
@@ -404,24 +398,6 @@ func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
 			l.mu.Unlock()
 		}
 	}()
-}
-
-// bounds reads RateLimit-Remaining and RateLimit-Reset the way
-// sched.Scheduler.Observe does: lower and upper bounds of the platform's
-// bucket now. ok is false without RateLimit-Remaining.
-func bounds(l sched.Limit, h http.Header) (lo, hi float64, ok bool) {
-	var remaining float64
-	if _, err := fmt.Sscan(h.Get("RateLimit-Remaining"), &remaining); err != nil || remaining < 0 {
-		return 0, 0, false
-	}
-	lo, hi = remaining, remaining+1
-	var reset float64
-	if _, err := fmt.Sscan(h.Get("RateLimit-Reset"), &reset); err == nil && reset >= 0 {
-		perSec := l.Units * float64(time.Second) / float64(l.Per)
-		lo = max(lo, l.Units-reset*perSec)
-		hi = min(hi, l.Units-(reset-1)*perSec)
-	}
-	return lo, hi, true
 }
 
 var _ fetch.Limiter = (*Limiter)(nil)

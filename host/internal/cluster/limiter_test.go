@@ -16,6 +16,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sched/schedlua"
 	"github.com/besluitbron/besluitbron/sched/schedtest"
 )
 
@@ -64,12 +65,12 @@ type grantLog struct {
 }
 
 type loggedGrant struct {
-	grantRec
+	schedlua.Grant
 	session string
 	cost    float64
 }
 
-func (g *grantLog) add(r grantRec, session string, cost float64) {
+func (g *grantLog) add(r schedlua.Grant, session string, cost float64) {
 	g.mu.Lock()
 	g.gs = append(g.gs, loggedGrant{r, session, cost})
 	g.mu.Unlock()
@@ -79,7 +80,7 @@ func (g *grantLog) sorted() []loggedGrant {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := slices.Clone(g.gs)
-	slices.SortFunc(out, func(a, b loggedGrant) int { return int(a.seq) - int(b.seq) })
+	slices.SortFunc(out, func(a, b loggedGrant) int { return int(a.Seq) - int(b.Seq) })
 	return out
 }
 
@@ -117,14 +118,14 @@ func TestReplicasNeverExceedTheLimit(t *testing.T) {
 	}
 	p := schedtest.NewPlatform(limit)
 	for i, g := range gs {
-		if g.seq != gs[0].seq+uint64(i) {
-			t.Fatalf("grant sequence has a gap or a repeat at %d: %d", i, g.seq)
+		if g.Seq != gs[0].Seq+uint64(i) {
+			t.Fatalf("grant sequence has a gap or a repeat at %d: %d", i, g.Seq)
 		}
-		if i > 0 && g.at < gs[i-1].at {
-			t.Fatalf("grant %d at %d before grant %d at %d", g.seq, g.at, gs[i-1].seq, gs[i-1].at)
+		if i > 0 && g.At < gs[i-1].At {
+			t.Fatalf("grant %d at %d before grant %d at %d", g.Seq, g.At, gs[i-1].Seq, gs[i-1].At)
 		}
-		if !p.Send(timeOf(g.at), g.cost) {
-			t.Fatalf("grant %d (cost %v at %v) exceeds the platform's bucket (%.3f units)", g.seq, g.cost, timeOf(g.at), p.Tokens())
+		if !p.Send(schedlua.Time(g.At), g.cost) {
+			t.Fatalf("grant %d (cost %v at %v) exceeds the platform's bucket (%.3f units)", g.Seq, g.cost, schedlua.Time(g.At), p.Tokens())
 		}
 	}
 }
@@ -176,7 +177,7 @@ func TestNewcomerOnAnotherReplicaGoesNext(t *testing.T) {
 	}
 	waitedBefore := 0
 	for _, g := range gs[:i] {
-		if g.session == "flood" && g.queued > 0 {
+		if g.session == "flood" && g.Queued > 0 {
 			waitedBefore++
 		}
 	}

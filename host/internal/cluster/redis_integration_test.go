@@ -86,7 +86,7 @@ func TestThreeReplicasOnRedis(t *testing.T) {
 	i := slices.IndexFunc(gs, func(g loggedGrant) bool { return g.session == "newcomer" })
 	before := 0
 	for _, g := range gs[:i] {
-		if g.session == "flood" && g.queued > 0 {
+		if g.session == "flood" && g.Queued > 0 {
 			before++
 		}
 	}

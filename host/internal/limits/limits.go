@@ -214,7 +214,8 @@ func (l *Limiter) Ended(err error) error {
 
 // Observe implements fetch.Limiter: a 429 pauses the quota, for every
 // connector that uses it, until its Retry-After (else one unit's refill);
-// RateLimit-* headers lower the local bucket.
+// RateLimit-Remaining and RateLimit-Reset lower the local bucket, read by
+// sched.RateLimitBounds (through the scheduler's ObserveHeaders).
 func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
 	if status == http.StatusTooManyRequests {
 		wait := RetryAfter(h.Get("Retry-After"), now)
@@ -223,18 +224,7 @@ func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
 		}
 		l.s.PauseUntil(now.Add(wait))
 	}
-	remaining := headerFloat(h, "RateLimit-Remaining")
-	reset := -1.0
-	if v := headerFloat(h, "RateLimit-Reset"); v >= 0 {
-		reset = v
-	}
-	if remaining >= 0 {
-		resetIn := time.Duration(-1)
-		if reset >= 0 {
-			resetIn = time.Duration(reset * float64(time.Second))
-		}
-		l.s.Observe(remaining, resetIn, now)
-	}
+	l.s.ObserveHeaders(h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), now)
 }
 
 // RetryAfter parses a Retry-After value: seconds or an HTTP date. It
@@ -251,18 +241,6 @@ func RetryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-func headerFloat(h http.Header, k string) float64 {
-	v := strings.TrimSpace(h.Get(k))
-	if v == "" {
-		return -1
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
-		return -1
-	}
-	return f
 }
 
 var _ fetch.Limiter = (*Limiter)(nil)

@@ -124,6 +124,31 @@ func TestRateLimitHeadersLowerBucket(t *testing.T) {
 	}
 }
 
+// TestRateLimitHeadersNotNumbers: headers sched.RateLimitBounds cannot
+// read (not a plain number, negative, or Reset without Remaining) leave
+// the bucket as it is.
+func TestRateLimitHeadersNotNumbers(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, hs := range []map[string]string{
+		{"RateLimit-Remaining": "3 units", "RateLimit-Reset": "57"},
+		{"RateLimit-Remaining": "-3"},
+		{"RateLimit-Remaining": "NaN"},
+		{"RateLimit-Reset": "57"},
+		{},
+	} {
+		l, _ := New("obv", "OpenBesluitvorming", "api", sched.Limit{Units: 60, Per: time.Minute}, nil)
+		h := http.Header{}
+		for k, v := range hs {
+			h.Set(k, v)
+		}
+		before := l.Scheduler().TokensAt(t0)
+		l.Observe(200, h, t0)
+		if got := l.Scheduler().TokensAt(t0); got != before {
+			t.Errorf("headers %v: the bucket went from %v to %v", hs, before, got)
+		}
+	}
+}
+
 func TestBadLimitNamesKey(t *testing.T) {
 	_, err := New("obv", "OpenBesluitvorming", "api", sched.Limit{Units: 5}, nil)
 	if err == nil || !strings.Contains(err.Error(), "connectors.obv.limits.api") {

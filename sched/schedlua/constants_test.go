@@ -1,0 +1,52 @@
+package schedlua
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/sched"
+)
+
+// TestScriptTakesSchedConstants: the values the script shares with sched
+// are sched's, put in place once each, and sched.lua itself holds no copy
+// of them that could drift.
+func TestScriptTakesSchedConstants(t *testing.T) {
+	for _, v := range []string{sched.PublicSession, strconv.Itoa(sched.MaxPlan)} {
+		if strings.Contains(source, v) {
+			t.Errorf("sched.lua spells out %q: take it from sched through a placeholder", v)
+		}
+	}
+	if want := "local PUBLIC = '" + sched.PublicSession + "'"; strings.Count(Script, want) != 1 {
+		t.Errorf("Script does not set PUBLIC to sched.PublicSession once (%q)", want)
+	}
+	if want := "local MAXPLAN = tonumber('" + strconv.Itoa(sched.MaxPlan) + "')"; strings.Count(Script, want) != 1 {
+		t.Errorf("Script does not set MAXPLAN to sched.MaxPlan once (%q)", want)
+	}
+	if strings.Contains(Script, "{{") {
+		t.Error("Script keeps a placeholder")
+	}
+}
+
+// TestExpandRefuses: a placeholder the script lacks, a value that would
+// end its Lua string, and a placeholder left without a value stop the
+// package from loading.
+func TestExpandRefuses(t *testing.T) {
+	for name, f := range map[string]func(){
+		"missing":  func() { expand("local X = 1", []placeholder{{"{{X}}", "1", false}}) },
+		"quote":    func() { expand("local X = '{{X}}'", []placeholder{{"{{X}}", "a'b", true}}) },
+		"leftover": func() { expand("local X = '{{X}}' local Y = {{Y}}", []placeholder{{"{{X}}", "x", true}}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("expand did not panic")
+				}
+			}()
+			f()
+		})
+	}
+	if got := expand("a '{{X}}' {{N}}", []placeholder{{"{{X}}", "x/y", true}, {"{{N}}", "7", false}}); got != "a 'x/y' 7" {
+		t.Fatalf("expand = %q", got)
+	}
+}

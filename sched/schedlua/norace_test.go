@@ -1,0 +1,5 @@
+//go:build !race
+
+package schedlua
+
+const raceEnabled = false

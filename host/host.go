@@ -7,28 +7,24 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
-	"sort"
-	"sync"
+	"net/netip"
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/tetratelabs/wazero"
-
 	"github.com/besluitbron/besluitbron/host/internal/admission"
 	"github.com/besluitbron/besluitbron/host/internal/config"
-	"github.com/besluitbron/besluitbron/host/internal/fetch"
 	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/memo"
-	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/ratelimit"
 	"github.com/besluitbron/besluitbron/host/internal/web"
 	"github.com/besluitbron/besluitbron/sched"
-	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/tetratelabs/wazero"
 )
 
 // Config is the admin's configuration (plugins.toml and environment).
@@ -57,6 +53,7 @@ type Options struct {
 // Host is a running BesluitBron.
 type Host struct {
 	o         Options
+	now       func() time.Time // Options.Clock's, or the real one
 	cfg       *Config
 	log       *slog.Logger
 	platforms []*platform
@@ -74,23 +71,6 @@ type Host struct {
 	cl        clusterState   // cluster.go
 	warnings  []string       // said at start (exposure of the unified address)
 	unified   map[string]int // each connector's tools on the unified address
-}
-
-// platform is one loaded connector with its policy.
-type platform struct {
-	id       string
-	cfg      config.Connector
-	conn     connector.Connector
-	sha256   string
-	manifest connector.Manifest
-	gate     *fetch.Gate
-	// limiters are the quotas the platform's services count against,
-	// shared ones included (another connector's services may use them
-	// too); uses its limited services' ways to them, by service name.
-	limiters []*limits.Limiter
-	uses     map[string]*limits.Use
-	cache    fetch.Cache
-	adm      *admission.Admission
 }
 
 // New loads every enabled connector and builds the MCP server, in this
@@ -115,7 +95,12 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	if err := o.Config.CheckServable(); err != nil {
 		return nil, err
 	}
-	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry()}
+	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry(), now: time.Now}
+	if o.Clock != nil {
+		// One clock for everything that reads the time: the schedulers,
+		// caches, kept results, admission and the status job.
+		h.now = o.Clock.Now
+	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -124,10 +109,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	if h.cfg.Cache.Enabled {
 		// 64 MiB of kept tool results for all platforms: repeated
 		// questions answered without running a connector.
-		now := time.Now
-		if h.o.Clock != nil {
-			now = h.o.Clock.Now
-		}
+		now := h.now
 		h.memo = memo.New(64<<20, now)
 	}
 	if h.o.Version == "" {
@@ -205,24 +187,6 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	return h, nil
 }
 
-// weightOf is the session's weight at p's quotas, the smallest of them (1
-// when none is limited): admission to p's instances follows the shares
-// its schedulers give. A shared quota counts the session's calls through
-// every connector that uses it.
-func (h *Host) weightOf(p *platform) admission.Weight {
-	now := time.Now
-	if h.o.Clock != nil {
-		now = h.o.Clock.Now
-	}
-	return func(session string) float64 {
-		w, t := 1.0, now()
-		for _, l := range p.limiters {
-			w = min(w, l.Scheduler().WeightAt(t, session))
-		}
-		return w
-	}
-}
-
 // instructions tell a client of the unified address which platforms it
 // serves, by the prefix of their tools.
 func instructions(ps []*platform) string {
@@ -233,113 +197,6 @@ func instructions(ps []*platform) string {
 		}
 	}
 	return s + " Each tool's description says what it costs; prefer the cheaper route when it also answers the question. Cite results by their url."
-}
-
-// loadConnectors loads every enabled connector's runtime and manifest, in
-// parallel; the platforms that loaded are kept (Close releases them) even
-// when another failed.
-func (h *Host) loadConnectors(ctx context.Context) error {
-	ids := make([]string, 0, len(h.cfg.Connectors))
-	for id, c := range h.cfg.Connectors {
-		if c.Enabled {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	plats := make([]*platform, len(ids))
-	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			plats[i], errs[i] = h.loadOne(ctx, id, h.cfg.Connectors[id])
-		}()
-	}
-	wg.Wait()
-	for _, p := range plats {
-		if p != nil {
-			h.platforms = append(h.platforms, p)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// loadOne loads a connector's runtime and reads its manifest, checked
-// against the admin's keys for it.
-func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*platform, error) {
-	conn, sum, err := h.loadRuntime(ctx, id, cc, h.cfg.Path(cc.Module))
-	if err != nil {
-		return nil, err
-	}
-	m, _ := conn.Describe(ctx)
-	if err := cc.Check(id, m); err != nil {
-		conn.Close(ctx)
-		return nil, err
-	}
-	return &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m, uses: map[string]*limits.Use{}}, nil
-}
-
-// equipPlatforms gives every platform its cache and its fetch gate, on the
-// quotas buildQuotas made, in parallel (a cache may load a large file).
-func (h *Host) equipPlatforms() error {
-	errs := make([]error, len(h.platforms))
-	var wg sync.WaitGroup
-	for i, p := range h.platforms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = h.equip(p)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func (h *Host) equip(p *platform) error {
-	id, cc, m := p.id, p.cfg, p.manifest
-	lims := map[string]fetch.Limiter{}
-	for service, u := range p.uses {
-		lims[service] = u
-	}
-	cache, err := h.newCache(p)
-	if err != nil {
-		return err
-	}
-	p.cache = cache
-	var rewrites []fetch.Rewrite
-	for _, rw := range cc.URLRewrites {
-		from, to, _ := config.SplitRewrite(rw)
-		rewrites = append(rewrites, fetch.Rewrite{From: from, To: to})
-	}
-	gate, err := fetch.New(fetch.Options{
-		Manifest:         m,
-		BaseURL:          cc.BaseURL,
-		Rewrites:         rewrites,
-		PrivateNetworks:  config.Prefixes(cc.PrivateNetworks),
-		MaxResponseBytes: int64(cc.MaxResponseMB) << 20,
-		RequestTimeout:   cc.RequestTimeout,
-		Logger:           h.log,
-		UserAgent:        "BesluitBron/" + h.o.Version,
-		Limiters:         lims,
-		Cache:            h.clusterTier(p, cache),
-	})
-	if err != nil {
-		return err
-	}
-	p.gate = gate
-	attrs := []any{"connector", id, "version", m.Version, "sha256", p.sha256[:12], "tools", len(m.Tools)}
-	if w, ok := p.conn.(*wasmrt.Connector); ok {
-		// How a call past its deadline is stopped: the loop budget, or
-		// wazero's slower checks for a module the rewriter left alone.
-		stop := "loop budget"
-		if !w.Instrumented {
-			stop = "wazero checks"
-		}
-		attrs = append(attrs, "deadline_stop", stop)
-	}
-	h.log.Info("connector loaded", attrs...)
-	return nil
 }
 
 // Handler is the whole HTTP surface: the MCP addresses (behind the client
@@ -401,67 +258,6 @@ func CheckAddr(addr string) error { return config.CheckAddr(addr) }
 // left with no tool.
 func (h *Host) Warnings() []string { return append([]string(nil), h.warnings...) }
 
-// ConnectorSummary describes one loaded connector, for check-config.
-type ConnectorSummary struct {
-	ID string
-	// Module is the path as configured; Path the file loaded (resolved
-	// against the config file's folder).
-	Module, Path string
-	Runtime      string
-	// SHA256 is the module file's digest, the value connectors.<id>.sha256
-	// pins.
-	SHA256 string
-	// Tools counts the connector's tools (its own address serves them
-	// all); Unified those the unified address serves.
-	Tools, Unified int
-	// Quotas are the upstream quotas its services use.
-	Quotas []QuotaSummary
-}
-
-// QuotaSummary is one quota a connector's services count against.
-type QuotaSummary struct {
-	// Name is the upstream host or named quota.
-	Name string
-	// Units per Per; Units 0 when no limit is kept.
-	Units float64
-	Per   time.Duration
-	// SharedWith are the other connectors counting against it.
-	SharedWith []string
-}
-
-// Summary describes every loaded connector, in id order.
-func (h *Host) Summary() []ConnectorSummary {
-	limited := map[string]*limits.Limiter{}
-	for _, q := range h.quotas {
-		limited[q.Name] = q
-	}
-	var out []ConnectorSummary
-	for _, p := range h.platforms {
-		s := ConnectorSummary{ID: p.id, Module: p.cfg.Module, Path: h.cfg.Path(p.cfg.Module), Runtime: p.cfg.Runtime,
-			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id]}
-		seen := map[string]bool{}
-		for _, c := range h.claims {
-			if c.Platform != p.id || seen[c.Quota] {
-				continue
-			}
-			seen[c.Quota] = true
-			qs := QuotaSummary{Name: c.Quota}
-			if q := limited[c.Quota]; q != nil {
-				qs.Units, qs.Per = q.Limit.Units, q.Limit.Per
-				for _, u := range q.Users {
-					if u.Platform != p.id && !slices.Contains(qs.SharedWith, u.Platform) {
-						qs.SharedWith = append(qs.SharedWith, u.Platform)
-					}
-				}
-			}
-			s.Quotas = append(s.Quotas, qs)
-		}
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
 // Serve serves HTTP on ln until ctx is done.
 func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
@@ -498,16 +294,6 @@ func (h *Host) ServeStdio(ctx context.Context) error {
 // Server exposes the unified MCP server (tests use in-memory transports).
 func (h *Host) Server() *mcp.Server { return h.mcp.Unified() }
 
-// ModuleDigests maps each loaded connector id to the hex sha256 of its
-// module file, the value connectors.<id>.sha256 pins.
-func (h *Host) ModuleDigests() map[string]string {
-	out := make(map[string]string, len(h.platforms))
-	for _, p := range h.platforms {
-		out[p.id] = p.sha256
-	}
-	return out
-}
-
 // Connectors lists the loaded connector ids.
 func (h *Host) Connectors() []string { return h.mcp.IDs() }
 
@@ -521,4 +307,161 @@ func (h *Host) Close(ctx context.Context) error {
 		errs = append(errs, h.ccache.Close(ctx))
 	}
 	return errors.Join(errs...)
+}
+
+// hostMetrics are the tool-call figures.
+type hostMetrics struct {
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	queued   *prometheus.HistogramVec
+	upstream *prometheus.HistogramVec
+}
+
+func newHostMetrics(reg prometheus.Registerer) *hostMetrics {
+	buckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+	m := &hostMetrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "besluitbron_tool_calls_total", Help: "Tool calls by tool, outcome and cache outcome.",
+		}, []string{"tool", "outcome", "cache"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "besluitbron_tool_call_seconds", Help: "Tool call latency.", Buckets: buckets,
+		}, []string{"tool"}),
+		queued: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "besluitbron_tool_queued_seconds", Help: "Time a tool call waited at platform limits.", Buckets: buckets,
+		}, []string{"platform"}),
+		upstream: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "besluitbron_tool_upstream_seconds", Help: "Time a tool call spent waiting for the platform.", Buckets: buckets,
+		}, []string{"platform"}),
+	}
+	reg.MustRegister(m.calls, m.duration, m.queued, m.upstream)
+	return m
+}
+
+func (m *hostMetrics) observe(_ context.Context, e mcpserver.CallEvent) {
+	m.calls.WithLabelValues(e.Tool, e.Outcome, e.Summary.Cache).Inc()
+	m.duration.WithLabelValues(e.Tool).Observe(e.Elapsed)
+	m.queued.WithLabelValues(e.Platform).Observe(e.Summary.Queued.Seconds())
+	m.upstream.WithLabelValues(e.Platform).Observe(e.Summary.Upstream.Seconds())
+}
+
+// protect wraps the MCP addresses with the transport checks (Origin) and
+// the client rate limits of [mcp_rate_limit]: one bucket for the process,
+// one per connector on every address (and one for the calls that touch no
+// connector), one per session or, before a session exists, per client
+// address (package ratelimit). Refusals are counted per layer and per
+// connector on the host's metrics.
+//
+// Which connector a message counts against: on /mcp/<id>/v1, <id>; on
+// /mcp/unified/v1 and /sse (and their HTTP+SSE message endpoints), the
+// connector of the tool a tools/call names, or of the resource a
+// resources/read names, as the host registered them (tool_prefix and
+// resource_base included); anything else there counts against
+// ratelimit.NoConnector.
+//
+// Each call builds its own limits; a Host serves one handler.
+func (h *Host) protect(next http.Handler) http.Handler {
+	s, rl := h.cfg.Server, h.cfg.MCPRateLimit
+	trusted := config.Prefixes(s.TrustedProxies)
+	// Both were validated when the configuration was loaded.
+	origins, err := ratelimit.NewOrigins(s.AllowedOrigins)
+	if err != nil {
+		panic(fmt.Sprintf("server.allowed_origins%v", err))
+	}
+	var (
+		lim   *ratelimit.Limiter
+		route func(string, ratelimit.Message) (string, bool)
+	)
+	if rl.Enabled {
+		if msg := rl.Deprecation(); msg != "" {
+			h.log.Warn(msg)
+		}
+		ids := h.mcp.IDs()
+		lim, err = ratelimit.New(&ratelimit.Options{
+			Process:    ratelimit.Limit{RPS: rl.ProcessRPS, Burst: rl.ProcessBurst},
+			Connector:  ratelimit.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst},
+			Session:    ratelimit.Limit{RPS: rl.SessionRPS, Burst: rl.SessionBurst},
+			IP:         ratelimit.Limit{RPS: rl.IPRPS, Burst: rl.IPBurst},
+			Connectors: ids,
+		})
+		if err != nil {
+			panic(fmt.Sprintf("mcp_rate_limit: %v", err))
+		}
+		route = messageRoute(ids, h.mcp.Owners())
+	}
+	now := h.now
+	g := ratelimit.NewGuard(next, ratelimit.GuardOptions{
+		Limiter:      lim,
+		Origins:      origins,
+		ClientIP:     func(r *http.Request) netip.Addr { return ratelimit.ClientIP(r, trusted) },
+		Now:          now,
+		Route:        route,
+		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
+	})
+	if err := h.registry.Register(ratelimit.NewCollector(g)); err != nil {
+		// A second Handler on the same Host: the first one's figures stay.
+		if _, dup := err.(prometheus.AlreadyRegisteredError); !dup {
+			h.log.Warn("client rate limit metrics not registered", "error", err)
+		}
+	}
+	return g
+}
+
+// messageRoute names the connector bucket of a message sent to an MCP
+// address: the address's own connector, or on the addresses serving every
+// connector the owner of the tool or resource it names.
+func messageRoute(ids []string, owners *mcpserver.Owners) func(string, ratelimit.Message) (string, bool) {
+	fixed := make(map[string]string, len(ids))
+	for _, id := range ids {
+		fixed["/mcp/"+id+"/v1"] = id
+	}
+	return func(address string, m ratelimit.Message) (string, bool) {
+		if id, ok := fixed[address]; ok {
+			return id, true
+		}
+		if address != "/mcp/unified/v1" && address != "/sse" {
+			return "", false
+		}
+		switch m.Method {
+		case "tools/call":
+			if id, ok := owners.Tool(m.Tool); ok {
+				return id, true
+			}
+		case "resources/read":
+			if id, ok := owners.Resource(m.URI); ok {
+				return id, true
+			}
+		}
+		return ratelimit.NoConnector, true
+	}
+}
+
+// clientAddr is the client's address as the limits and the scheduler see
+// it: the connection's peer, or the forwarded address when the peer is in
+// server.trusted_proxies. The MCP layer uses it as the session of clients
+// without one.
+func (h *Host) clientAddr(r *http.Request) string {
+	a, ok := ratelimit.ClientIPFromContext(r.Context())
+	if !ok {
+		a = ratelimit.ClientIP(r, config.Prefixes(h.cfg.Server.TrustedProxies))
+	}
+	if !a.IsValid() {
+		return mcpserver.RemoteIP(r)
+	}
+	return a.String()
+}
+
+// routes adds the non-MCP endpoints: metrics, health, and the web pages.
+func (h *Host) routes(mux *http.ServeMux) {
+	mux.Handle("GET /metrics", promhttp.HandlerFor(h.registry, promhttp.HandlerOpts{Registry: h.registry}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !h.ready {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	h.webRoutes(mux)
 }

@@ -2,64 +2,11 @@ package host
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/cluster"
-	"github.com/besluitbron/besluitbron/host/internal/limits"
 	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/sched"
-	"github.com/besluitbron/besluitbron/sdk/connector"
 )
-
-// buildQuotas makes the quotas from every loaded manifest and the config:
-// the services of any connectors that name one upstream host (or one named
-// quota) share one limiter, at the strictest of their limits (limits.Build
-// logs a conflict once, naming its sources). Each platform then holds the
-// quotas its services use, shared ones included, and each limited
-// service's way to its quota. In Redis mode each quota is shared with the
-// other replicas under its own name.
-func (h *Host) buildQuotas() error {
-	byID := map[string]*platform{}
-	var claims []limits.Claim
-	for _, p := range h.platforms {
-		byID[p.id] = p
-		claims = append(claims, limits.Claims(p.id, p.manifest, func(s connector.Service) (sched.Limit, bool) {
-			units, per := p.cfg.Limit(s)
-			_, admin := p.cfg.Limits[s.Name]
-			return sched.Limit{Units: units, Per: per}, admin
-		})...)
-	}
-	qs, err := limits.Build(claims, &sched.Options{Clock: h.o.Clock}, h.log)
-	if err != nil {
-		return err
-	}
-	h.quotas, h.claims = qs, claims
-	for _, q := range qs {
-		q.Via(h.clusterLimiter(q))
-		for _, u := range q.Users {
-			p := byID[u.Platform]
-			p.uses[u.Service] = q.Use(u.Platform, u.Service)
-			if !slices.Contains(p.limiters, q) {
-				p.limiters = append(p.limiters, q)
-			}
-		}
-		if q.Shared() {
-			h.log.Info("quota shared by several connectors: one limit for them together", "quota", q.Name,
-				"limit", limits.FormatLimit(q.Limit), "from", q.Source, "connectors", usersText(q.Users))
-		}
-	}
-	return nil
-}
-
-// usersText lists a quota's users as "obk (zoek), tk (obk)".
-func usersText(us []limits.User) string {
-	var parts []string
-	for _, u := range us {
-		parts = append(parts, u.Platform+" ("+u.Service+")")
-	}
-	return strings.Join(parts, ", ")
-}
 
 // quotaStatus describes every quota for the status pages and
 // besluitbron_status: the limited ones with their state now, then the
@@ -73,10 +20,7 @@ func (h *Host) quotaStatus() []loadstatus.Quota {
 		}
 	}
 	var out []loadstatus.Quota
-	now := time.Now()
-	if h.o.Clock != nil {
-		now = h.o.Clock.Now()
-	}
+	now := h.now()
 	limited := map[string]bool{}
 	for _, q := range h.quotas {
 		limited[q.Name] = true

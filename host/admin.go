@@ -9,139 +9,13 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/cache"
-	"github.com/besluitbron/besluitbron/host/internal/fetch"
+	"github.com/besluitbron/besluitbron/host/internal/limits"
 )
-
-// clearPoll is how often a running server looks for a `besluitbron cache
-// clear` request: the command works on the files, so the server must
-// notice it soon.
-const clearPoll = 2 * time.Second
-
-// caches is the host's side of the per-platform caches. Its zero value is
-// ready: the metrics are registered with the first cache.
-type caches struct {
-	mu      sync.Mutex
-	metrics *cache.Metrics
-	stores  []*cache.Store
-	stop    chan struct{}
-	done    chan struct{}
-}
-
-// newCache returns the platform's cache, or nil when caching is off. It
-// loads what an earlier run saved under cache.dir/<id>.
-func (h *Host) newCache(p *platform) (fetch.Cache, error) {
-	if !h.cfg.Cache.Enabled {
-		return nil, nil
-	}
-	ttl := map[string]time.Duration{}
-	for _, c := range p.manifest.CacheClasses {
-		ttl[c.Name] = p.cfg.TTLFor(c)
-	}
-	dir := ""
-	if root := h.cfg.Path(h.cfg.Cache.Dir); root != "" {
-		dir = cache.PlatformDir(root, p.id)
-	}
-	now := time.Now
-	if h.o.Clock != nil {
-		now = h.o.Clock.Now
-	}
-	cs := &h.caches
-	cs.mu.Lock()
-	if cs.metrics == nil {
-		cs.metrics = cache.NewMetrics(h.registry)
-	}
-	m := cs.metrics
-	cs.mu.Unlock()
-	s, err := cache.Open(cache.Options{
-		Platform:     p.id,
-		Title:        p.manifest.Title,
-		MaxBytes:     p.cfg.CacheMB << 20,
-		TTL:          ttl,
-		Version:      h.o.Version,
-		ModuleSHA256: p.sha256,
-		Dir:          dir,
-		Now:          now,
-		Logger:       h.log,
-		Metrics:      m,
-		OnClear: func() {
-			if h.memo != nil {
-				h.memo.Clear(p.id) // kept results were built on what is cleared
-			}
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("connectors.%s.cache_mb: %w", p.id, err)
-	}
-	cs.mu.Lock()
-	cs.stores = append(cs.stores, s)
-	cs.mu.Unlock()
-	return s, nil
-}
-
-// startCaches starts the loop that saves each platform's cache every
-// cache.save_interval (only what changed) and applies `besluitbron cache
-// clear` requests within clearPoll. closeCaches stops it.
-func (h *Host) startCaches() {
-	cs := &h.caches
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if len(cs.stores) == 0 || h.cfg.Cache.Dir == "" || cs.stop != nil {
-		return
-	}
-	stores := append([]*cache.Store(nil), cs.stores...)
-	cs.stop, cs.done = make(chan struct{}), make(chan struct{})
-	go h.cacheLoop(stores, h.cfg.Cache.SaveInterval, cs.stop, cs.done)
-}
-
-func (h *Host) cacheLoop(stores []*cache.Store, every time.Duration, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	poll := time.NewTicker(clearPoll)
-	defer poll.Stop()
-	save := time.NewTicker(every)
-	defer save.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-poll.C:
-			for _, s := range stores {
-				s.PollClear()
-			}
-		case <-save.C:
-			for _, s := range stores {
-				if err := s.Checkpoint(); err != nil {
-					h.log.Warn("cache not saved; the next save retries", "error", err)
-				}
-			}
-		}
-	}
-}
-
-// closeCaches stops the save loop and saves every platform's cache.
-func (h *Host) closeCaches() error {
-	cs := &h.caches
-	cs.mu.Lock()
-	stop, done, stores := cs.stop, cs.done, cs.stores
-	cs.stop, cs.done, cs.stores = nil, nil, nil
-	cs.mu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-done
-	}
-	var errs []error
-	for _, s := range stores {
-		if err := s.Close(); err != nil {
-			h.log.Warn("cache not saved at shutdown", "error", err)
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // CacheReport is one platform's saved cache, as `besluitbron cache stats`
 // shows it. Figures are those of the last save: a running server saves
@@ -249,18 +123,73 @@ func ClearCache(cfg *Config, id string) (CacheReport, error) {
 	return r, nil
 }
 
-// countReuse counts a kept result's answers as hits of the platform's cache:
-// the question was answered from them.
-func (p *platform) countReuse(classes []string) {
-	s, ok := p.cache.(interface{ CountHits(class string, n int) })
-	if !ok {
-		return
+// ConnectorSummary describes one loaded connector, for check-config.
+type ConnectorSummary struct {
+	ID string
+	// Module is the path as configured; Path the file loaded (resolved
+	// against the config file's folder).
+	Module, Path string
+	Runtime      string
+	// SHA256 is the module file's digest, the value connectors.<id>.sha256
+	// pins.
+	SHA256 string
+	// Tools counts the connector's tools (its own address serves them
+	// all); Unified those the unified address serves.
+	Tools, Unified int
+	// Quotas are the upstream quotas its services use.
+	Quotas []QuotaSummary
+}
+
+// QuotaSummary is one quota a connector's services count against.
+type QuotaSummary struct {
+	// Name is the upstream host or named quota.
+	Name string
+	// Units per Per; Units 0 when no limit is kept.
+	Units float64
+	Per   time.Duration
+	// SharedWith are the other connectors counting against it.
+	SharedWith []string
+}
+
+// Summary describes every loaded connector, in id order.
+func (h *Host) Summary() []ConnectorSummary {
+	limited := map[string]*limits.Limiter{}
+	for _, q := range h.quotas {
+		limited[q.Name] = q
 	}
-	n := map[string]int{}
-	for _, c := range classes {
-		n[c]++
+	var out []ConnectorSummary
+	for _, p := range h.platforms {
+		s := ConnectorSummary{ID: p.id, Module: p.cfg.Module, Path: h.cfg.Path(p.cfg.Module), Runtime: p.cfg.Runtime,
+			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id]}
+		seen := map[string]bool{}
+		for _, c := range h.claims {
+			if c.Platform != p.id || seen[c.Quota] {
+				continue
+			}
+			seen[c.Quota] = true
+			qs := QuotaSummary{Name: c.Quota}
+			if q := limited[c.Quota]; q != nil {
+				qs.Units, qs.Per = q.Limit.Units, q.Limit.Per
+				for _, u := range q.Users {
+					if u.Platform != p.id && !slices.Contains(qs.SharedWith, u.Platform) {
+						qs.SharedWith = append(qs.SharedWith, u.Platform)
+					}
+				}
+			}
+			s.Quotas = append(s.Quotas, qs)
+		}
+		out = append(out, s)
 	}
-	for c, k := range n {
-		s.CountHits(c, k)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ModuleDigests maps each loaded connector id to the hex sha256 of its
+// module file, the value connectors.<id>.sha256 pins.
+func (h *Host) ModuleDigests() map[string]string {
+	out := make(map[string]string, len(h.platforms))
+	for _, p := range h.platforms {
+		out[p.id] = p.sha256
 	}
+	return out
 }

@@ -168,7 +168,7 @@ func TestProcessRuntimeRefusals(t *testing.T) {
 	bin := nativerttest.Build(t, "./plugins/obv/cmd")
 	cases := []struct{ name, runtime, module, extra, want string }{
 		{"pinned sha256", "process", bin, `sha256 = "` + strings.Repeat("0", 64) + `"`, "connectors.obv.sha256: module " + bin + " has sha256 " + nativerttest.SHA256(t, bin)},
-		{"missing binary", "process", bin + "-nope", "", "connectors.obv.module: open " + bin + "-nope: no such file or directory (run `make native` first?)"},
+		{"missing binary", "process", bin + "-nope", "", "connectors.obv.module: no file at " + bin + "-nope: check the path"},
 		{"wasm as process", "process", wasmbuild.Path(t, "./plugins/obv/cmd"), "", `a .wasm module needs runtime = "wasm"`},
 		{"process as wasm", "wasm", bin, "", `loading connector "obv"`},
 		{"pinned sha256, wasm", "wasm", wasmbuild.Path(t, "./plugins/obv/cmd"), `sha256 = "` + strings.Repeat("0", 64) + `"`, "connectors.obv.sha256: module " + wasmbuild.Path(t, "./plugins/obv/cmd") + " has sha256 "},

@@ -151,6 +151,14 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
 	h.registry.MustRegister(limits.NewCollector(h.quotas), &runtimeCollector{h: h})
+
+	// The core is built. Then the host's own features, in this order:
+	// the Laadstatus job (its checks call tools as the public session,
+	// through h.mcp once it exists), the host tools, the MCP server that
+	// serves them with every connector's tools, and the pages over all of
+	// it.
+	h.lstatus = h.newStatusJob()
+	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
 	plan := h.planExposure()
 	hostTools := h.hostTools(plan.onUnified)
 	h.warnings = h.exposureWarnings(plan, hostTools)
@@ -173,7 +181,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	// mcpserver registers every connector on the unified address as on
 	// its own; what connectors.<id>.expose and server.tools hide comes
 	// off the unified server again before any client connects. A hidden
-	// tool stays callable through h.mcp.Call, which the search page and
+	// tool stays callable through h.mcp.Invoke, which the search page and
 	// besluitbron_search use.
 	u := srv.Unified()
 	u.RemoveTools(plan.tools...)
@@ -182,6 +190,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	u.RemoveResourceTemplates(plan.uris...)
 	h.unified = plan.unified
 	h.mcp = srv
+	h.web = h.newWeb()
 	h.startCaches()
 	h.ready = true
 	return h, nil

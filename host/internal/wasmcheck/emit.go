@@ -78,7 +78,7 @@ func probe(checkFunc, budgetGlobal uint32) []byte {
 	b = appendU32(b, budgetGlobal) // global.set
 	b = append(b, 0x0B, 0x23)      // end; global.get
 	b = appendU32(b, budgetGlobal)
-	b = append(b, 0x41, 0x00, 0x6B, 0x24) // i32.const 1; i32.sub; global.set
+	b = append(b, 0x41, 0x01, 0x6B, 0x24) // i32.const 1; i32.sub; global.set
 	return appendU32(b, budgetGlobal)
 }
 

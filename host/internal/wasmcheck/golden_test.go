@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // goldenBudget is the budget the golden digests were taken with: the one
-// the runtime uses (host/internal/wasmrt's checkBudget).
+// the runtime uses (host/internal/runtime/wasmrt's checkBudget).
 const goldenBudget = 1 << 16
 
 // goldenGenerated is the sha256 of the rewrites of the generated seed
@@ -37,18 +37,18 @@ const goldenGenerated = "168711772e0f38895a4e5fd86c1c434d38e61b092138d984e4fb2be
 // modules above still pin the rewrite); record new digests with
 // WASMCHECK_GOLDEN=1 go test -run TestInstrumentOutputUnchanged -v.
 var goldenConnectors = map[string]struct{ in, out string }{
-	"./host/internal/wasmrt/testdata/guests/badabi":  {"c643a75506d5d1f13fa87dabf5dca70923cb3aff627f8972e6e1fa76404daf2a", "refused: wasmcheck: the module does not import besluitbron.interrupt_check"}, // 0 functions, 0 loops
-	"./host/internal/wasmrt/testdata/guests/hostile": {"4fdbe824722a127403c9344421e2543b64331c12b32d2733cf2672e78b4455ed", "8277e5aac93a00f6be22aec1fcfad70a5c39c6b64998496927119ccd04aa1ca9"},           // 2453 functions, 1792 loops
-	"./host/internal/wasmrt/testdata/guests/rawout":  {"cc89fd97d24f05b0f610c7f997b670444f323bc0b65bc2ab798c0bce6b2a1451", "refused: wasmcheck: the module does not import besluitbron.interrupt_check"}, // 0 functions, 0 loops
-	"./plugins/conformance/cmd":                      {"c5cd34ed290b88375b868e62a8a79c21fce61a22f2cb4779915c6477ea7762ac", "1768f7146c1c373ff3db8d0e216b992e2920e72e585a9db6719a5be9f62b972b"},           // 2782 functions, 2039 loops
-	"./plugins/example/cmd":                          {"afe6091263ad024c28017954a1ee9b71cedd19e5006d110d84960c993d2dc46c", "603e867ba22121ba934917b6d1d48f1bef1527a719707dcd96bf3ad52415fa13"},           // 2585 functions, 1906 loops
-	"./plugins/obk/cmd":                              {"4751200dd4d1a444bd935b8fac2f73096a6814960e6a5fd3ad550290abeddb9a", "b341784d9a3303305d0a7500f897c48f78124e0231c7947ea8f0e9413c587768"},           // 2720 functions, 2029 loops
-	"./plugins/obv/cmd":                              {"5124028ac1f757132a809795c26d429aadb291c18e675e4bcfb4db95941dc5f1", "0951a45c9201289fb99cd1f176f4bfa48159d11bfa416ff3e827fe4c4990dbca"},           // 2676 functions, 1976 loops
-	"./plugins/openarchivaris/cmd":                   {"851879901dde31a9f18b0805163ae7d52a0e058e3395008e7dcf4ece8bdee12f", "804b325bb0b203565c33a21da3c98f4cf26845aaae39f0cfce80fc8bc01ceccb"},           // 2685 functions, 1975 loops
-	"./plugins/opentk/cmd":                           {"5ba67c373abe47c28b5581ffba08ca7b4a40c9bc57de1399a4c424f6a1c118b9", "f80172d7f1dedff0ae483fb350d6f514839a28663b6421da6047cefc47ec0582"},           // 2970 functions, 2203 loops
-	"./plugins/ori/cmd":                              {"2f5a2868847ac7488576b9c55436eda15aa6e7e8cba04e7610131e411989eae2", "adb2e9a4827ad3306d5ecb73b68d13f36a1ae541ba316424c9e0df9751bf9c9f"},           // 2708 functions, 2013 loops
-	"./plugins/rechtspraak/cmd":                      {"ecd6840b26da24c7cbbc671955112c536b43481b63c16dd008412c52cd9cffae", "694306766f3fef3ccfdd40b9fa289818d2833c3869276e224d1d24f2f6b5a7b0"},           // 2726 functions, 2032 loops
-	"./plugins/tk/cmd":                               {"6862f90d72e3888f1f5b691d0aa67e70704e7c5d391650898e3d862a140936a5", "801e9876aecb91315fa96c31dec1e607e28793d2f2c08c01b3edcb4b8548b22c"},           // 3047 functions, 2267 loops
+	"./host/internal/runtime/wasmrt/testdata/guests/badabi":  {"c643a75506d5d1f13fa87dabf5dca70923cb3aff627f8972e6e1fa76404daf2a", "refused: wasmcheck: the module does not import besluitbron.interrupt_check"}, // 0 functions, 0 loops
+	"./host/internal/runtime/wasmrt/testdata/guests/hostile": {"4fdbe824722a127403c9344421e2543b64331c12b32d2733cf2672e78b4455ed", "8277e5aac93a00f6be22aec1fcfad70a5c39c6b64998496927119ccd04aa1ca9"},           // 2453 functions, 1792 loops
+	"./host/internal/runtime/wasmrt/testdata/guests/rawout":  {"cc89fd97d24f05b0f610c7f997b670444f323bc0b65bc2ab798c0bce6b2a1451", "refused: wasmcheck: the module does not import besluitbron.interrupt_check"}, // 0 functions, 0 loops
+	"./plugins/conformance/cmd":                              {"c5cd34ed290b88375b868e62a8a79c21fce61a22f2cb4779915c6477ea7762ac", "1768f7146c1c373ff3db8d0e216b992e2920e72e585a9db6719a5be9f62b972b"},           // 2782 functions, 2039 loops
+	"./plugins/example/cmd":                                  {"afe6091263ad024c28017954a1ee9b71cedd19e5006d110d84960c993d2dc46c", "603e867ba22121ba934917b6d1d48f1bef1527a719707dcd96bf3ad52415fa13"},           // 2585 functions, 1906 loops
+	"./plugins/obk/cmd":                                      {"4751200dd4d1a444bd935b8fac2f73096a6814960e6a5fd3ad550290abeddb9a", "b341784d9a3303305d0a7500f897c48f78124e0231c7947ea8f0e9413c587768"},           // 2720 functions, 2029 loops
+	"./plugins/obv/cmd":                                      {"5124028ac1f757132a809795c26d429aadb291c18e675e4bcfb4db95941dc5f1", "0951a45c9201289fb99cd1f176f4bfa48159d11bfa416ff3e827fe4c4990dbca"},           // 2676 functions, 1976 loops
+	"./plugins/openarchivaris/cmd":                           {"851879901dde31a9f18b0805163ae7d52a0e058e3395008e7dcf4ece8bdee12f", "804b325bb0b203565c33a21da3c98f4cf26845aaae39f0cfce80fc8bc01ceccb"},           // 2685 functions, 1975 loops
+	"./plugins/opentk/cmd":                                   {"5ba67c373abe47c28b5581ffba08ca7b4a40c9bc57de1399a4c424f6a1c118b9", "f80172d7f1dedff0ae483fb350d6f514839a28663b6421da6047cefc47ec0582"},           // 2970 functions, 2203 loops
+	"./plugins/ori/cmd":                                      {"2f5a2868847ac7488576b9c55436eda15aa6e7e8cba04e7610131e411989eae2", "adb2e9a4827ad3306d5ecb73b68d13f36a1ae541ba316424c9e0df9751bf9c9f"},           // 2708 functions, 2013 loops
+	"./plugins/rechtspraak/cmd":                              {"ecd6840b26da24c7cbbc671955112c536b43481b63c16dd008412c52cd9cffae", "694306766f3fef3ccfdd40b9fa289818d2833c3869276e224d1d24f2f6b5a7b0"},           // 2726 functions, 2032 loops
+	"./plugins/tk/cmd":                                       {"6862f90d72e3888f1f5b691d0aa67e70704e7c5d391650898e3d862a140936a5", "801e9876aecb91315fa96c31dec1e607e28793d2f2c08c01b3edcb4b8548b22c"},           // 3047 functions, 2267 loops
 }
 
 // goldenModules lists the connector modules: every plugins/*/cmd, and
@@ -56,7 +56,7 @@ var goldenConnectors = map[string]struct{ in, out string }{
 func goldenModules(t *testing.T) []string {
 	root := wasmbuild.Root()
 	var pkgs []string
-	for _, pattern := range []string{"plugins/*/cmd", "host/internal/wasmrt/testdata/guests/*"} {
+	for _, pattern := range []string{"plugins/*/cmd", "host/internal/runtime/wasmrt/testdata/guests/*"} {
 		dirs, err := filepath.Glob(filepath.Join(root, pattern))
 		if err != nil {
 			t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/cache"
-	"github.com/besluitbron/besluitbron/host/internal/limits"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 )
 
 // CacheReport is one platform's saved cache, as `besluitbron cache stats`
@@ -153,7 +153,7 @@ type QuotaSummary struct {
 
 // Summary describes every loaded connector, in id order.
 func (h *Host) Summary() []ConnectorSummary {
-	limited := map[string]*limits.Limiter{}
+	limited := map[string]*quota.Limiter{}
 	for _, q := range h.quotas {
 		limited[q.Name] = q
 	}

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/cache"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 

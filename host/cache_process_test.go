@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/syncbuf"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // These tests run the built binary as an admin does: `besluitbron serve`,

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
 	"github.com/besluitbron/besluitbron/internal/redistest"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // These tests run three `besluitbron serve` processes that share

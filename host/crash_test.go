@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 var (

@@ -30,8 +30,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk"
 )
 

@@ -23,8 +23,8 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // rawMCP is a streamable-HTTP session driven by hand, so that a test sees

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/callinfo"
-	"github.com/besluitbron/besluitbron/host/internal/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/config"
-	"github.com/besluitbron/besluitbron/host/internal/crosssearch"
-	"github.com/besluitbron/besluitbron/host/internal/limits"
-	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
-	"github.com/besluitbron/besluitbron/host/internal/web"
+	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
+	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/web"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -395,9 +395,9 @@ func describeQuota(q loadstatus.Quota, now time.Time) string {
 		if len(titles) < 2 {
 			return ""
 		}
-		return fmt.Sprintf("No limit kept at %s (used by %s).", q.Quota, limits.And(titles))
+		return fmt.Sprintf("No limit kept at %s (used by %s).", q.Quota, quota.And(titles))
 	}
-	line := fmt.Sprintf("Limit at %s: %g units per %s, for %s", q.Quota, q.Units, time.Duration(q.PerSeconds*float64(time.Second)), limits.And(titles))
+	line := fmt.Sprintf("Limit at %s: %g units per %s, for %s", q.Quota, q.Units, time.Duration(q.PerSeconds*float64(time.Second)), quota.And(titles))
 	if len(titles) > 1 {
 		line += " together"
 	}

@@ -11,14 +11,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/admission"
 	"github.com/besluitbron/besluitbron/host/internal/config"
-	"github.com/besluitbron/besluitbron/host/internal/limits"
-	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/mcpserver"
-	"github.com/besluitbron/besluitbron/host/internal/memo"
-	"github.com/besluitbron/besluitbron/host/internal/ratelimit"
-	"github.com/besluitbron/besluitbron/host/internal/web"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
+	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/serve/web"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,10 +63,10 @@ type Host struct {
 	registry  *prometheus.Registry
 	memo      *memo.Store
 	metrics   *hostMetrics
-	quotas    []*limits.Limiter // every limited quota, by name (quotas.go)
-	claims    []limits.Claim    // every service's claim on its quota, limited or not
-	lstatus   *loadstatus.Job   // the Laadstatus job (status_tool.go)
-	web       *web.Server       // the pages (web.go)
+	quotas    []*quota.Limiter // every limited quota, by name (quotas.go)
+	claims    []quota.Claim    // every service's claim on its quota, limited or not
+	lstatus   *loadstatus.Job  // the Laadstatus job (status_tool.go)
+	web       *web.Server      // the pages (web.go)
 	caches    caches
 	cl        clusterState   // cluster.go
 	warnings  []string       // said at start (exposure of the unified address)
@@ -150,7 +150,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			Admission: p.adm, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
-	h.registry.MustRegister(limits.NewCollector(h.quotas), &runtimeCollector{h: h})
+	h.registry.MustRegister(quota.NewCollector(h.quotas), &runtimeCollector{h: h})
 
 	// The core is built. Then the host's own features, in this order:
 	// the Laadstatus job (its checks call tools as the public session,
@@ -357,7 +357,7 @@ func (m *hostMetrics) observe(_ context.Context, e mcpserver.CallEvent) {
 // the client rate limits of [mcp_rate_limit]: one bucket for the process,
 // one per connector on every address (and one for the calls that touch no
 // connector), one per session or, before a session exists, per client
-// address (package ratelimit). Refusals are counted per layer and per
+// address (package inbound). Refusals are counted per layer and per
 // connector on the host's metrics.
 //
 // Which connector a message counts against: on /mcp/<id>/v1, <id>; on
@@ -365,31 +365,31 @@ func (m *hostMetrics) observe(_ context.Context, e mcpserver.CallEvent) {
 // connector of the tool a tools/call names, or of the resource a
 // resources/read names, as the host registered them (tool_prefix and
 // resource_base included); anything else there counts against
-// ratelimit.NoConnector.
+// inbound.NoConnector.
 //
 // Each call builds its own limits; a Host serves one handler.
 func (h *Host) protect(next http.Handler) http.Handler {
 	s, rl := h.cfg.Server, h.cfg.MCPRateLimit
 	trusted := config.Prefixes(s.TrustedProxies)
 	// Both were validated when the configuration was loaded.
-	origins, err := ratelimit.NewOrigins(s.AllowedOrigins)
+	origins, err := inbound.NewOrigins(s.AllowedOrigins)
 	if err != nil {
 		panic(fmt.Sprintf("server.allowed_origins%v", err))
 	}
 	var (
-		lim   *ratelimit.Limiter
-		route func(string, ratelimit.Message) (string, bool)
+		lim   *inbound.Limiter
+		route func(string, inbound.Message) (string, bool)
 	)
 	if rl.Enabled {
 		if msg := rl.Deprecation(); msg != "" {
 			h.log.Warn(msg)
 		}
 		ids := h.mcp.IDs()
-		lim, err = ratelimit.New(&ratelimit.Options{
-			Process:    ratelimit.Limit{RPS: rl.ProcessRPS, Burst: rl.ProcessBurst},
-			Connector:  ratelimit.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst},
-			Session:    ratelimit.Limit{RPS: rl.SessionRPS, Burst: rl.SessionBurst},
-			IP:         ratelimit.Limit{RPS: rl.IPRPS, Burst: rl.IPBurst},
+		lim, err = inbound.New(&inbound.Options{
+			Process:    inbound.Limit{RPS: rl.ProcessRPS, Burst: rl.ProcessBurst},
+			Connector:  inbound.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst},
+			Session:    inbound.Limit{RPS: rl.SessionRPS, Burst: rl.SessionBurst},
+			IP:         inbound.Limit{RPS: rl.IPRPS, Burst: rl.IPBurst},
 			Connectors: ids,
 		})
 		if err != nil {
@@ -398,15 +398,15 @@ func (h *Host) protect(next http.Handler) http.Handler {
 		route = messageRoute(ids, h.mcp.Owners())
 	}
 	now := h.now
-	g := ratelimit.NewGuard(next, ratelimit.GuardOptions{
+	g := inbound.NewGuard(next, inbound.GuardOptions{
 		Limiter:      lim,
 		Origins:      origins,
-		ClientIP:     func(r *http.Request) netip.Addr { return ratelimit.ClientIP(r, trusted) },
+		ClientIP:     func(r *http.Request) netip.Addr { return inbound.ClientIP(r, trusted) },
 		Now:          now,
 		Route:        route,
 		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
 	})
-	if err := h.registry.Register(ratelimit.NewCollector(g)); err != nil {
+	if err := h.registry.Register(inbound.NewCollector(g)); err != nil {
 		// A second Handler on the same Host: the first one's figures stay.
 		if _, dup := err.(prometheus.AlreadyRegisteredError); !dup {
 			h.log.Warn("client rate limit metrics not registered", "error", err)
@@ -418,12 +418,12 @@ func (h *Host) protect(next http.Handler) http.Handler {
 // messageRoute names the connector bucket of a message sent to an MCP
 // address: the address's own connector, or on the addresses serving every
 // connector the owner of the tool or resource it names.
-func messageRoute(ids []string, owners *mcpserver.Owners) func(string, ratelimit.Message) (string, bool) {
+func messageRoute(ids []string, owners *mcpserver.Owners) func(string, inbound.Message) (string, bool) {
 	fixed := make(map[string]string, len(ids))
 	for _, id := range ids {
 		fixed["/mcp/"+id+"/v1"] = id
 	}
-	return func(address string, m ratelimit.Message) (string, bool) {
+	return func(address string, m inbound.Message) (string, bool) {
 		if id, ok := fixed[address]; ok {
 			return id, true
 		}
@@ -440,7 +440,7 @@ func messageRoute(ids []string, owners *mcpserver.Owners) func(string, ratelimit
 				return id, true
 			}
 		}
-		return ratelimit.NoConnector, true
+		return inbound.NoConnector, true
 	}
 }
 
@@ -449,9 +449,9 @@ func messageRoute(ids []string, owners *mcpserver.Owners) func(string, ratelimit
 // server.trusted_proxies. The MCP layer uses it as the session of clients
 // without one.
 func (h *Host) clientAddr(r *http.Request) string {
-	a, ok := ratelimit.ClientIPFromContext(r.Context())
+	a, ok := inbound.ClientIPFromContext(r.Context())
 	if !ok {
-		a = ratelimit.ClientIP(r, config.Prefixes(h.cfg.Server.TrustedProxies))
+		a = inbound.ClientIP(r, config.Prefixes(h.cfg.Server.TrustedProxies))
 	}
 	if !a.IsValid() {
 		return mcpserver.RemoteIP(r)

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/cache"
 	"github.com/besluitbron/besluitbron/host/internal/config"
-	"github.com/besluitbron/besluitbron/host/internal/fetch"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
-	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/fetch"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 

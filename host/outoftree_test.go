@@ -31,8 +31,8 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // copyTree copies the regular files under src to dst.

@@ -15,14 +15,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/admission"
-	"github.com/besluitbron/besluitbron/host/internal/cache"
-	"github.com/besluitbron/besluitbron/host/internal/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/config"
-	"github.com/besluitbron/besluitbron/host/internal/fetch"
-	"github.com/besluitbron/besluitbron/host/internal/limits"
-	"github.com/besluitbron/besluitbron/host/internal/nativert"
-	"github.com/besluitbron/besluitbron/host/internal/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/nativert"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/fetch"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,8 +39,8 @@ type platform struct {
 	// limiters are the quotas the platform's services count against,
 	// shared ones included (another connector's services may use them
 	// too); uses its limited services' ways to them, by service name.
-	limiters []*limits.Limiter
-	uses     map[string]*limits.Use
+	limiters []*quota.Limiter
+	uses     map[string]*quota.Use
 	cache    fetch.Cache
 	adm      *admission.Admission
 }
@@ -102,7 +102,7 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		conn.Close(ctx)
 		return nil, err
 	}
-	return &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m, uses: map[string]*limits.Use{}}, nil
+	return &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m, uses: map[string]*quota.Use{}}, nil
 }
 
 // equipPlatforms gives every platform its cache and its fetch gate, on the
@@ -293,23 +293,23 @@ func (h *Host) loadProcess(ctx context.Context, id string, cc config.Connector, 
 
 // buildQuotas makes the quotas from every loaded manifest and the config:
 // the services of any connectors that name one upstream host (or one named
-// quota) share one limiter, at the strictest of their limits (limits.Build
+// quota) share one limiter, at the strictest of their limits (quota.Build
 // logs a conflict once, naming its sources). Each platform then holds the
 // quotas its services use, shared ones included, and each limited
 // service's way to its quota. In Redis mode each quota is shared with the
 // other replicas under its own name.
 func (h *Host) buildQuotas() error {
 	byID := map[string]*platform{}
-	var claims []limits.Claim
+	var claims []quota.Claim
 	for _, p := range h.platforms {
 		byID[p.id] = p
-		claims = append(claims, limits.Claims(p.id, p.manifest, func(s connector.Service) (sched.Limit, bool) {
+		claims = append(claims, quota.Claims(p.id, p.manifest, func(s connector.Service) (sched.Limit, bool) {
 			units, per := p.cfg.Limit(s)
 			_, admin := p.cfg.Limits[s.Name]
 			return sched.Limit{Units: units, Per: per}, admin
 		})...)
 	}
-	qs, err := limits.Build(claims, &sched.Options{Clock: h.o.Clock}, h.log)
+	qs, err := quota.Build(claims, &sched.Options{Clock: h.o.Clock}, h.log)
 	if err != nil {
 		return err
 	}
@@ -325,14 +325,14 @@ func (h *Host) buildQuotas() error {
 		}
 		if q.Shared() {
 			h.log.Info("quota shared by several connectors: one limit for them together", "quota", q.Name,
-				"limit", limits.FormatLimit(q.Limit), "from", q.Source, "connectors", usersText(q.Users))
+				"limit", quota.FormatLimit(q.Limit), "from", q.Source, "connectors", usersText(q.Users))
 		}
 	}
 	return nil
 }
 
 // usersText lists a quota's users as "obk (zoek), tk (obk)".
-func usersText(us []limits.User) string {
+func usersText(us []quota.User) string {
 	var parts []string
 	for _, u := range us {
 		parts = append(parts, u.Platform+" ("+u.Service+")")
@@ -370,7 +370,7 @@ func (h *Host) openCluster(ctx context.Context) error {
 
 // clusterLimiter shares a quota through Redis under its name, or returns
 // l unchanged without a cluster. Call it once per quota.
-func (h *Host) clusterLimiter(l *limits.Limiter) fetch.Limiter {
+func (h *Host) clusterLimiter(l *quota.Limiter) fetch.Limiter {
 	if h.cl.c == nil {
 		return l
 	}

@@ -23,10 +23,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/besluitbron/besluitbron/host/internal/limits"
-	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/plugins/obk"
 	"github.com/besluitbron/besluitbron/plugins/obv"
 	"github.com/besluitbron/besluitbron/plugins/openarchivaris"
@@ -350,7 +350,7 @@ func statusQuota(t *testing.T, base, name string) loadstatus.Quota {
 // tk and obk share zoek.officielebekendmakingen.nl, Rechtspraak's index and
 // documents share data.rechtspraak.nl, OpenTK's search and pages stay two.
 func TestQuotasOfTheSevenConnectors(t *testing.T) {
-	var claims []limits.Claim
+	var claims []quota.Claim
 	for _, p := range []*sdk.Plugin{obk.Plugin(), obv.Plugin(), openarchivaris.Plugin(), opentk.Plugin(), ori.Plugin(), rechtspraak.Plugin(), tk.Plugin()} {
 		m := p.Manifest
 		if err := m.Validate(); err != nil {
@@ -361,7 +361,7 @@ func TestQuotasOfTheSevenConnectors(t *testing.T) {
 				t.Errorf("%s: service %s names no host", m.ID, s.Name)
 			}
 		}
-		claims = append(claims, limits.Claims(m.ID, m, func(s connector.Service) (sched.Limit, bool) {
+		claims = append(claims, quota.Claims(m.ID, m, func(s connector.Service) (sched.Limit, bool) {
 			return sched.Limit{Units: s.Units, Per: time.Duration(s.Per)}, false
 		})...)
 	}
@@ -384,7 +384,7 @@ func TestQuotasOfTheSevenConnectors(t *testing.T) {
 		t.Errorf("quotas (-want +got):\n%s", d)
 	}
 	var log bytes.Buffer
-	ls, err := limits.Build(claims, nil, slog.New(slog.NewTextHandler(&log, nil)))
+	ls, err := quota.Build(claims, nil, slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ func TestQuotasOfTheSevenConnectors(t *testing.T) {
 	}
 	limited := map[string]string{}
 	for _, l := range ls {
-		limited[l.Name] = limits.FormatLimit(l.Limit)
+		limited[l.Name] = quota.FormatLimit(l.Limit)
 	}
 	if d := cmp.Diff(map[string]string{
 		"zoek.officielebekendmakingen.nl": "10 per 30s",

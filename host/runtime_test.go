@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/nativert/nativerttest"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/host/internal/testsupport/nativerttest"
 	"github.com/besluitbron/besluitbron/internal/syncbuf"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // syncBuffer collects log lines written while the test reads them.

@@ -1,6 +1,6 @@
 // Compiling seven modules under the race detector takes minutes; this
 // end-to-end test runs in the plain pass of make test, and the concurrency
-// it relies on is race-tested in host/internal/crosssearch and
+// it relies on is race-tested in host/internal/serve/crosssearch and
 // internal/platformsim.
 
 //go:build !race
@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // simConnectors are the seven connectors, each pointed at the simulator.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/besluitbron/besluitbron/host/internal/loadstatus"
+	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 )
 
 func mcpSession(t *testing.T, url string) *mcp.ClientSession {

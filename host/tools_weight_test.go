@@ -21,7 +21,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/host"
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // toolsListBudget is the most the unified tools/list may weigh: every

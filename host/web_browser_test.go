@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // findChromium returns Debian's chromium (scripts/install-chromium.sh
@@ -38,7 +38,7 @@ func findChromium(t *testing.T) string {
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	if raceEnabled {
-		t.Skip("browser tests run without -race (make test runs them so); the pages' concurrency is raced in host/internal/web")
+		t.Skip("browser tests run without -race (make test runs them so); the pages' concurrency is raced in host/internal/serve/web")
 	}
 	path := findChromium(t)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(),

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // fakePlatform serves recorded answers of one platform from testdata and
@@ -115,8 +115,8 @@ func startTestHost(t *testing.T, extra string) *testHost {
 		// Compiling the two modules costs about two minutes under -race,
 		// which the package's race run cannot spare; these tests are
 		// sequential and run without -race in make test, and the pages'
-		// and the job's concurrency is raced in host/internal/web and
-		// host/internal/loadstatus.
+		// and the job's concurrency is raced in host/internal/serve/web and
+		// host/internal/serve/loadstatus.
 		t.Skip("host-level page and status tests run without -race")
 	}
 	th := &testHost{obv: fakeOBVPlatform(t), rechts: fakeRechtspraakPlatform(t)}

@@ -183,7 +183,7 @@ func TestCoreSteps(t *testing.T) {
 }
 
 // TestCoreStepsMargin: a bucket of 10 that keeps one unit of margin below
-// a platform of K = 11 (as host/internal/limits does): an oversized call
+// a platform of K = 11 (as host/internal/upstream/quota does): an oversized call
 // is charged the platform's whole quota, 11, and the copy goes to -1.
 func TestCoreStepsMargin(t *testing.T) {
 	r := &coreRig{t: t, s: newTestableScheduler(ten, Options{PlatformUnits: 11}), calls: map[string]*call{}, reported: map[*call]bool{}}

@@ -25,7 +25,7 @@
 // emptier than the copy, accepts it. The copy may keep a safety margin
 // below the platform's declared capacity K ([Options.PlatformUnits]): the
 // host runs OpenBesluitvorming's K = 60 on a copy of C = 59 refilling at
-// the same rate (see host/internal/limits). Without one, K = C.
+// the same rate (see host/internal/upstream/quota). Without one, K = C.
 //
 // The copy keeps the instant at which it is empty rather than a token
 // count. Costs are converted to refill times exactly (rational arithmetic)
@@ -149,7 +149,7 @@
 // Scheduler per quota. That is the whole story while BesluitBron runs as
 // one process.
 //
-// Replicas behind a load balancer (host/internal/cluster, [cluster]
+// Replicas behind a load balancer (host/internal/upstream/cluster, [cluster]
 // redis_url) do not use a Scheduler to decide: one quota's bucket, queues,
 // tags and usage then live in Redis, shared by every replica, and the
 // decisions are made there by a Lua port of this package's policy,

@@ -65,14 +65,14 @@ func TestImportRuleCatches(t *testing.T) {
 		{".", false, "net/http", true},
 		{".", false, "os", true},
 		{".", false, "math/big", false},
-		{"schedlua", false, module + "host/internal/cluster", true},
+		{"schedlua", false, module + "host/internal/upstream/cluster", true},
 		{"schedlua", true, module + "host/internal/redistest", true},
 		{"schedlua", false, "github.com/redis/go-redis/v9", true},
 		{"schedlua", true, "github.com/redis/go-redis/v9", false},
 		{"schedlua", false, module + "sched", false},
 		{"schedlua", false, "embed", false},
-		{"schedtest", false, module + "host/internal/limits", true},
-		{".", true, module + "host/internal/limits", true},
+		{"schedtest", false, module + "host/internal/upstream/quota", true},
+		{".", true, module + "host/internal/upstream/quota", true},
 	} {
 		if got := importRule(c.dir, c.test, c.path) != ""; got != c.bad {
 			t.Errorf("%s (test %v) importing %s: refused %v, want %v", c.dir, c.test, c.path, got, c.bad)

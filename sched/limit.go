@@ -69,7 +69,7 @@ type Options struct {
 	// clock. The time-explicit methods (those ending in At) never read it.
 	Clock Clock
 	// PlatformUnits is the platform's declared capacity K, when Limit.Units
-	// keeps a safety margin below it (host/internal/limits runs
+	// keeps a safety margin below it (host/internal/upstream/quota runs
 	// OpenBesluitvorming's 60 units per minute on a bucket of 59 units per
 	// 59 s with PlatformUnits 60). Two things use K rather than the
 	// bucket's capacity: a session's weight, K / (K + used), so that the

@@ -21,7 +21,7 @@ func drawLimit(t *rapid.T) sched.Limit {
 	}
 }
 
-// withMargin is the bucket host/internal/limits runs for a platform limit
+// withMargin is the bucket host/internal/upstream/quota runs for a platform limit
 // l: min(1, C/10) units less, refilling at the same rate (its window
 // rounded up to the nanosecond).
 func withMargin(l sched.Limit) sched.Limit {

@@ -17,11 +17,11 @@ targets=(
 	"./sdk/connector FuzzManifest"      # connector manifests (Manifest.Validate)
 	"./sdk/connector FuzzContent"       # result content items
 	"./sdk FuzzResult"                  # tool values → results (sdk.Result)
-	"./host/internal/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer
+	"./host/internal/runtime/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer
 	"./host/internal/wasmcheck FuzzInstrument" # module rewrites for the loop budget
-	"./host/internal/mcpserver FuzzToolArguments" # client arguments against every tool schema
+	"./host/internal/serve/mcpserver FuzzToolArguments" # client arguments against every tool schema
 	"./host/internal/config FuzzLoad"   # config files
-	"./host/internal/cache FuzzDecode"  # cache entries (the cache's own target)
+	"./host/internal/upstream/cache FuzzDecode"  # cache entries (the cache's own target)
 	"./plugins/obk FuzzResponses"       # each platform's response parsing
 	"./plugins/obv FuzzResponses"
 	"./plugins/openarchivaris FuzzResponses"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's Chromium for the browser tests (host/internal/web).
+# Installs Debian's Chromium for the browser tests (host/internal/serve/web).
 # Idempotent: does nothing when /usr/bin/chromium is already there.
 # Needs root (apt-get); without root it says what to run and exits 0 so a
 # developer's `make test` still runs (the browser tests then skip, unless

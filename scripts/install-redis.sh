@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's redis-server for the cluster integration tests
-# (host/internal/cluster: several replicas sharing limits through Redis).
+# (host/internal/upstream/cluster: several replicas sharing limits through Redis).
 # Idempotent: does nothing when redis-server is already there. The tests
 # start their own redis-server on a free port in a temporary folder; the
 # package's own service is stopped and disabled so it holds no port.

@@ -5,7 +5,7 @@ package main
 
 // bench is one go test -bench invocation.
 type bench struct {
-	pkg       string // ./host/internal/cache
+	pkg       string // ./host/internal/upstream/cache
 	pattern   string // -bench regexp
 	benchtime string // -benchtime
 }
@@ -39,21 +39,21 @@ type row struct {
 var rows = []row{
 	{
 		figure: "WebAssembly call vs in-process Go (obv_get_document)",
-		bench:  bench{"./host/internal/connectortest", "^BenchmarkCallRatio$", "300x"},
+		bench:  bench{"./host/internal/testsupport/connectortest", "^BenchmarkCallRatio$", "300x"},
 		value:  metric{"BenchmarkCallRatio/document", "wasm-ns/call"},
 		ref:    &metric{"BenchmarkCallRatio/document", "inprocess-ns/call"},
 		ratio:  &metric{"BenchmarkCallRatio/document", "wasm/inprocess"},
 	},
 	{
 		figure: "Native process call vs in-process Go (obv_get_document)",
-		bench:  bench{"./host/internal/connectortest", "^BenchmarkCallRatio$", "300x"},
+		bench:  bench{"./host/internal/testsupport/connectortest", "^BenchmarkCallRatio$", "300x"},
 		value:  metric{"BenchmarkCallRatio/document", "process-ns/call"},
 		ref:    &metric{"BenchmarkCallRatio/document", "inprocess-ns/call"},
 		ratio:  &metric{"BenchmarkCallRatio/document", "process/inprocess"},
 	},
 	{
 		figure: "Start-up: seven modules, compilation cache warm vs cold",
-		bench:  bench{"./host/internal/wasmrt", "^BenchmarkStartup$/-7$", "2x"},
+		bench:  bench{"./host/internal/runtime/wasmrt", "^BenchmarkStartup$/-7$", "2x"},
 		value:  metric{"BenchmarkStartup/warm-7", "ns/op"},
 		ref:    &metric{"BenchmarkStartup/cold-7", "ns/op"},
 	},
@@ -88,36 +88,36 @@ var rows = []row{
 	},
 	{
 		figure: "Cache hit vs fastcache's own Get",
-		bench:  bench{"./host/internal/cache", "^BenchmarkHitOverhead$", "200000x"},
+		bench:  bench{"./host/internal/upstream/cache", "^BenchmarkHitOverhead$", "200000x"},
 		value:  metric{"BenchmarkHitOverhead", "hit-ns"},
 		ref:    &metric{"BenchmarkHitOverhead", "raw-ns"},
 		ratio:  &metric{"BenchmarkHitOverhead", "hit/raw"},
 	},
 	{
 		figure: "Cache save, 256 MiB, vs fastcache's SaveToFileConcurrent",
-		bench:  bench{"./host/internal/cache", "^Benchmark(Raw)?Save256MB$", "2x"},
+		bench:  bench{"./host/internal/upstream/cache", "^Benchmark(Raw)?Save256MB$", "2x"},
 		value:  metric{"BenchmarkSave256MB", "ns/op"},
 		ref:    &metric{"BenchmarkRawSave256MB", "ns/op"},
 	},
 	{
 		figure: "Cache load, 256 MiB, vs fastcache's LoadFromFile",
-		bench:  bench{"./host/internal/cache", "^Benchmark(Raw)?Load256MB$", "2x"},
+		bench:  bench{"./host/internal/upstream/cache", "^Benchmark(Raw)?Load256MB$", "2x"},
 		value:  metric{"BenchmarkLoad256MB", "ns/op"},
 		ref:    &metric{"BenchmarkRawLoad256MB", "ns/op"},
 	},
 	{
 		figure: "Client limit check, known session (per request)",
-		bench:  bench{"./host/internal/ratelimit", "^BenchmarkAllowAtSession$", "1000000x"},
+		bench:  bench{"./host/internal/serve/inbound", "^BenchmarkAllowAtSession$", "1000000x"},
 		value:  metric{"BenchmarkAllowAtSession", "ns/op"},
 	},
 	{
 		figure: "Platform limit check with room (per upstream fetch)",
-		bench:  bench{"./host/internal/limits", "^BenchmarkWaitGranted$", "1000000x"},
+		bench:  bench{"./host/internal/upstream/quota", "^BenchmarkWaitGranted$", "1000000x"},
 		value:  metric{"BenchmarkWaitGranted", "ns/op"},
 	},
 	{
 		figure: "Granted call with room, shared in Redis vs one do-nothing script round trip (ratio: the cost added to a local grant, in such round trips)",
-		bench:  bench{"./host/internal/cluster", "^BenchmarkGrant$", "3000x"},
+		bench:  bench{"./host/internal/upstream/cluster", "^BenchmarkGrant$", "3000x"},
 		value:  metric{"BenchmarkGrant", "redis-ns/call"},
 		ref:    &metric{"BenchmarkGrant", "roundtrip-ns/call"},
 		ratio:  &metric{"BenchmarkGrant", "added/roundtrip"},

@@ -8,7 +8,7 @@
 // copies and why the cluster does not plug into sched instead.
 //
 // The package is pure, as sched is: it embeds the script and converts
-// values, and talks to no server. host/internal/cluster runs [Script] on
+// values, and talks to no server. host/internal/upstream/cluster runs [Script] on
 // Redis with its own keys and clients.
 //
 // # One policy, two copies, one test
@@ -38,5 +38,5 @@
 // to the replica that queued the call (a hash and a PUBLISH), and the
 // fence that holds shared grants after an outage until every replica has
 // handed in what is left of its local share. Those parts are the
-// cluster's protocol; host/internal/cluster's doc says how it uses them.
+// cluster's protocol; host/internal/upstream/cluster's doc says how it uses them.
 package schedlua

@@ -71,7 +71,7 @@ func (sc Scenario) Claims() bool {
 var OBV = sched.Limit{Units: 60, Per: time.Minute}
 
 // OBVHost is the bucket the host runs for OBV: one unit of headroom, the
-// same rate (host/internal/limits.Headroom, whose tests check that the two
+// same rate (host/internal/upstream/quota.Headroom, whose tests check that the two
 // agree). The weights still use OBV's 60.
 var OBVHost = sched.Limit{Units: 59, Per: 59 * time.Second}
 

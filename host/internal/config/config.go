@@ -23,7 +23,7 @@ import (
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
-	"github.com/besluitbron/besluitbron/host/internal/ratelimit"
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -89,7 +89,7 @@ type Status struct {
 }
 
 // Cluster configures several replicas sharing each platform's limit
-// through Redis (host/internal/cluster). An empty RedisURL means one
+// through Redis (host/internal/upstream/cluster). An empty RedisURL means one
 // process on its own, with no server needed.
 type Cluster struct {
 	// RedisURL is redis://[user:pass@]host:port/db (rediss:// for TLS,
@@ -523,7 +523,7 @@ func (c *Config) validate() error {
 		}
 	}
 	for i, o := range c.Server.AllowedOrigins {
-		if _, err := ratelimit.ParseOrigin(o); err != nil {
+		if _, err := inbound.ParseOrigin(o); err != nil {
 			bad("server.allowed_origins[%d] %v", i, err)
 		}
 	}

@@ -7,5 +7,5 @@
 // connector as a native process needs the sdk/native module, which a
 // WebAssembly-only connector does not pull in. The host's native-runtime
 // tests serve this connector natively from
-// host/internal/nativert/testdata/guests/example.
+// host/internal/runtime/nativert/testdata/guests/example.
 package main

@@ -1,0 +1,136 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+var templateVar = regexp.MustCompile(`\{\+?([a-z_][a-z0-9_]*)\}`)
+
+// compileTemplate turns "besluitbron://obv/document/{+entity_id}" into a
+// matcher; the last variable may contain slashes. Connectors use RFC 6570
+// reserved expansion ({+var}) for ids with colons, such as ECLIs and
+// OpenBesluitvorming entity ids, so clients may write them unencoded.
+func compileTemplate(t string) (*regexp.Regexp, []string) {
+	var names []string
+	locs := templateVar.FindAllStringSubmatchIndex(t, -1)
+	var b strings.Builder
+	b.WriteString("^")
+	last := 0
+	for i, l := range locs {
+		b.WriteString(regexp.QuoteMeta(t[last:l[0]]))
+		names = append(names, t[l[2]:l[3]])
+		if i == len(locs)-1 {
+			b.WriteString("(.+)")
+		} else {
+			b.WriteString("([^/]+)")
+		}
+		last = l[1]
+	}
+	b.WriteString(regexp.QuoteMeta(t[last:]))
+	b.WriteString("$")
+	return regexp.MustCompile(b.String()), names
+}
+
+func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp.Server) error {
+	e, ok := s.tools[p.Manifest.ID+"_"+r.Tool]
+	if !ok {
+		return fmt.Errorf("connector %q resource %q: no tool %q", p.Manifest.ID, r.Name, r.Tool)
+	}
+	uriTemplate := p.presentURI(r.URITemplate)
+	re, names := compileTemplate(uriTemplate)
+	mime := r.MIMEType
+	if mime == "" {
+		mime = "application/json"
+	}
+	h := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		m := re.FindStringSubmatch(req.Params.URI)
+		if m == nil {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		args := map[string]string{}
+		for i, n := range names {
+			v, err := url.PathUnescape(m[i+1])
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			args[n] = v
+		}
+		raw, _ := json.Marshal(args)
+		info := &callinfo.Info{Session: sessionOf(ctx, req.Session, req.Extra)}
+		res := s.run(ctx, info, e, raw)
+		if res.IsError {
+			text := ""
+			for _, c := range res.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					text += t.Text
+				}
+			}
+			return nil, fmt.Errorf("%s", text)
+		}
+		return &mcp.ReadResourceResult{Contents: readContents(req.Params.URI, mime, res)}, nil
+	}
+	if len(names) == 0 {
+		// No variables: one resource, listed by resources/list.
+		rs := &mcp.Resource{Name: r.Name, URI: uriTemplate, Description: r.Description, MIMEType: mime}
+		one.AddResource(rs, h)
+		s.unified.AddResource(rs, h)
+		return nil
+	}
+	rt := &mcp.ResourceTemplate{Name: r.Name, URITemplate: uriTemplate, Description: r.Description, MIMEType: mime}
+	one.AddResourceTemplate(rt, h)
+	s.unified.AddResourceTemplate(rt, h)
+	return nil
+}
+
+var promptVar = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+func (s *Server) addPrompt(p *Platform, pr connector.Prompt, one *mcp.Server) error {
+	mp := &mcp.Prompt{Name: p.toolName(pr.Name), Description: pr.Description}
+	if err := s.claim(mp.Name, "connector "+strconv.Quote(p.Manifest.ID)); err != nil {
+		return err
+	}
+	s.prompts[mp.Name] = pr
+	for _, a := range pr.Arguments {
+		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+	}
+	h := func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		for _, a := range pr.Arguments {
+			if a.Required && strings.TrimSpace(req.Params.Arguments[a.Name]) == "" {
+				return nil, fmt.Errorf("prompt %s: argument %q is required", mp.Name, a.Name)
+			}
+		}
+		fill := func(t string) string {
+			return promptVar.ReplaceAllStringFunc(t, func(m string) string {
+				return req.Params.Arguments[promptVar.FindStringSubmatch(m)[1]]
+			})
+		}
+		if len(pr.Messages) == 0 {
+			return &mcp.GetPromptResult{Description: pr.Description, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: fill(pr.Template)}}}}, nil
+		}
+		out := &mcp.GetPromptResult{Description: pr.Description}
+		for i, m := range pr.Messages {
+			c := m.Content
+			c.Text, c.URI = fill(c.Text), fill(c.URI)
+			mc, err := p.content(c)
+			if err != nil {
+				return nil, fmt.Errorf("prompt %s: message %d: %v (check the arguments)", mp.Name, i, err)
+			}
+			out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: mc})
+		}
+		return out, nil
+	}
+	one.AddPrompt(mp, h)
+	s.unified.AddPrompt(mp, h)
+	return nil
+}

@@ -1,0 +1,245 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Platform is one loaded connector as the MCP layer sees it.
+type Platform struct {
+	Manifest  connector.Manifest
+	Connector connector.Connector
+	// Host is the connector's fetch gate.
+	Host connector.Host
+	// Admission, when set, shares the connector's instances fairly between
+	// sessions.
+	Admission *admission.Admission
+	// Stamp identifies the connector's build (the module's sha256) in kept
+	// results' keys.
+	Stamp string
+	// Reused, when set, is told the cache classes of the answers behind a
+	// kept result served instead of running the connector (the platform
+	// cache counts them as hits).
+	Reused func(classes []string)
+	// ToolPrefix, when set, replaces "<id>_" before the connector's tool
+	// and prompt names as clients see them ("" for none). The host's own
+	// code keeps calling tools by "<id>_<tool>" (see [Server.Call]).
+	ToolPrefix *string
+	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
+	// of the connector's resource URIs as clients see them.
+	ResourceBase string
+}
+
+// HostTool is a tool the host itself provides on the unified address.
+type HostTool struct {
+	Tool    *mcp.Tool
+	Handler func(ctx context.Context, info *callinfo.Info, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// Observer is told about every tool call (metrics, logs).
+type Observer func(ctx context.Context, e CallEvent)
+
+// CallEvent describes one finished tool call.
+type CallEvent struct {
+	Tool     string
+	Platform string
+	Session  string
+	Outcome  string // "ok", "tool_error", "invalid_arguments", "connector_error"
+	Summary  callinfo.Summary
+	Bytes    int
+	Err      string
+	Elapsed  float64 // seconds
+}
+
+// Options configure a Server.
+type Options struct {
+	// Name and Version are the serverInfo the clients see.
+	Name    string
+	Version string
+	// Platforms are the enabled connectors, in the order tools are listed.
+	Platforms []Platform
+	// HostTools are added to the unified address.
+	HostTools []HostTool
+	// Instructions for clients.
+	Instructions string
+	Logger       *slog.Logger
+	// Observe, when set, sees every tool call.
+	Observe Observer
+	// Memo, when set, keeps whole tool results while the cached answers
+	// they were built from stay fresh.
+	Memo *memo.Store
+}
+
+// Server holds the MCP servers of every address.
+type Server struct {
+	o       Options
+	unified *mcp.Server
+	per     map[string]*mcp.Server
+	tools   map[string]*toolEntry // by "<id>_<tool>", whatever the prefix
+	names   map[string]string     // exposed tool and prompt names → owner
+	prompts map[string]connector.Prompt
+	ids     []string
+}
+
+type toolEntry struct {
+	platform *Platform
+	tool     connector.Tool
+	full     string // "<id>_<tool>"
+	name     string // as clients see it
+	schema   *jsonschema.Resolved
+	args     *argSchema // the same schema, for errors in words
+}
+
+// New registers every platform's tools, resources and prompts.
+func New(o Options) (*Server, error) {
+	if o.Name == "" {
+		o.Name = "besluitbron"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{}}
+	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
+	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete})
+	s.unified.AddReceivingMiddleware(boundErrors)
+	for i := range o.Platforms {
+		p := &o.Platforms[i]
+		id := p.Manifest.ID
+		if _, dup := s.per[id]; dup {
+			return nil, fmt.Errorf("mcpserver: connector %q loaded twice", id)
+		}
+		s.ids = append(s.ids, id)
+		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version},
+			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete})
+		one.AddReceivingMiddleware(boundErrors)
+		s.per[id] = one
+		for _, t := range p.Manifest.Tools {
+			e, err := s.entry(p, t)
+			if err != nil {
+				return nil, err
+			}
+			mt := &mcp.Tool{
+				Name:        e.name,
+				Title:       t.Title,
+				Description: describe(p.Manifest, t),
+				InputSchema: t.InputSchema,
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true), Title: t.Title},
+			}
+			h := s.toolHandler(e)
+			one.AddTool(mt, h)
+			s.unified.AddTool(mt, h)
+		}
+		for _, r := range p.Manifest.Resources {
+			if err := s.addResource(p, r, one); err != nil {
+				return nil, err
+			}
+		}
+		for _, pr := range p.Manifest.Prompts {
+			if err := s.addPrompt(p, pr, one); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, ht := range o.HostTools {
+		ht := ht
+		if _, dup := s.tools[ht.Tool.Name]; dup {
+			return nil, fmt.Errorf("mcpserver: host tool %q clashes with a connector tool", ht.Tool.Name)
+		}
+		if err := s.claim(ht.Tool.Name, "the host"); err != nil {
+			return nil, err
+		}
+		as, err := newArgSchema(ht.Tool.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: host tool %q: input schema: %w", ht.Tool.Name, err)
+		}
+		s.unified.AddTool(ht.Tool, s.hostToolHandler(ht, as))
+	}
+	return s, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// describe appends the cost note, so the assistant sees what a call costs
+// and can take the cheaper route.
+func describe(m connector.Manifest, t connector.Tool) string {
+	d := t.Description
+	if t.CostNote != "" {
+		d += "\n\nCost: " + t.CostNote
+	}
+	return d
+}
+
+func (s *Server) entry(p *Platform, t connector.Tool) (*toolEntry, error) {
+	full := p.Manifest.ID + "_" + t.Name
+	as, err := newArgSchema(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
+	}
+	e := &toolEntry{platform: p, tool: t, full: full, name: p.toolName(t.Name), schema: as.resolved, args: as}
+	if err := s.claim(e.name, "connector "+strconv.Quote(p.Manifest.ID)); err != nil {
+		return nil, err
+	}
+	s.tools[full] = e
+	return e, nil
+}
+
+// claim reserves a tool or prompt name clients see; with tool prefixes
+// set by the admin two connectors could otherwise collide.
+func (s *Server) claim(name, owner string) error {
+	if prev, dup := s.names[name]; dup {
+		return fmt.Errorf("mcpserver: %s and %s both serve %q (see connectors.<id>.tool_prefix)", prev, owner, name)
+	}
+	s.names[name] = owner
+	return nil
+}
+
+// Unified is the server of /mcp/unified/v1 (and of stdio).
+func (s *Server) Unified() *mcp.Server { return s.unified }
+
+// Connector returns the server of /mcp/<id>/v1.
+func (s *Server) Connector(id string) (*mcp.Server, bool) {
+	one, ok := s.per[id]
+	return one, ok
+}
+
+// IDs lists the connector ids in order.
+func (s *Server) IDs() []string { return append([]string(nil), s.ids...) }
+
+// ToolNames lists every connector tool's full name, sorted.
+func (s *Server) ToolNames() []string {
+	var out []string
+	for n := range s.tools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Call runs a connector tool by full name outside an MCP session and
+// returns its MCP result, as a client would get it (tests compare it with
+// [Server.Invoke], which the host's own features use).
+func (s *Server) Call(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) *mcp.CallToolResult {
+	e, ok := s.tools[name]
+	if !ok {
+		return toolError(unknownTool(name), callinfo.Summary{Cache: callinfo.Bypass})
+	}
+	return s.run(ctx, info, e, args)
+}
+
+func platformOf(name string) string {
+	id, _, _ := strings.Cut(name, "_")
+	return id
+}

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+)
+
+var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+
+// TestMessagesAgree: every text has both languages, with the same
+// formatting verbs in the same order (a Dutch "%d" against an English "%s"
+// would print "%!s(int=3)" on one page only), and a count's ".0" or ".1"
+// form takes at most the count.
+func TestMessagesAgree(t *testing.T) {
+	for key, m := range messages {
+		if m[0] == "" || m[1] == "" {
+			t.Errorf("%s: a language is missing: %q", key, m)
+		}
+		nl, en := verb.FindAllString(m[0], -1), verb.FindAllString(m[1], -1)
+		if !slices.Equal(nl, en) {
+			t.Errorf("%s: Dutch verbs %v, English %v", key, nl, en)
+		}
+	}
+}
+
+// TestTypeWordsAndPlainText: the normalised types platforms send are
+// named in both languages, whatever their case or separators; a snippet's
+// markdown is gone.
+func TestTypeWordsAndPlainText(t *testing.T) {
+	for _, c := range []struct{ in, nl, en string }{
+		{"Meeting", "Vergadering", "Meeting"}, {"MediaObject", "Document", "Document"}, {"Motion", "Motie", "Motion"},
+		{"agenda_item", "Agendapunt", "Agenda item"}, {"AgendaItem", "Agendapunt", "Agenda item"}, {"Provinciaal blad", "Provinciaal blad", "Provincial Gazette"},
+		{"Uitspraak", "Uitspraak", "Judgment"}, {"publication", "Publicatie", "Publication"}, {"Onbekend soort", "Onbekend soort", "Onbekend soort"},
+	} {
+		if nl, en := typeWord("nl", c.in, true), typeWord("en", c.in, true); nl != c.nl || en != c.en {
+			t.Errorf("%s: %q / %q, want %q / %q", c.in, nl, en, c.nl, c.en)
+		}
+	}
+	if got := typeWord("nl", "publication", false); got != "publicatie" {
+		t.Errorf("inside a phrase: %q", got)
+	}
+	if got := typeWord("nl", "Staatscourant", false); got != "Staatscourant" {
+		t.Errorf("a name inside a phrase: %q", got)
+	}
+	for in, want := range map[string]string{
+		"# Actieplan\n## Beslispunten\n- **Vaststellen**": "Actieplan Beslispunten Vaststellen",
+		"Zie [de bijlage](https://x/y) en `code`":         "Zie de bijlage en code",
+		"  1. Eerste\n> citaat  ":                         "Eerste citaat",
+		"5 * 3 = 15 # geen kop":                           "5 * 3 = 15 geen kop",
+	} {
+		if got := plainText(in); got != want {
+			t.Errorf("plainText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

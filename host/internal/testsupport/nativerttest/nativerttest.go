@@ -1,0 +1,88 @@
+// Package nativerttest builds native connector binaries for tests, the
+// native twin of wasmbuild: each package is built once per test process,
+// from source, into a temporary directory.
+//
+// Build is safe for concurrent use.
+package nativerttest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
+)
+
+var (
+	mu    sync.Mutex
+	built = map[string]*result{}
+	dir   string
+)
+
+// result is one package's build, shared by every test that asks for it;
+// different packages build concurrently.
+type result struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Build builds pkg (relative to the repository root, such as
+// "./plugins/obv/cmd") as a native binary and returns its path. A binary
+// under bin/plugins from `make native` is not reused: tests test what is
+// checked in.
+func Build(tb testing.TB, pkg string) string {
+	tb.Helper()
+	p, err := build(pkg)
+	if err != nil {
+		tb.Fatalf("nativerttest: %v", err)
+	}
+	return p
+}
+
+// SHA256 returns the hex sha256 of the file at path.
+func SHA256(tb testing.TB, path string) string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("nativerttest: %v", err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func build(pkg string) (string, error) {
+	mu.Lock()
+	if dir == "" {
+		d, err := os.MkdirTemp("", "besluitbron-native-")
+		if err != nil {
+			mu.Unlock()
+			return "", err
+		}
+		dir = d
+	}
+	r, ok := built[pkg]
+	if !ok {
+		r = &result{}
+		built[pkg] = r
+	}
+	out := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
+	mu.Unlock()
+	r.once.Do(func() {
+		modDir, rel := wasmbuild.ModuleDir(pkg)
+		cmd := exec.Command("go", "build", "-o", out, rel)
+		cmd.Dir = modDir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			r.err = fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+			return
+		}
+		r.path = out
+	})
+	return r.path, r.err
+}

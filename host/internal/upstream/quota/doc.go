@@ -1,0 +1,33 @@
+// Package quota connects the connectors' declared services to the fair
+// scheduler (package sched): one [Limiter] per quota, which the fetch gates
+// consult before every upstream request and inform of every answer (a
+// 429's Retry-After pauses the quota; RateLimit-* headers correct the
+// local bucket downward).
+//
+// A quota belongs to whoever enforces the limit, usually an upstream host,
+// not to a connector: the tk connector (the official XML of Kamerstukken)
+// and the obk connector (publication files) both fetch from
+// zoek.officielebekendmakingen.nl, which allows 10 requests per 30 s to
+// them together. Each service names its quota in its manifest
+// (connector.Service's Host or Quota); [Build] gives the services of all
+// connectors that name one quota one Limiter, so one process never sends
+// a host more than its limit, a 429 pauses every connector that reaches
+// it, and in Redis mode the replicas share one bucket per quota. When the
+// services' limits differ (manifests, or the admin's
+// connectors.<id>.limits.<service>), the strictest applies: the lowest
+// rate, then the lowest capacity. Each service reaches its quota through a
+// [Use], which counts the service's own calls for the metrics.
+//
+// The session a call counts against is the MCP session; the search page and
+// maintenance share sched.PublicSession, whose usage is not counted.
+//
+// Each limiter's bucket keeps one unit of headroom below the declared
+// limit ([Headroom]: 59 units per 59 s for OpenBesluitvorming's 60 per
+// minute), against network jitter. Fairness does not see it: the scheduler
+// gets the declared capacity as sched.Options.PlatformUnits, so a session's
+// weight is 60/(60+used), exactly 1/2 of a new session's after 60 units and
+// 1/3 after 120, as the requirement has it, and a call costing more than
+// the bucket is charged the platform's whole quota of 60.
+//
+// A Limiter is safe for concurrent use.
+package quota

@@ -1,0 +1,246 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/fetch"
+	"github.com/besluitbron/besluitbron/sched"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// User is one connector's service whose requests count against a quota.
+type User struct {
+	Platform string // connector id
+	Title    string // the platform's name
+	Service  string
+}
+
+// Limiter keeps one quota under its limit: the limit of an upstream host
+// (or of a named quota), shared by every connector service that names it.
+// Its Users' requests wait in one scheduler, so together they never exceed
+// the limit, and a 429 any of them receives pauses them all.
+type Limiter struct {
+	// Name is the quota's name: the upstream host ("zoek.officielebekendmakingen.nl"),
+	// a named quota ("berthub.eu/search"), or "<connector>/<service>" for a
+	// service that names neither.
+	Name string
+	// Users are the connector services that use the quota, ordered by
+	// connector and service.
+	Users []User
+	Limit sched.Limit
+	// Source says where Limit comes from: an admin's key
+	// ("connectors.tk.limits.obk") or a manifest ("the manifest of obk,
+	// service zoek"); empty for a limiter made with [New].
+	Source string
+	s      *sched.Scheduler
+	uses   []*Use
+	path   fetch.Limiter // what the Uses pass calls to: the Limiter itself, or its shared form (Via)
+}
+
+// New returns the limiter of one service's own quota, named
+// "<platform>/<service>", with limit l. The error names the config key
+// when l is invalid.
+func New(platform, title, service string, l sched.Limit, opts *sched.Options) (*Limiter, error) {
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", configKey(platform, service), err)
+	}
+	return newLimiter(platform+"/"+service, []User{{Platform: platform, Title: title, Service: service}}, l, "", opts), nil
+}
+
+func configKey(platform, service string) string {
+	return "connectors." + platform + ".limits." + service
+}
+
+// newLimiter builds a quota's limiter on a valid limit.
+//
+// The local bucket keeps a headroom of one unit (a tenth of the capacity
+// for small limits) at the same refill rate. Why: the platform's bucket
+// sees a request when it arrives, not when it was granted. After an idle
+// spell both buckets are full, and if the first requests of a burst travel
+// slower than the next one, the platform's full bucket wastes refill the
+// local one counted on. One unit of headroom absorbs network jitter of up
+// to one unit's refill time (1 s at OpenBesluitvorming) and costs nothing
+// of the sustained rate.
+//
+// The headroom is the bucket's alone. The scheduler is told the declared
+// capacity, l.Units, as its sched.Options.PlatformUnits (unless opts sets
+// it), so that the weights are those of the declared limit, 60/(60+used)
+// at OpenBesluitvorming and not 59/(59+used), and an oversized call is
+// charged the platform's whole quota of 60.
+func newLimiter(name string, users []User, l sched.Limit, source string, opts *sched.Options) *Limiter {
+	var o sched.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.PlatformUnits == 0 {
+		o.PlatformUnits = l.Units
+	}
+	q := &Limiter{Name: name, Users: users, Limit: l, Source: source, s: sched.New(Headroom(l), &o)}
+	q.path = q
+	for _, u := range users {
+		q.uses = append(q.uses, &Use{User: u, q: q})
+	}
+	return q
+}
+
+// Via makes every [Use] of the quota pass its calls to f (the quota's
+// shared form in Redis) instead of to l itself. Call it once, before the
+// first call.
+func (l *Limiter) Via(f fetch.Limiter) { l.path = f }
+
+// Use returns what platform's fetch gate holds for service: the quota's
+// limiter, counting that service's own calls for the metrics. It panics
+// when the service does not use the quota (a programmer error).
+func (l *Limiter) Use(platform, service string) *Use {
+	for _, u := range l.uses {
+		if u.Platform == platform && u.Service == service {
+			return u
+		}
+	}
+	panic("quota: " + platform + "/" + service + " does not use quota " + l.Name)
+}
+
+// Shared reports whether connectors other than one use the quota.
+func (l *Limiter) Shared() bool { return len(l.Titles()) > 1 }
+
+// Titles are the names of the platforms that use the quota, without
+// repeats, in the Users' order.
+func (l *Limiter) Titles() []string {
+	var out []string
+	for _, u := range l.Users {
+		if !slices.Contains(out, u.Title) {
+			out = append(out, u.Title)
+		}
+	}
+	return out
+}
+
+// Owner is what messages name the quota by: the platform's name when one
+// connector uses it ("OpenBesluitvorming"), else the quota's name
+// ("zoek.officielebekendmakingen.nl").
+func (l *Limiter) Owner() string {
+	if ts := l.Titles(); len(ts) == 1 {
+		return ts[0]
+	}
+	return l.Name
+}
+
+// Phrase names the limit for people, with its size when withSize:
+// "OpenBesluitvorming's limit (60 units per 1m0s)", or for a shared quota
+// "zoek.officielebekendmakingen.nl's limit (10 units per 30s; shared by
+// Officiële Bekendmakingen and Tweede Kamer)".
+func (l *Limiter) Phrase(withSize bool) string {
+	var in []string
+	if withSize {
+		in = append(in, fmt.Sprintf("%g units per %s", l.Limit.Units, l.Limit.Per))
+	}
+	if ts := l.Titles(); len(ts) > 1 {
+		in = append(in, "shared by "+And(ts))
+	}
+	s := l.Owner() + "'s limit"
+	if len(in) > 0 {
+		s += " (" + strings.Join(in, "; ") + ")"
+	}
+	return s
+}
+
+// And joins words as English lists them: "a", "a and b", "a, b and c".
+func And(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return ws[0]
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
+// Headroom returns the local limit for a platform limit l: capacity
+// reduced by min(1, l.Units/10), the refill rate unchanged. When the
+// shorter window is not a whole number of nanoseconds it is rounded up, so
+// the local bucket never refills faster than the platform's.
+func Headroom(l sched.Limit) sched.Limit {
+	h := min(1, l.Units/10)
+	return sched.Limit{Units: l.Units - h, Per: time.Duration(math.Ceil(float64(l.Per) * (l.Units - h) / l.Units))}
+}
+
+// Scheduler exposes the underlying scheduler (status pages, tests).
+func (l *Limiter) Scheduler() *sched.Scheduler { return l.s }
+
+// Wait implements fetch.Limiter.
+func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
+	session := info.Session
+	if info.Public {
+		session = sched.PublicSession
+	}
+	if session == "" {
+		session = "anonymous"
+	}
+	g, err := l.s.Wait(ctx, sched.Request{Session: session, Cost: cost, Front: front, OnQueued: info.OnQueued})
+	if err != nil {
+		var re *sched.RetryError
+		switch {
+		case errors.As(err, &re):
+			return 0, l.NoRoom(re.After)
+		case ctx.Err() != nil:
+			return 0, l.Ended(ctx.Err())
+		}
+		return 0, &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
+	}
+	return g.Queued, nil
+}
+
+// NoRoom is the error of a call the limit leaves no room for before its
+// deadline, expected to wait wait.
+func (l *Limiter) NoRoom(wait time.Duration) error {
+	return &connector.FetchError{Kind: connector.FetchQueueTimeout, Message: fmt.Sprintf(
+		"%s leaves no room before this call's deadline; expected wait %s. Try again later or make a cheaper call",
+		l.Phrase(true), wait.Round(time.Second))}
+}
+
+// Ended is the error of a call whose context ended (err) while it waited.
+func (l *Limiter) Ended(err error) error {
+	return &connector.FetchError{Kind: connector.FetchCanceled, Message: "the call ended while waiting for " + l.Phrase(false) + ": " + err.Error()}
+}
+
+// Observe implements fetch.Limiter: a 429 pauses the quota, for every
+// connector that uses it, until its Retry-After (else one unit's refill);
+// RateLimit-Remaining and RateLimit-Reset lower the local bucket, read by
+// sched.RateLimitBounds (through the scheduler's ObserveHeaders).
+func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
+	if status == http.StatusTooManyRequests {
+		wait := RetryAfter(h.Get("Retry-After"), now)
+		if wait <= 0 {
+			wait = l.Limit.Per / time.Duration(max(1, int(l.Limit.Units)))
+		}
+		l.s.PauseUntil(now.Add(wait))
+	}
+	l.s.ObserveHeaders(h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), now)
+}
+
+// RetryAfter parses a Retry-After value: seconds or an HTTP date. It
+// returns 0 when absent or unreadable.
+func RetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 && n < 86400 {
+		return time.Duration(n * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) && t.Sub(now) < 24*time.Hour {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+var _ fetch.Limiter = (*Limiter)(nil)

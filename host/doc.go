@@ -1,14 +1,48 @@
 // Package host is the BesluitBron server: it loads the configured
-// connectors (WebAssembly modules, compiled once and pooled), gives each a
-// fetch gate (allowed hosts, limits, cache) and serves their tools over MCP,
-// on streamable HTTP and on stdio.
+// connectors, gives each platform its policy (cache, quotas, fetch gate,
+// fair admission), and serves their tools over MCP on streamable HTTP,
+// HTTP+SSE and stdio, with its own features beside them: besluitbron_search,
+// besluitbron_status, the search page and the Laadstatus.
 //
-//	cfg, err := host.LoadConfig("plugins.toml", nil)
+//	ln, err := host.Listen(cfg.Server.Addr) // a busy address fails before any connector loads
 //	h, err := host.New(ctx, &host.Options{Config: cfg, Version: "1.0.0"})
 //	defer h.Close(ctx)
-//	err = h.ListenAndServe(ctx) // until ctx is done, then a graceful shutdown
+//	err = h.Serve(ctx, ln) // until ctx is done, then a graceful shutdown
 //
-// Everything else lives under host/internal: the runtime (wasmrt), the
-// fetch path (fetch), configuration (config) and the MCP wiring
-// (mcpserver). A Host is safe for concurrent use.
+// # How New builds it (host.go, platform.go)
+//
+// The core, per platform and in this order: the runtime that runs the
+// connector (runtime/wasmrt or runtime/nativert) and its manifest; the
+// quotas, from every manifest together (upstream/quota: the services of
+// all connectors that name one upstream host share one limiter), shared
+// through Redis when a cluster is configured (upstream/cluster decorates
+// each quota); the platform's cache (upstream/cache, with the cluster's
+// full-text tier behind it); the fetch gate over both (upstream/fetch);
+// and fair admission to its instances (runtime/admission). Then the
+// host's own features (features.go): the Laadstatus job, the host tools,
+// the MCP server with every tool, and the pages. The offline commands
+// (`besluitbron cache stats|clear`, check-config's summary) are admin.go.
+//
+// # How a call flows
+//
+//  1. serve/inbound: the Origin check and the client limits (process,
+//     connector, session, address) answer before anything else runs.
+//  2. serve/mcpserver: the tool's arguments are checked against its
+//     schema, with errors in words; a kept result (serve/memo) whose
+//     upstream answers are all still cached answers at once; otherwise
+//     runtime/admission admits the call to a connector instance by the
+//     scheduler's weights.
+//  3. The connector (WebAssembly or native) translates the arguments into
+//     fetches. Each fetch goes through upstream/fetch: the allowed hosts and
+//     the dial guard; the cache (a hit answers); the quota, where
+//     sched decides who is served next and the call may wait; the platform;
+//     then the answer is cached and the quota learns from its 429s and
+//     RateLimit headers. Every layer adds to the call's record
+//     (upstream/callinfo): cache outcome, time queued and upstream, notes.
+//  4. serve/mcpserver turns the connector's result and the record into the
+//     MCP result (_meta: cache, queued_ms, upstream_ms). The host's own
+//     features take the same path up to here through Invoke, and get the
+//     connector's result itself, not an MCP result.
+//
+// A Host is safe for concurrent use.
 package host

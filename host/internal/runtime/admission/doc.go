@@ -1,0 +1,26 @@
+// Package admission shares a connector's instances between sessions when
+// there are more calls than instances. A WebAssembly instance is held for
+// the whole tool call, including the time the call waits at the platform's
+// limit; if instances were handed out first come, first served (or round
+// robin), the instances, not the fair scheduler, would decide who is
+// served: a flood would hold them all and a newcomer's call could not even
+// reach the scheduler.
+//
+// Two things keep the scheduler in charge. First, the host sizes the
+// connector's pool elastically (connectors.<id>.max_instances, far above
+// the warm pool_size), so that in ordinary load every waiting call has its
+// instance and the scheduler alone orders them. Second, when even that
+// bound is reached, the next free instance goes by the scheduler's own
+// weights, by start-time fair queueing as in package sched: each grant to
+// a session advances its tag by 1/weight (weight = C/(C+used)), the
+// waiting session with the smallest start tag max(V, tag) goes next (ties:
+// who waited longest), and V and the tags restart when the connector is
+// idle.
+// Calls of one session enter in arrival order. Sessions that keep calls
+// waiting therefore get instances in proportion to their weights, the
+// shares the scheduler gives them at the platform. There is no cap per session: a
+// lone session may use every instance, as the seed asks ("if there is
+// only one session, it is allocated the entire space").
+//
+// An Admission is safe for concurrent use.
+package admission

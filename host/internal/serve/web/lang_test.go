@@ -169,3 +169,29 @@ func TestStatusPageInDutch(t *testing.T) {
 	_, body, _ = get(t, srv.URL+"/status?lang=en")
 	mustContain(t, visible(body), "Answered in 4 ms.", "newest publication: 29 June 2026", "Does not answer.", "as Officiële Bekendmakingen declares it")
 }
+
+// TestNoFullTextLinkWithoutText: a platform whose document tool reads only
+// some categories (OpenTK: Document and Verslag) offers "volledige tekst"
+// only for those; an activity links to its own page instead of to a
+// document page that can only fail. It catches the page offering a
+// full-text link for every result.
+func TestNoFullTextLinkWithoutText(t *testing.T) {
+	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
+		return ok(map[string]any{"platform": "opentk", "has_more": false, "offset": 0, "results": []map[string]any{
+			{"id": "2024D1", "type": "Document", "title": "Brief over stikstof", "url": "https://berthub.eu/tkconv/document.html?nummer=2024D1"},
+			{"id": "2024A9", "type": "Activiteit", "title": "Commissiedebat stikstof", "url": "https://berthub.eu/tkconv/activiteit.html?nummer=2024A9"},
+		}})
+	}}
+	srv := serve(t, f, func(o *web.Options) {
+		o.Platforms = append(o.Platforms, web.Platform{ID: "opentk", Title: "OpenTK", SearchTool: "opentk_search", DocumentTool: "opentk_get_document",
+			DocumentArg: "nummer", DocumentCategories: []string{"Document", "Verslag"}, Query: true, MaxLimit: 50})
+	})
+	_, body, _ := get(t, srv.URL+"/?q=stikstof&p=opentk")
+	if !strings.Contains(body, "/document?id=2024D1") {
+		t.Errorf("the document lacks its full-text link:\n%s", body)
+	}
+	if strings.Contains(body, "/document?id=2024A9") {
+		t.Errorf("the activity offers a full-text link to a text that does not exist:\n%s", body)
+	}
+	mustContain(t, body, `<a href="https://berthub.eu/tkconv/activiteit.html?nummer=2024A9" rel="noopener noreferrer external">Commissiedebat stikstof</a>`)
+}

@@ -307,6 +307,13 @@ var funcs = template.FuncMap{
 		v.Set("terug", back)
 		return "/document?" + v.Encode()
 	},
+	// readable says whether a result has a full text to show: a platform
+	// whose document tool names the categories it reads (OpenTK: Document,
+	// Verslag) has none for its other results (activities, commitments),
+	// which link to their page instead of to an error.
+	"readable": func(pl *Platform, it connector.Item) bool {
+		return pl.DocumentTool != "" && (len(pl.DocumentCategories) == 0 || it.Type == "" || contains(pl.DocumentCategories, it.Type))
+	},
 	// plain shows a snippet as one line of plain text.
 	"plain": plainText,
 	// pname is a platform's name in the page's language.

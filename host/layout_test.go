@@ -134,7 +134,7 @@ func TestHostNamesNoConnector(t *testing.T) {
 }
 
 // mcpResultReaders reports every place in a non-test Go file under dir
-// (testdata aside, and the MCP edge itself, internal/mcpserver, skipped)
+// (testdata aside, and the MCP edge itself, internal/serve/mcpserver, skipped)
 // that reads a connector's answer out of an MCP tool result: a type
 // assertion or type-switch case to one of go-sdk's content types
 // (*mcp.TextContent and the like, how resultText pulled the text out of
@@ -148,7 +148,7 @@ func mcpResultReaders(t *testing.T, dir string) []string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "testdata" || filepath.ToSlash(path) == filepath.ToSlash(filepath.Join(dir, "internal", "mcpserver"))) {
+		if d.IsDir() && (d.Name() == "testdata" || filepath.ToSlash(path) == filepath.ToSlash(filepath.Join(dir, "internal", "serve", "mcpserver"))) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -216,7 +216,7 @@ func mcpResultReaders(t *testing.T, dir string) []string {
 // TestNoFeatureDecodesAnMCPResult: the host's own features (the search
 // page, besluitbron_search, the Laadstatus checks) get a connector's
 // answer from mcpserver.Invoke, as the connector gave it, and MCP results
-// exist only at the MCP edge (internal/mcpserver). It catches a feature
+// exist only at the MCP edge (internal/serve/mcpserver). It catches a feature
 // that calls the MCP path and pulls the answer back out of the
 // *mcp.CallToolResult (a resultText over Content with *mcp.TextContent,
 // stripping the "Note:" lines the edge appends, or reading
@@ -258,14 +258,14 @@ func build(b []byte) *sdkmcp.CallToolResult {
 	if err := writeFile(filepath.Join(dir, "x.go"), src); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "internal", "mcpserver"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "internal", "serve", "mcpserver"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(filepath.Join(dir, "internal", "mcpserver", "edge.go"), src); err != nil {
+	if err := writeFile(filepath.Join(dir, "internal", "serve", "mcpserver", "edge.go"), src); err != nil {
 		t.Fatal(err)
 	}
 	got := mcpResultReaders(t, dir)
 	if len(got) != 3 {
-		t.Errorf("want the assertion, the type switch and the StructuredContent read in x.go named (and nothing in internal/mcpserver), got %d:\n%s", len(got), strings.Join(got, "\n"))
+		t.Errorf("want the assertion, the type switch and the StructuredContent read in x.go named (and nothing in internal/serve/mcpserver), got %d:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }

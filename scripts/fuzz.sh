@@ -18,7 +18,8 @@ targets=(
 	"./sdk/connector FuzzContent"       # result content items
 	"./sdk FuzzResult"                  # tool values → results (sdk.Result)
 	"./host/internal/runtime/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer
-	"./host/internal/wasmcheck FuzzInstrument" # module rewrites for the loop budget
+	"./host/internal/runtime/wasmbudget FuzzInstrument" # module rewrites for the loop budget
+	"./host/internal/runtime/wasmbudget FuzzInstrumentDifferential" # rewritten modules run as the originals
 	"./host/internal/serve/mcpserver FuzzToolArguments" # client arguments against every tool schema
 	"./host/internal/config FuzzLoad"   # config files
 	"./host/internal/upstream/cache FuzzDecode"  # cache entries (the cache's own target)

@@ -14,7 +14,7 @@
 // [connector.Host] passed to Call. Each call runs under a deadline, so a
 // spinning guest is stopped rather than freezing the host, and under a
 // memory limit per connector. A module built with the sdk is stopped by
-// the loop budget package wasmcheck instruments it with (a decrement per
+// the loop budget package wasmbudget instruments it with (a decrement per
 // loop iteration, an exit to Go per 65 536); any other module by wazero's
 // WithCloseOnContextDone, which exits to Go at every loop and made a Go
 // connector four times slower.

@@ -12,7 +12,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -72,7 +72,7 @@ func write(mod api.Module, ptr uint32, b []byte) {
 const checkBudget = 1 << 16
 
 // interruptCheck is what the instrumented loops call when their budget is
-// spent (see package wasmcheck): a new budget, or a trap once the call's
+// spent (see package wasmbudget): a new budget, or a trap once the call's
 // context has ended. It also runs outside calls (in _initialize), so it
 // needs no call state.
 func interruptCheck(ctx context.Context) uint32 {
@@ -121,7 +121,7 @@ func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
 		}
 		st.logger.Log(ctx, slog.Level(level), msg, "connector", st.id)
 	}).Export("log").
-		NewFunctionBuilder().WithFunc(interruptCheck).Export(wasmcheck.ImportName).
+		NewFunctionBuilder().WithFunc(interruptCheck).Export(wasmbudget.ImportName).
 		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, done, total float64, ptr, size uint32) {
 		st := state(ctx)
 		if size > 4<<10 {

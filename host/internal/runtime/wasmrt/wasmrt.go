@@ -18,7 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -59,7 +59,7 @@ type Connector struct {
 	runtime  wazero.Runtime
 	compiled wazero.CompiledModule
 	manifest connector.Manifest
-	// Instrumented reports that the module runs with package wasmcheck's
+	// Instrumented reports that the module runs with package wasmbudget's
 	// loop budget instead of wazero's per-loop exit to Go.
 	Instrumented bool
 
@@ -136,7 +136,7 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	// A module that imports the interrupt check runs instrumented: its
 	// loops stop it at its deadline at native speed. Any other runs with
 	// wazero's own checks, which leave native code at every loop.
-	wasm, stats, ierr := wasmcheck.Instrument(o.Wasm, checkBudget)
+	wasm, stats, ierr := wasmbudget.Instrument(o.Wasm, checkBudget)
 	if ierr == nil {
 		compiled, err := c.compile(ctx, wasm, false)
 		if err == nil {
@@ -145,7 +145,7 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 			o.Logger.Warn("connector: the instrumented module does not compile; running it with wazero's slower termination checks",
 				"connector", o.ID, "error", err, "loops", stats.Loops)
 		}
-	} else if !errors.Is(ierr, wasmcheck.ErrNoImport) {
+	} else if !errors.Is(ierr, wasmbudget.ErrNoImport) {
 		o.Logger.Warn("connector: cannot instrument the module; running it with wazero's slower termination checks",
 			"connector", o.ID, "error", ierr)
 	}

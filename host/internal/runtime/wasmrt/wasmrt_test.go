@@ -48,7 +48,7 @@ func TestHostileGuests(t *testing.T) {
 	short := loadHostile(t, wasmrt.Options{PoolSize: 1, CallTimeout: 500 * time.Millisecond})
 	if !short.Instrumented || !c.Instrumented {
 		// The endless loop below must be stopped by the loop budget
-		// (package wasmcheck), the mechanism every sdk module runs on.
+		// (package wasmbudget), the mechanism every sdk module runs on.
 		t.Fatal("the hostile guest imports the interrupt check through the sdk, yet runs uninstrumented")
 	}
 	res, err := call(short, "loop", `{}`, nil)

@@ -1,4 +1,4 @@
-package wasmcheck_test
+package wasmbudget_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 )
 
 // outcome is what one call of an exported function did.
@@ -37,9 +37,9 @@ func runAll(t *testing.T, wasm []byte, m genModule, renew uint32) ([]outcome, in
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer r.Close(ctx)
 	checks := 0
-	_, err := r.NewHostModuleBuilder(wasmcheck.ImportModule).NewFunctionBuilder().
+	_, err := r.NewHostModuleBuilder(wasmbudget.ImportModule).NewFunctionBuilder().
 		WithFunc(func(context.Context) uint32 { checks++; return renew }).
-		Export(wasmcheck.ImportName).Instantiate(ctx)
+		Export(wasmbudget.ImportName).Instantiate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func differential(t *testing.T, code []byte, budget, renew uint32) ([]outcome, i
 	if origChecks != 0 {
 		t.Fatalf("the original module called the interrupt check %d times; it never should", origChecks)
 	}
-	out, _, err := wasmcheck.Instrument(m.wasm, budget)
+	out, _, err := wasmbudget.Instrument(m.wasm, budget)
 	if err != nil {
 		t.Fatalf("a generated module is refused: %v", err)
 	}
@@ -157,7 +157,7 @@ func TestDifferentialGeneratorCoverage(t *testing.T) {
 	var modules, loops, calls, traps, returns, checked int
 	for _, s := range genSeeds() {
 		m := generate(s)
-		_, st, err := wasmcheck.Instrument(m.wasm, 1)
+		_, st, err := wasmbudget.Instrument(m.wasm, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

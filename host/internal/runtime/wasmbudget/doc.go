@@ -1,4 +1,4 @@
-// Package wasmcheck owns the loop budget: it rewrites a WebAssembly
+// Package wasmbudget owns the loop budget: it rewrites a WebAssembly
 // connector so that the host can stop it at its deadline at native speed.
 // It does not merely check a module, it writes a new one: every loop
 // iteration and every function entry counts down a budget kept in a new
@@ -40,4 +40,4 @@
 // stops after exactly the budgets the check grants
 // (TestRunawaysStopWithinBudget), and the bytes it writes do not change
 // unnoticed (TestInstrumentOutputUnchanged).
-package wasmcheck
+package wasmbudget

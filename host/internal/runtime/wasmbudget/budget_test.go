@@ -1,4 +1,4 @@
-package wasmcheck_test
+package wasmbudget_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"pgregory.net/rapid"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 )
 
 // runaways is a module of three calls that never end by themselves. Each
@@ -24,7 +24,7 @@ func runaways() []byte {
 	var m []byte
 	m = append(m, "\x00asm\x01\x00\x00\x00"...)
 	m = section(m, 1, vec(2, []byte{0x60, 0, 1, 0x7F}, []byte{0x60, 1, 0x7F, 1, 0x7F}))
-	imp := append(name(wasmcheck.ImportModule), name(wasmcheck.ImportName)...)
+	imp := append(name(wasmbudget.ImportModule), name(wasmbudget.ImportName)...)
 	m = section(m, 2, vec(1, append(imp, 0x00, 0)))
 	m = section(m, 3, vec(3, []byte{1}, []byte{1}, []byte{1})) // spin 1, nested 2, tree 3
 	m = section(m, 6, vec(1, []byte{0x7F, 0x01, 0x41, 0, 0x0B}))
@@ -71,7 +71,7 @@ func TestRunawaysStopWithinBudget(t *testing.T) {
 		}
 		interpreter := rapid.Bool().Draw(rt, "interpreter")
 
-		out, _, err := wasmcheck.Instrument(wasm, budget)
+		out, _, err := wasmbudget.Instrument(wasm, budget)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -86,14 +86,14 @@ func TestRunawaysStopWithinBudget(t *testing.T) {
 		r := wazero.NewRuntimeWithConfig(ctx, cfg.WithCloseOnContextDone(true))
 		defer r.Close(context.Background())
 		checks := 0
-		_, err = r.NewHostModuleBuilder(wasmcheck.ImportModule).NewFunctionBuilder().
+		_, err = r.NewHostModuleBuilder(wasmbudget.ImportModule).NewFunctionBuilder().
 			WithFunc(func(context.Context) uint32 {
 				checks++
 				if checks > n {
 					panic(errStop)
 				}
 				return budget
-			}).Export(wasmcheck.ImportName).Instantiate(ctx)
+			}).Export(wasmbudget.ImportName).Instantiate(ctx)
 		if err != nil {
 			rt.Fatal(err)
 		}

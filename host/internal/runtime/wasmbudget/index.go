@@ -1,4 +1,4 @@
-package wasmcheck
+package wasmbudget
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ func index(m *wasmModule) (*plan, error) {
 	for i, f := range m.funcImports {
 		if f.module == ImportModule && f.name == ImportName {
 			if f.typ != "\x00\x01\x7F" {
-				return p, fmt.Errorf("wasmcheck: %s.%s has the wrong type; want () -> i32", ImportModule, ImportName)
+				return p, fmt.Errorf("wasmbudget: %s.%s has the wrong type; want () -> i32", ImportModule, ImportName)
 			}
 			p.checkFunc, found = uint32(i), true
 		}
@@ -58,19 +58,19 @@ func index(m *wasmModule) (*plan, error) {
 			size := r.u32()
 			fn := r.bytes(int(size))
 			if r.err != nil {
-				return p, fmt.Errorf("wasmcheck: function body %d: %w", f, r.err)
+				return p, fmt.Errorf("wasmbudget: function body %d: %w", f, r.err)
 			}
 			start := len(offsets)
 			var err error
 			offsets, err = indexBody(offsets, fn, p.budgetGlobal, &p.stats)
 			if err != nil {
-				return p, fmt.Errorf("wasmcheck: function body %d: %w", f, err)
+				return p, fmt.Errorf("wasmbudget: function body %d: %w", f, err)
 			}
 			p.stats.Functions++
 			bodies = append(bodies, funcBody{body: fn, probes: offsets[start:len(offsets):len(offsets)]})
 		}
 		if !r.done() {
-			return p, errors.New("wasmcheck: bytes after the last function body")
+			return p, errors.New("wasmbudget: bytes after the last function body")
 		}
 		p.code[i] = bodies
 	}

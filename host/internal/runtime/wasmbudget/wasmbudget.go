@@ -1,4 +1,4 @@
-package wasmcheck
+package wasmbudget
 
 import "errors"
 
@@ -11,7 +11,7 @@ const (
 
 // ErrNoImport means the module does not import the interrupt check: it
 // was not built with the sdk, and is not rewritten.
-var ErrNoImport = errors.New("wasmcheck: the module does not import " + ImportModule + "." + ImportName)
+var ErrNoImport = errors.New("wasmbudget: the module does not import " + ImportModule + "." + ImportName)
 
 // Stats describe one rewrite.
 type Stats struct {

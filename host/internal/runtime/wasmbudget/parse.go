@@ -1,4 +1,4 @@
-package wasmcheck
+package wasmbudget
 
 import (
 	"bytes"
@@ -50,7 +50,7 @@ type funcImport struct {
 // is index's work.
 func parse(module []byte) (*wasmModule, error) {
 	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) || !bytes.Equal(module[4:8], []byte{1, 0, 0, 0}) {
-		return nil, errors.New("wasmcheck: not a WebAssembly 1.0 binary module")
+		return nil, errors.New("wasmbudget: not a WebAssembly 1.0 binary module")
 	}
 	m := &wasmModule{header: module[:8]}
 	r := &reader{b: module, pos: 8}
@@ -59,7 +59,7 @@ func parse(module []byte) (*wasmModule, error) {
 		size := r.u32()
 		body := r.bytes(int(size))
 		if r.err != nil {
-			return nil, fmt.Errorf("wasmcheck: section %d: %w", id, r.err)
+			return nil, fmt.Errorf("wasmbudget: section %d: %w", id, r.err)
 		}
 		m.sections = append(m.sections, section{id: id, body: body})
 	}
@@ -77,7 +77,7 @@ func parse(module []byte) (*wasmModule, error) {
 			n := r.u32()
 			for i := uint32(0); i < n && r.err == nil; i++ {
 				if r.byte() != 0x60 {
-					return nil, errors.New("wasmcheck: a type that is not a function type")
+					return nil, errors.New("wasmbudget: a type that is not a function type")
 				}
 				start := r.pos
 				r.bytes(int(r.u32()))
@@ -107,7 +107,7 @@ func parse(module []byte) (*wasmModule, error) {
 					r.byte()
 					m.importedGlobals++
 				default:
-					return nil, fmt.Errorf("wasmcheck: import of unknown kind %d", kind)
+					return nil, fmt.Errorf("wasmbudget: import of unknown kind %d", kind)
 				}
 			}
 		case secGlobal:
@@ -117,10 +117,10 @@ func parse(module []byte) (*wasmModule, error) {
 		case secTag:
 			// Tags (exceptions) sit between memories and globals; with
 			// them the new global's place is not settled here.
-			return nil, errors.New("wasmcheck: modules with exception tags are not supported")
+			return nil, errors.New("wasmbudget: modules with exception tags are not supported")
 		}
 		if r.err != nil {
-			return nil, fmt.Errorf("wasmcheck: section %d: %w", s.id, r.err)
+			return nil, fmt.Errorf("wasmbudget: section %d: %w", s.id, r.err)
 		}
 	}
 	return m, nil

@@ -1,4 +1,4 @@
-package wasmcheck_test
+package wasmbudget_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/besluitbron/besluitbron/host/internal/wasmbuild"
-	"github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // module assembles a binary module from its sections (id, body).
@@ -67,14 +67,14 @@ func run(t *testing.T, wasm []byte, n uint64, budget uint32, stopAfter int) (res
 	ctx := context.Background()
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(false))
 	defer r.Close(ctx)
-	_, err = r.NewHostModuleBuilder(wasmcheck.ImportModule).NewFunctionBuilder().
+	_, err = r.NewHostModuleBuilder(wasmbudget.ImportModule).NewFunctionBuilder().
 		WithFunc(func(context.Context) uint32 {
 			checks++
 			if stopAfter > 0 && checks >= stopAfter {
 				panic(errors.New("stopped by the interrupt check"))
 			}
 			return budget
-		}).Export(wasmcheck.ImportName).Instantiate(ctx)
+		}).Export(wasmbudget.ImportName).Instantiate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func run(t *testing.T, wasm []byte, n uint64, budget uint32, stopAfter int) (res
 }
 
 func TestLoopsCountDownTheirBudget(t *testing.T) {
-	out, st, err := wasmcheck.Instrument(counter(), 10)
+	out, st, err := wasmbudget.Instrument(counter(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestLoopsCountDownTheirBudget(t *testing.T) {
 }
 
 func TestARunawayLoopIsStopped(t *testing.T) {
-	out, _, err := wasmcheck.Instrument(counter(), 1000)
+	out, _, err := wasmbudget.Instrument(counter(), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,14 +136,14 @@ func TestModulesInstrumentedOrRefused(t *testing.T) {
 		{"counter", counter(), ""},
 		{"not wasm", []byte("hello, world"), "not a WebAssembly"},
 		{"truncated", counter()[:30], "unexpected end"},
-		{"no import", module(typeSec, funcSec, globalSec, append(append([]byte{7, 1, 5}, "count"...), 0x00, 0), codeSec(countBody())), wasmcheck.ErrNoImport.Error()},
+		{"no import", module(typeSec, funcSec, globalSec, append(append([]byte{7, 1, 5}, "count"...), 0x00, 0), codeSec(countBody())), wasmbudget.ErrNoImport.Error()},
 		{"import of the wrong type", module(typeSec, append(append([]byte(nil), importSec[:len(importSec)-1]...), 1), funcSec, globalSec, exportSec, codeSec(countBody())), "wrong type"},
 		{"code that sets the budget", module(typeSec, importSec, funcSec, globalSec, exportSec, codeSec(countBody(0x41, 5, 0x24, 1))), "global 1 does not exist"},
 		{"SIMD", module(typeSec, importSec, funcSec, globalSec, exportSec, codeSec(countBody(0xFD, 12))), "0xFD is not supported"},
 		{"exceptions", module(typeSec, importSec, funcSec, globalSec, exportSec, codeSec(countBody(0x06, 0x40, 0x0B))), "0x06 is not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := wasmcheck.Instrument(tc.wasm, 10)
+			_, _, err := wasmbudget.Instrument(tc.wasm, 10)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -164,7 +164,7 @@ func TestARunawayRecursionIsStopped(t *testing.T) {
 		0x20, 0, 0x41, 1, 0x6B, 0x10, 1, 0x6A, // + count(n-1)
 		0x0B, 0x0B}
 	wasm := module(typeSec, importSec, funcSec, exportSec, codeSec(append([]byte{byte(len(body))}, body...)))
-	out, st, err := wasmcheck.Instrument(wasm, 1000)
+	out, st, err := wasmbudget.Instrument(wasm, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestARunawayRecursionIsStopped(t *testing.T) {
 func TestModuleWithoutGlobalsGetsOne(t *testing.T) {
 	body := []byte{1, 1, 0x7F, 0x03, 0x40, 0x20, 1, 0x41, 1, 0x6A, 0x21, 1, 0x20, 1, 0x20, 0, 0x49, 0x0D, 0, 0x0B, 0x20, 1, 0x0B}
 	wasm := module(typeSec, importSec, funcSec, exportSec, codeSec(append([]byte{byte(len(body))}, body...)))
-	out, _, err := wasmcheck.Instrument(wasm, 7)
+	out, _, err := wasmbudget.Instrument(wasm, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestConnectorsInstrument(t *testing.T) {
 	ctx := context.Background()
 	for _, pkg := range []string{"./plugins/obv/cmd", "./plugins/tk/cmd"} {
 		wasm := wasmbuild.Bytes(t, pkg)
-		out, st, err := wasmcheck.Instrument(wasm, 1<<16)
+		out, st, err := wasmbudget.Instrument(wasm, 1<<16)
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)
 		}
@@ -229,7 +229,7 @@ func FuzzInstrument(f *testing.F) {
 	r := wazero.NewRuntime(ctx)
 	defer r.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte) {
-		out, _, err := wasmcheck.Instrument(wasm, 3)
+		out, _, err := wasmbudget.Instrument(wasm, 3)
 		if err != nil {
 			return
 		}

@@ -1,6 +1,6 @@
-package wasmcheck_test
+package wasmbudget_test
 
-import "github.com/besluitbron/besluitbron/host/internal/wasmcheck"
+import "github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 
 // This file is a small generator of valid WebAssembly modules that import
 // the interrupt check and always terminate: the differential fuzz test
@@ -92,7 +92,7 @@ func generate(b []byte) genModule {
 		[]byte{0x60, 1, 0x7F, 2, 0x7F, 0x7F},
 	))
 	// Imports: the interrupt check.
-	imp := append(name(wasmcheck.ImportModule), name(wasmcheck.ImportName)...)
+	imp := append(name(wasmbudget.ImportModule), name(wasmbudget.ImportName)...)
 	imp = append(imp, 0x00, typeCheck)
 	m = section(m, 2, vec(1, imp))
 	// Functions.

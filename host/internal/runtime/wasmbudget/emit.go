@@ -1,4 +1,4 @@
-package wasmcheck
+package wasmbudget
 
 import "strings"
 

@@ -76,7 +76,7 @@ func readInput() []byte {
 // hostInterruptCheck is the host's interrupt check. The guest never calls
 // it itself: the host rewrites every loop of the module to count down a
 // budget and call it when the budget is spent, which is how a runaway call
-// is stopped at its deadline (host/internal/wasmcheck). keepInterruptCheck
+// is stopped at its deadline (host/internal/runtime/wasmbudget). keepInterruptCheck
 // is never set; it keeps the import in the module, where the host looks
 // for it.
 //

@@ -377,7 +377,7 @@ func (h *Host) protect(next http.Handler) http.Handler {
 		panic(fmt.Sprintf("server.allowed_origins%v", err))
 	}
 	var (
-		lim   *inbound.Limiter
+		lim   *inbound.Limits
 		route func(string, inbound.Message) (string, bool)
 	)
 	if rl.Enabled {
@@ -399,7 +399,7 @@ func (h *Host) protect(next http.Handler) http.Handler {
 	}
 	now := h.now
 	g := inbound.NewGuard(next, inbound.GuardOptions{
-		Limiter:      lim,
+		Limits:       lim,
 		Origins:      origins,
 		ClientIP:     func(r *http.Request) netip.Addr { return inbound.ClientIP(r, trusted) },
 		Now:          now,

@@ -374,7 +374,7 @@ func (h *Host) clusterLimiter(l *quota.Limiter) fetch.Limiter {
 	if h.cl.c == nil {
 		return l
 	}
-	return h.cl.c.Limiter(l)
+	return h.cl.c.SharedQuota(l)
 }
 
 // clusterTier puts the full-text tier in Redis behind a platform's cache,

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func benchLimiter(b *testing.B) *Limiter {
+func benchLimiter(b *testing.B) *Limits {
 	huge := Limit{RPS: 1e12, Burst: 1 << 40}
 	return mustNew(b, Options{Process: huge, Connector: huge, Session: huge, IP: huge, Connectors: []string{"obv"}})
 }
@@ -69,7 +69,7 @@ func BenchmarkAllowAtNewIPs(b *testing.B) {
 	}
 }
 
-// All cores on one Limiter: the lock is shared by design (the process
+// All cores on one Limits: the lock is shared by design (the process
 // bucket is one).
 func BenchmarkAllowAtParallel(b *testing.B) {
 	l := benchLimiter(b)
@@ -96,8 +96,8 @@ func BenchmarkGuard(b *testing.B) {
 		o := GuardOptions{}
 		if on {
 			name = "on"
-			o.Limiter = benchLimiter(b)
-			o.Limiter.SessionStarted(t0, "/", "session-1")
+			o.Limits = benchLimiter(b)
+			o.Limits.SessionStarted(t0, "/", "session-1")
 			o.Route = testRoute
 		}
 		g := NewGuard(inner, o)

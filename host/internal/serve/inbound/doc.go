@@ -14,7 +14,7 @@
 //	})
 //	origins, err := inbound.NewOrigins(cfg.Server.AllowedOrigins)
 //	h := inbound.NewGuard(mcpHandler, inbound.GuardOptions{
-//		Limiter: l, Origins: origins, Route: route, MaxBodyBytes: 1 << 20,
+//		Limits: l, Origins: origins, Route: route, MaxBodyBytes: 1 << 20,
 //	})
 //
 // # The layers
@@ -74,7 +74,7 @@
 // The client address is the connection's peer; X-Forwarded-For or
 // Forwarded are believed only from trusted proxies ([ClientIP]).
 //
-// A [Limiter] decides at an explicit instant ([Limiter.AllowAt]), so tests
+// A [Limits] decides at an explicit instant ([Limits.AllowAt]), so tests
 // are step tables over fixed times; the [Guard] reads its clock from
 // [GuardOptions.Now].
 package inbound

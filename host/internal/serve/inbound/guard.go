@@ -25,9 +25,9 @@ const (
 
 // GuardOptions configure a [Guard]. Nil fields mean the defaults.
 type GuardOptions struct {
-	// Limiter holds the rate limits; nil turns them off (the Origin check
+	// Limits holds the rate limits; nil turns them off (the Origin check
 	// stays).
-	Limiter *Limiter
+	Limits *Limits
 	// Origins is the Origin allow list; nil admits only requests without
 	// an Origin and pages of this server reached as localhost.
 	Origins *Origins
@@ -52,7 +52,7 @@ type GuardOptions struct {
 
 // Guard is the HTTP middleware in front of the MCP addresses: it refuses
 // foreign origins (403) and answers allowed ones with CORS headers (and
-// their preflight requests itself), applies the [Limiter] (429 with
+// their preflight requests itself), applies the [Limits] (429 with
 // Retry-After and a JSON-RPC error naming the limit) to every request,
 // learns which session ids the server issued from the responses, and puts
 // the client address in the request's context ([ClientIPFromContext]).
@@ -114,7 +114,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ip := g.o.ClientIP(r)
 	r = r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip))
-	l := g.o.Limiter
+	l := g.o.Limits
 	sid, legacy := sessionOf(r)
 	if l != nil {
 		req := Request{Address: r.URL.Path, Session: sid, IP: ip}
@@ -153,7 +153,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// legacyPrefix marks, among the Limiter's session ids, those of HTTP+SSE
+// legacyPrefix marks, among the Limits' session ids, those of HTTP+SSE
 // clients (protocol 2024-11-05), which name their session in the
 // ?sessionid= query parameter of their POSTs instead of a header. An HTTP
 // header value cannot hold a NUL (the server refuses the request), so the
@@ -245,9 +245,9 @@ func (s *sessionWatch) WriteHeader(code int) {
 		s.status = code
 		if code < 300 {
 			if id := s.Header().Get(SessionHeader); id != "" && id != s.sid {
-				s.g.o.Limiter.SessionStarted(s.g.o.Now(), s.address, id)
+				s.g.o.Limits.SessionStarted(s.g.o.Now(), s.address, id)
 			} else if s.legacy {
-				s.g.o.Limiter.SessionStarted(s.g.o.Now(), s.address, s.sid)
+				s.g.o.Limits.SessionStarted(s.g.o.Now(), s.address, s.sid)
 			}
 		}
 	}
@@ -275,8 +275,8 @@ func (s *sessionWatch) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // OriginRefused counts requests refused for their Origin.
 func (g *Guard) OriginRefused() uint64 { return g.originRefused.Load() }
 
-// Limiter returns the Guard's limiter (nil when the limits are off).
-func (g *Guard) Limiter() *Limiter { return g.o.Limiter }
+// Limits returns the Guard's limits (nil when the limits are off).
+func (g *Guard) Limits() *Limits { return g.o.Limits }
 
 var _ http.Handler = (*Guard)(nil)
 var _ http.Flusher = (*sessionWatch)(nil)

@@ -116,7 +116,7 @@ func TestGuardRoutesToConnector(t *testing.T) {
 	if res := postBody(t, srv.URL, "", call("obv_search")); res.StatusCode != 200 {
 		t.Errorf("after Retry-After: %s", res.Status)
 	}
-	st := g.Limiter().Stats()
+	st := g.Limits().Stats()
 	if st.Refused[Connector] != 4 {
 		t.Errorf("connector refusals %v", st.Refused)
 	}
@@ -175,7 +175,7 @@ func TestGuardBodyBounds(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		got = string(b)
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
-	}), GuardOptions{Limiter: l, Route: testRoute, MaxBodyBytes: 64, Now: newFakeNow().now})
+	}), GuardOptions{Limits: l, Route: testRoute, MaxBodyBytes: 64, Now: newFakeNow().now})
 	big := call("obv_search") + strings.Repeat(" ", 100)
 	rec := &recorder{header: http.Header{}}
 	g.ServeHTTP(rec, newPost("/", &countingReader{r: strings.NewReader(big), n: &reads}))
@@ -216,7 +216,7 @@ func TestGuardLegacySessions(t *testing.T) {
 			t.Fatalf("B beside A's flood: %s", res.Status)
 		}
 	}
-	if st := g.Limiter().Stats(); st.Sessions != 2 {
+	if st := g.Limits().Stats(); st.Sessions != 2 {
 		t.Errorf("%d sessions, want A and B", st.Sessions)
 	}
 	// Invented ids: 404, the client address's two remaining tokens, then
@@ -245,7 +245,7 @@ func TestGuardLegacySessions(t *testing.T) {
 	if res := legacyPost("B"); res.StatusCode != 404 {
 		t.Fatal(res.Status)
 	}
-	if st := g.Limiter().Stats(); st.Sessions != 1 {
+	if st := g.Limits().Stats(); st.Sessions != 1 {
 		t.Errorf("%d sessions after B's 404, want 1", st.Sessions)
 	}
 }

@@ -94,7 +94,7 @@ func startGuard(t *testing.T, o Options, origins []string) (*httptest.Server, *G
 	}
 	clk := newFakeNow()
 	inner := &fakeMCP{sessions: map[string]bool{}, legacy: map[string]bool{}}
-	g := NewGuard(inner, GuardOptions{Limiter: l, Origins: orig, Now: clk.now, Route: testRoute})
+	g := NewGuard(inner, GuardOptions{Limits: l, Origins: orig, Now: clk.now, Route: testRoute})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	return srv, g, inner, clk
@@ -169,7 +169,7 @@ func TestGuard429(t *testing.T) {
 func TestGuardSessionIds(t *testing.T) {
 	srv, g, _, _ := startGuard(t, Options{Process: generous, Connector: generous, Session: Limit{RPS: 1, Burst: 10}, IP: Limit{RPS: 1, Burst: 3}}, nil)
 	sid := post(t, srv.URL, "").Header.Get(SessionHeader) // IP token 1
-	if st := g.Limiter().Stats(); st.Sessions != 1 {
+	if st := g.Limits().Stats(); st.Sessions != 1 {
 		t.Fatalf("session not learned: %+v", st)
 	}
 	// Invented ids are the IP's: two tokens left, then 429 naming "ip".
@@ -193,7 +193,7 @@ func TestGuardSessionIds(t *testing.T) {
 	if res := post(t, srv.URL, sid); res.StatusCode != 200 {
 		t.Fatalf("real session: %s", res.Status)
 	}
-	if st := g.Limiter().Stats(); st.Sessions != 1 {
+	if st := g.Limits().Stats(); st.Sessions != 1 {
 		t.Errorf("sessions %d after invented ids, want 1", st.Sessions)
 	}
 	// DELETE ends it; from then on its id is as good as invented.
@@ -202,7 +202,7 @@ func TestGuardSessionIds(t *testing.T) {
 	if res := send(t, req); res.StatusCode != http.StatusNoContent {
 		t.Fatalf("delete: %s", res.Status)
 	}
-	if st := g.Limiter().Stats(); st.Sessions != 0 {
+	if st := g.Limits().Stats(); st.Sessions != 0 {
 		t.Errorf("sessions %d after DELETE", st.Sessions)
 	}
 }
@@ -217,7 +217,7 @@ func TestGuardForgets404Session(t *testing.T) {
 	if res := post(t, srv.URL, sid); res.StatusCode != 404 {
 		t.Fatal(res.Status)
 	}
-	if st := g.Limiter().Stats(); st.Sessions != 0 {
+	if st := g.Limits().Stats(); st.Sessions != 0 {
 		t.Errorf("sessions %d", st.Sessions)
 	}
 }

@@ -33,7 +33,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descOrigin, prometheus.CounterValue, float64(c.g.OriginRefused()))
 	var st Stats
-	if l := c.g.Limiter(); l != nil {
+	if l := c.g.Limits(); l != nil {
 		st = l.Stats()
 	}
 	for _, layer := range Layers {

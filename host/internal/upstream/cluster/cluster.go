@@ -77,8 +77,8 @@ type Cluster struct {
 	clock sched.Clock
 
 	mu         sync.Mutex
-	limiters   map[string]*Limiter // by key prefix
-	order      []*Limiter
+	limiters   map[string]*SharedQuota // by key prefix
+	order      []*SharedQuota
 	live       int       // replicas alive at the last heartbeat, this one included
 	liveIDs    []string  // their ids
 	registered time.Time // first successful heartbeat (local clock)
@@ -117,7 +117,7 @@ func New(ctx context.Context, o Options) (*Cluster, error) {
 	} else if err := ValidReplicaID(o.ReplicaID); err != nil {
 		return nil, fmt.Errorf("cluster.replica_id %w", err)
 	}
-	c := &Cluster{o: o, log: o.Logger.With("replica", o.ReplicaID), clock: o.Clock, limiters: map[string]*Limiter{}}
+	c := &Cluster{o: o, log: o.Logger.With("replica", o.ReplicaID), clock: o.Clock, limiters: map[string]*SharedQuota{}}
 	// go-redis reports reconnection attempts on its own logger; the
 	// fallback already says what matters, so they go to debug.
 	setRedisLogger.Do(func() { redis.SetLogger(redisLog{o.Logger}) })
@@ -265,7 +265,7 @@ func (c *Cluster) beat() {
 		c.mu.Unlock()
 		return
 	}
-	ls := append([]*Limiter(nil), c.order...)
+	ls := append([]*SharedQuota(nil), c.order...)
 	c.mu.Unlock()
 	for _, l := range ls {
 		l.heartbeat()

@@ -44,7 +44,7 @@ import (
 // docs/scale-out.md says to keep Redis next to the replicas.
 
 // fail leaves the shared state after a failed script.
-func (l *Limiter) fail(err error) {
+func (l *SharedQuota) fail(err error) {
 	now := l.c.clock.Now()
 	n, ok := l.c.share()
 	l.mu.Lock()
@@ -79,20 +79,20 @@ func (l *Limiter) fail(err error) {
 }
 
 // setMode changes the mode; l.mu is held.
-func (l *Limiter) setMode(m Mode, now time.Time) {
+func (l *SharedQuota) setMode(m Mode, now time.Time) {
 	l.mode, l.since = m, now
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
 
 // shareLimit is the fallback limit: the limit divided by n, same window.
-func (l *Limiter) shareLimit(n int) sched.Limit {
+func (l *SharedQuota) shareLimit(n int) sched.Limit {
 	return sched.Limit{Units: l.full.Units / float64(n), Per: l.full.Per}
 }
 
 // waitLocal waits at the local limiter on this replica's share. moved
 // reports that the limiter went back to the shared state first.
-func (l *Limiter) waitLocal(ctx context.Context, info *callinfo.Info, cost float64, front bool) (err error, moved bool) {
+func (l *SharedQuota) waitLocal(ctx context.Context, info *callinfo.Info, cost float64, front bool) (err error, moved bool) {
 	l.mu.Lock()
 	if l.mode != Fallback {
 		l.mu.Unlock()
@@ -123,7 +123,7 @@ func (l *Limiter) waitLocal(ctx context.Context, info *callinfo.Info, cost float
 
 // heartbeat renews this replica's lease for the service (in the shared
 // state) or tries to return to the shared state (in fallback).
-func (l *Limiter) heartbeat() {
+func (l *SharedQuota) heartbeat() {
 	l.mu.Lock()
 	m := l.mode
 	l.mu.Unlock()
@@ -147,7 +147,7 @@ func (l *Limiter) heartbeat() {
 
 // requeueAll tells every shared wait that its call is no longer in Redis
 // (this replica's lease had lapsed, and its calls were dropped).
-func (l *Limiter) requeueAll() {
+func (l *SharedQuota) requeueAll() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for id, w := range l.waiters {
@@ -158,7 +158,7 @@ func (l *Limiter) requeueAll() {
 
 // rejoin hands in what is left of this replica's share and returns to the
 // shared state; see the top of this file.
-func (l *Limiter) rejoin() {
+func (l *SharedQuota) rejoin() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	err := l.c.rdb.Ping(ctx).Err()
 	cancel()

@@ -17,7 +17,7 @@ import (
 
 // waitMode blocks until l is in mode m (no sleeping: each mode change
 // closes the channel it waits on).
-func waitMode(t *testing.T, l *Limiter, m Mode) {
+func waitMode(t *testing.T, l *SharedQuota, m Mode) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {

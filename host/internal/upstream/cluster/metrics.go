@@ -12,7 +12,7 @@ import (
 // mode and fallbacks, Redis round trips, and the full-text tier.
 type Metrics struct {
 	mu       sync.Mutex
-	limiters []*Limiter
+	limiters []*SharedQuota
 	cluster  *Cluster
 
 	roundTrip prometheus.Histogram
@@ -36,7 +36,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-func (m *Metrics) add(l *Limiter) {
+func (m *Metrics) add(l *SharedQuota) {
 	m.mu.Lock()
 	m.limiters = append(m.limiters, l)
 	m.cluster = l.c
@@ -66,7 +66,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
-	ls, c := append([]*Limiter(nil), m.limiters...), m.cluster
+	ls, c := append([]*SharedQuota(nil), m.limiters...), m.cluster
 	m.mu.Unlock()
 	for _, l := range ls {
 		st := l.Status()
@@ -117,7 +117,7 @@ type Status struct {
 }
 
 // Status returns the limiter's state now.
-func (l *Limiter) Status() LimiterStatus {
+func (l *SharedQuota) Status() LimiterStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := LimiterStatus{Quota: l.local.Name, Mode: l.mode.String(), mode: l.mode, Since: l.since,
@@ -145,7 +145,7 @@ func (l *Limiter) Status() LimiterStatus {
 func (c *Cluster) Status() Status {
 	c.mu.Lock()
 	st := Status{ReplicaID: c.o.ReplicaID, LiveReplicas: c.live, LastContact: c.lastOK}
-	ls := append([]*Limiter(nil), c.order...)
+	ls := append([]*SharedQuota(nil), c.order...)
 	c.mu.Unlock()
 	for _, l := range ls {
 		st.Quotas = append(st.Quotas, l.Status())

@@ -13,7 +13,7 @@ import (
 )
 
 // sharedTokens is what the shared bucket holds now, by Redis's clock.
-func sharedTokens(t *testing.T, l *Limiter) float64 {
+func sharedTokens(t *testing.T, l *SharedQuota) float64 {
 	t.Helper()
 	r, err := l.script(context.Background(), "stats")
 	if err != nil {

@@ -74,7 +74,7 @@ func TestGrantWithRoomIsOneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := c.Limiter(local)
+	l := c.SharedQuota(local)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

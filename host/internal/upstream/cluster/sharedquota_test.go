@@ -26,7 +26,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // and Redis's.
 type testReplica struct {
 	c *Cluster
-	l *Limiter
+	l *SharedQuota
 }
 
 func newTestReplica(t testing.TB, addr, id string, limit sched.Limit, o Options, rec *grantLog) *testReplica {
@@ -44,7 +44,7 @@ func newTestReplica(t testing.TB, addr, id string, limit sched.Limit, o Options,
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := c.Limiter(local)
+	l := c.SharedQuota(local)
 	if rec != nil {
 		l.onGrant = rec.add
 	}

@@ -93,7 +93,7 @@ const (
 	DefaultSessionIdle = 30 * time.Minute
 )
 
-// Options configure a [Limiter]. The four limits are required; zero
+// Options configure a [Limits]. The four limits are required; zero
 // values of the other fields mean the defaults.
 type Options struct {
 	Process, Connector, Session, IP Limit
@@ -120,7 +120,7 @@ type Request struct {
 	// address that issued it.
 	Address string
 	// Session is the session id the request carries ("" when none). An id
-	// the server at Address did not issue (see [Limiter.SessionStarted])
+	// the server at Address did not issue (see [Limits.SessionStarted])
 	// counts as none.
 	Session string
 	// IP is the client's address (after the trusted-proxy rules); IPv6
@@ -202,12 +202,12 @@ type connectorBucket struct {
 	refused atomic.Uint64
 }
 
-// Limiter holds the buckets of every layer. Every request passes all its
+// Limits holds the buckets of every layer. Every request passes all its
 // buckets; they are checked before any is consumed, so a refused request
 // costs nothing and creates no state.
 //
 // A Limiter must be made with [New]; it is safe for concurrent use.
-type Limiter struct {
+type Limits struct {
 	o          Options
 	mu         sync.Mutex
 	process    *rate.Limiter
@@ -219,11 +219,11 @@ type Limiter struct {
 }
 
 // New validates o and returns a Limiter with full buckets.
-func New(o *Options) (*Limiter, error) {
+func New(o *Options) (*Limits, error) {
 	if o == nil {
 		panic("inbound.New: nil Options")
 	}
-	l := &Limiter{o: *o}
+	l := &Limits{o: *o}
 	l.o.Connectors = append([]string(nil), o.Connectors...)
 	err := errors.Join(o.Process.validate("process"), o.Connector.validate("connector"), o.Session.validate("session"), o.IP.validate("ip"))
 	if o.MaxSessions < 0 || o.MaxIPs < 0 || o.SessionIdle < 0 {
@@ -287,19 +287,19 @@ type charge struct {
 
 // AllowAt decides r at time now and, when every layer admits it, takes
 // its tokens from each.
-func (l *Limiter) AllowAt(now time.Time, r Request) Decision {
+func (l *Limits) AllowAt(now time.Time, r Request) Decision {
 	return l.decide(now, r, true)
 }
 
-// PeekAt decides r at time now as [Limiter.AllowAt] would, but takes
+// PeekAt decides r at time now as [Limits.AllowAt] would, but takes
 // nothing and changes no state. The Guard asks it before reading a body:
 // a request the process, session or address layer refuses anyway is
 // refused unread.
-func (l *Limiter) PeekAt(now time.Time, r Request) Decision {
+func (l *Limits) PeekAt(now time.Time, r Request) Decision {
 	return l.decide(now, r, false)
 }
 
-func (l *Limiter) decide(now time.Time, r Request, take bool) Decision {
+func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 	ip := IPKey(r.IP)
 	n := r.messages()
 	l.mu.Lock()
@@ -405,7 +405,7 @@ func (l *Limiter) decide(now time.Time, r Request, take bool) Decision {
 }
 
 // count records a refusal in the statistics.
-func (l *Limiter) count(d Decision) {
+func (l *Limits) count(d Decision) {
 	l.refused[d.Layer].Add(1)
 	if cb := l.connectors[d.Connector]; d.Layer == Connector && cb != nil {
 		cb.refused.Add(1)
@@ -433,7 +433,7 @@ func waitFor(tokens, need, rps float64) time.Duration {
 // would otherwise overflow time.Duration).
 const maxWait = 100 * 365 * 24 * time.Hour
 
-func (l *Limiter) limitOf(layer Layer) Limit {
+func (l *Limits) limitOf(layer Layer) Limit {
 	switch layer {
 	case Process:
 		return l.o.Process
@@ -453,7 +453,7 @@ type sessionKey struct{ address, id string }
 // time now: from then on requests to that address carrying it count
 // against its own bucket, not against their client address. Starting a
 // known session again changes nothing.
-func (l *Limiter) SessionStarted(now time.Time, address, id string) {
+func (l *Limits) SessionStarted(now time.Time, address, id string) {
 	if id == "" {
 		return
 	}
@@ -468,7 +468,7 @@ func (l *Limiter) SessionStarted(now time.Time, address, id string) {
 
 // SessionEnded forgets session id of address (the client deleted it or
 // the server no longer knows it).
-func (l *Limiter) SessionEnded(address, id string) {
+func (l *Limits) SessionEnded(address, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sessions.remove(sessionKey{address, id})
@@ -494,7 +494,7 @@ type ConnectorRefusals struct {
 }
 
 // Stats returns the counters.
-func (l *Limiter) Stats() Stats {
+func (l *Limits) Stats() Stats {
 	var s Stats
 	for i := range s.Refused {
 		s.Refused[i] = l.refused[i].Load()

@@ -44,14 +44,14 @@ func (m Mode) String() string {
 	return "unknown"
 }
 
-// Limiter keeps one quota under its limit across every replica: its
+// SharedQuota keeps one quota under its limit across every replica: its
 // bucket, its sessions' queues, fairness order and usage live in Redis
 // under the quota's name, so the replicas share one bucket per upstream
 // host (whichever connectors use it). It implements fetch.Limiter. When
 // Redis is unreachable it falls back to the quota's local limiter
 // ([quota.Limiter]) on a conservative share, and returns to the shared
 // state when Redis is back.
-type Limiter struct {
+type SharedQuota struct {
 	c      *Cluster
 	local  *quota.Limiter
 	prefix string
@@ -95,13 +95,13 @@ type localWait struct{ cancel context.CancelCauseFunc }
 // state; they queue again in Redis.
 var errRejoin = errors.New("cluster: back to the shared state")
 
-// Limiter returns the shared limiter of local's quota. Call it once per
+// SharedQuota returns the shared form of local's quota. Call it once per
 // quota, before [Cluster.Start].
-func (c *Cluster) Limiter(local *quota.Limiter) *Limiter {
+func (c *Cluster) SharedQuota(local *quota.Limiter) *SharedQuota {
 	st := local.Scheduler().Stats()
 	full := st.Limit
 	lim := schedlua.FromSched(full, st.PlatformUnits) // K, the declared capacity: weights and oversized charges, as in sched
-	l := &Limiter{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim,
+	l := &SharedQuota{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim,
 		changed: make(chan struct{}), waiters: map[string]*waiter{}, locals: map[*localWait]struct{}{}, since: c.clock.Now()}
 	l.idle = sync.NewCond(&l.mu)
 	c.mu.Lock()
@@ -115,9 +115,9 @@ func (c *Cluster) Limiter(local *quota.Limiter) *Limiter {
 }
 
 // Local is the service's own limiter, used while Redis is unreachable.
-func (l *Limiter) Local() *quota.Limiter { return l.local }
+func (l *SharedQuota) Local() *quota.Limiter { return l.local }
 
-func (l *Limiter) script(ctx context.Context, op string, args ...any) (schedlua.Reply, error) {
+func (l *SharedQuota) script(ctx context.Context, op string, args ...any) (schedlua.Reply, error) {
 	ctx, cancel := scriptCtx(ctx)
 	defer cancel()
 	sent := l.c.clock.Now()
@@ -148,7 +148,7 @@ func sessionOf(info *callinfo.Info) string {
 }
 
 // Wait implements fetch.Limiter.
-func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
+func (l *SharedQuota) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
 	start := l.c.clock.Now()
 	for {
 		if err := ctx.Err(); err != nil {
@@ -180,7 +180,7 @@ func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, f
 // waitShared queues the call in Redis and waits for its grant. moved
 // reports that the limiter left the shared state (or the call was dropped
 // from Redis) before the grant: the caller queues again.
-func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost float64, front bool, changed <-chan struct{}) (err error, moved bool) {
+func (l *SharedQuota) waitShared(ctx context.Context, info *callinfo.Info, cost float64, front bool, changed <-chan struct{}) (err error, moved bool) {
 	session := sessionOf(info)
 	if cost <= 0 || cost != cost || cost > 1e9 {
 		return &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("cost %v out of range", cost)}, false
@@ -241,7 +241,7 @@ func (l *Limiter) waitShared(ctx context.Context, info *callinfo.Info, cost floa
 }
 
 // drop forgets a waiter.
-func (l *Limiter) drop(id string) {
+func (l *SharedQuota) drop(id string) {
 	l.mu.Lock()
 	delete(l.waiters, id)
 	l.mu.Unlock()
@@ -249,7 +249,7 @@ func (l *Limiter) drop(id string) {
 
 // cancel withdraws a call from Redis: it leaves its queue, or, if it was
 // granted meanwhile, its grant is refunded (it was never used).
-func (l *Limiter) cancel(ctx context.Context, id, session string, cost float64) {
+func (l *SharedQuota) cancel(ctx context.Context, id, session string, cost float64) {
 	l.drop(id)
 	r, err := l.script(ctx, "cancel", session, id, l.limit.Charge(cost, false), schedlua.Float(cost))
 	if err != nil {
@@ -261,7 +261,7 @@ func (l *Limiter) cancel(ctx context.Context, id, session string, cost float64) 
 
 // handle applies a script's reply: grants and projections to the
 // waiters, and the timer for the next grant.
-func (l *Limiter) handle(r schedlua.Reply) {
+func (l *SharedQuota) handle(r schedlua.Reply) {
 	l.deliver(r.Grants, r.Proj)
 	if r.Next > 0 {
 		l.arm(r.Next, r.Now)
@@ -269,7 +269,7 @@ func (l *Limiter) handle(r schedlua.Reply) {
 }
 
 // deliver hands grants and projections to the waiting calls.
-func (l *Limiter) deliver(gs []schedlua.Grant, ps []schedlua.Projection) {
+func (l *SharedQuota) deliver(gs []schedlua.Grant, ps []schedlua.Projection) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, g := range gs {
@@ -302,7 +302,7 @@ func (l *Limiter) deliver(gs []schedlua.Grant, ps []schedlua.Projection) {
 // arm makes sure a script runs at next (Redis's clock): whoever ran the
 // script that computed next is responsible for the grant due then, even
 // when none of the waiting calls are its own.
-func (l *Limiter) arm(next, now int64) {
+func (l *SharedQuota) arm(next, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.mode != Shared || (l.timer != nil && l.timerAt <= next) {
@@ -318,7 +318,7 @@ func (l *Limiter) arm(next, now int64) {
 	l.timer = l.c.clock.AfterFunc(max(0, d), func() { l.fire(gen) })
 }
 
-func (l *Limiter) fire(gen uint64) {
+func (l *SharedQuota) fire(gen uint64) {
 	l.mu.Lock()
 	if gen != l.timerGen || l.mode != Shared {
 		l.mu.Unlock()
@@ -343,7 +343,7 @@ func (l *Limiter) fire(gen uint64) {
 // Observe implements fetch.Limiter: a 429 pauses the shared bucket for
 // every replica; RateLimit headers lower it. The local limiter sees the
 // same answer (its counters, and its bucket for a later fallback).
-func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
+func (l *SharedQuota) Observe(status int, h http.Header, now time.Time) {
 	l.local.Observe(status, h, now)
 	l.mu.Lock()
 	m := l.mode
@@ -400,4 +400,4 @@ func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
 	}()
 }
 
-var _ fetch.Limiter = (*Limiter)(nil)
+var _ fetch.Limiter = (*SharedQuota)(nil)

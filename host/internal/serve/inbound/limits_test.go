@@ -18,7 +18,7 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 
 func ip(s string) netip.Addr { return netip.MustParseAddr(s) }
 
-func mustNew(t testing.TB, o Options) *Limiter {
+func mustNew(t testing.TB, o Options) *Limits {
 	t.Helper()
 	l, err := New(&o)
 	if err != nil {
@@ -36,7 +36,7 @@ type step struct {
 	retryMS int // exact wait, in ms, when refused
 }
 
-func runSteps(t *testing.T, l *Limiter, steps []step) {
+func runSteps(t *testing.T, l *Limits, steps []step) {
 	t.Helper()
 	for i, s := range steps {
 		d := l.AllowAt(at(s.ms), s.req)

@@ -71,6 +71,36 @@ type Server struct {
 	// connectors.<id>.expose = false. A pattern that matches no tool is
 	// reported at start (a likely typo) but does not stop it.
 	Tools []string `koanf:"tools" form:"a list of tool name patterns in brackets, such as [\"obv_*\", \"besluitbron_search\"]"`
+
+	// The phases of one HTTP request (http.Server's timeouts).
+	// ReadHeaderTimeout bounds the request line and headers;
+	// ReadTimeout the whole request, body included, from the
+	// connection's accept or its previous request; WriteTimeout a
+	// non-streaming answer (a streaming SSE answer is exempt: its
+	// handler clears the deadline); IdleTimeout a kept-alive connection
+	// between requests.
+	ReadHeaderTimeout time.Duration `koanf:"read_header_timeout"`
+	ReadTimeout       time.Duration `koanf:"read_timeout"`
+	WriteTimeout      time.Duration `koanf:"write_timeout"`
+	IdleTimeout       time.Duration `koanf:"idle_timeout"`
+	// MaxConnections caps the open connections in all, and
+	// MaxConnectionsPerIP those of one remote address (behind a proxy:
+	// the proxy's). A connection past either is answered 503 and closed
+	// before its request is read.
+	MaxConnections      int `koanf:"max_connections"`
+	MaxConnectionsPerIP int `koanf:"max_connections_per_ip"`
+	// MaxSessions and MaxSessionsPerIP cap the live MCP sessions in all
+	// and per client IP; MaxStreamsPerSession and MaxStreamsPerIP the
+	// open event streams (SSE) of one session and of one client IP.
+	MaxSessions          int `koanf:"max_sessions"`
+	MaxSessionsPerIP     int `koanf:"max_sessions_per_ip"`
+	MaxStreamsPerSession int `koanf:"max_streams_per_session"`
+	MaxStreamsPerIP      int `koanf:"max_streams_per_ip"`
+	// SessionIdleTimeout ends a session no request has used for this
+	// long.
+	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
+	// MaxBatch caps the elements of one JSON-RPC batch.
+	MaxBatch int `koanf:"max_batch"`
 }
 
 // Log configures log/slog.
@@ -238,26 +268,38 @@ type ServiceLimit struct {
 
 func defaults() map[string]any {
 	return map[string]any{
-		"server.addr":                   "127.0.0.1:8080",
-		"server.shutdown_timeout":       "10s",
-		"server.max_body_kb":            1024,
-		"log.level":                     "info",
-		"log.format":                    "text",
-		"runtime.compilation_cache_dir": "var/wazero",
-		"cache.dir":                     "var/cache",
-		"cache.save_interval":           "5m",
-		"cache.enabled":                 true,
-		"status.enabled":                true,
-		"status.interval":               "5m",
-		"status.slow_after":             "5s",
-		"cluster.lease":                 "15s",
-		"mcp_rate_limit.enabled":        true,
-		"mcp_rate_limit.process_rps":    500.0,
-		"mcp_rate_limit.process_burst":  1000,
-		"mcp_rate_limit.session_rps":    20.0,
-		"mcp_rate_limit.session_burst":  60,
-		"mcp_rate_limit.ip_rps":         10.0,
-		"mcp_rate_limit.ip_burst":       30,
+		"server.addr":                    "127.0.0.1:8080",
+		"server.shutdown_timeout":        "10s",
+		"server.max_body_kb":             1024,
+		"server.read_header_timeout":     "10s",
+		"server.read_timeout":            "30s",
+		"server.write_timeout":           "60s",
+		"server.idle_timeout":            "120s",
+		"server.max_connections":         1000,
+		"server.max_connections_per_ip":  64,
+		"server.max_sessions":            2000,
+		"server.max_sessions_per_ip":     50,
+		"server.max_streams_per_session": 4,
+		"server.max_streams_per_ip":      64,
+		"server.session_idle_timeout":    "10m",
+		"server.max_batch":               32,
+		"log.level":                      "info",
+		"log.format":                     "text",
+		"runtime.compilation_cache_dir":  "var/wazero",
+		"cache.dir":                      "var/cache",
+		"cache.save_interval":            "5m",
+		"cache.enabled":                  true,
+		"status.enabled":                 true,
+		"status.interval":                "5m",
+		"status.slow_after":              "5s",
+		"cluster.lease":                  "15s",
+		"mcp_rate_limit.enabled":         true,
+		"mcp_rate_limit.process_rps":     500.0,
+		"mcp_rate_limit.process_burst":   1000,
+		"mcp_rate_limit.session_rps":     20.0,
+		"mcp_rate_limit.session_burst":   60,
+		"mcp_rate_limit.ip_rps":          10.0,
+		"mcp_rate_limit.ip_burst":        30,
 	}
 }
 
@@ -532,6 +574,45 @@ func (c *Config) validate() error {
 	}
 	if c.Server.MaxBodyKB <= 0 {
 		bad("server.max_body_kb: must be positive")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"read_header_timeout", c.Server.ReadHeaderTimeout},
+		{"read_timeout", c.Server.ReadTimeout},
+		{"write_timeout", c.Server.WriteTimeout},
+		{"idle_timeout", c.Server.IdleTimeout},
+		{"session_idle_timeout", c.Server.SessionIdleTimeout},
+	} {
+		if d.v <= 0 {
+			bad("server.%s: must be positive", d.name)
+		}
+	}
+	if s := c.Server; s.ReadHeaderTimeout > 0 && s.ReadTimeout > 0 && s.ReadHeaderTimeout > s.ReadTimeout {
+		bad("server.read_header_timeout %v: at most read_timeout (%v), which bounds the headers too", s.ReadHeaderTimeout, s.ReadTimeout)
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{
+		{"max_connections", c.Server.MaxConnections},
+		{"max_connections_per_ip", c.Server.MaxConnectionsPerIP},
+		{"max_sessions", c.Server.MaxSessions},
+		{"max_sessions_per_ip", c.Server.MaxSessionsPerIP},
+		{"max_streams_per_session", c.Server.MaxStreamsPerSession},
+		{"max_streams_per_ip", c.Server.MaxStreamsPerIP},
+		{"max_batch", c.Server.MaxBatch},
+	} {
+		if n.v < 1 {
+			bad("server.%s: must be at least 1", n.name)
+		}
+	}
+	if s := c.Server; s.MaxConnectionsPerIP > s.MaxConnections && s.MaxConnections >= 1 {
+		bad("server.max_connections_per_ip %d: at most max_connections (%d)", s.MaxConnectionsPerIP, s.MaxConnections)
+	}
+	if s := c.Server; s.MaxSessionsPerIP > s.MaxSessions && s.MaxSessions >= 1 {
+		bad("server.max_sessions_per_ip %d: at most max_sessions (%d)", s.MaxSessionsPerIP, s.MaxSessions)
 	}
 	switch strings.ToLower(c.Log.Level) {
 	case "debug", "info", "warn", "error":

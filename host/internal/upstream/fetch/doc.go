@@ -3,8 +3,13 @@
 // connector:
 //
 //   - the request names a declared service and cache class;
-//   - the URL's host is one the manifest allows (plus the host of the
-//     admin's base_url override, whose prefix replaces the manifest's);
+//   - the URL's scheme, host and port are an origin the connector declared:
+//     its base_url's, or an allowed_hosts entry ("host" on the manifest's
+//     scheme and its default port, "host:8443", or "http://host:8080"),
+//     plus the admin's base_url override and url_rewrites targets exactly
+//     as written (trusted config; the override's prefix replaces the
+//     manifest's). Another port or scheme on an allowed host is refused
+//     with what that host allows;
 //   - the address dialled is not private, loopback or link-local unless the
 //     admin's config names its network (checked at dial time, so DNS
 //     cannot smuggle one in), and redirects stay on allowed hosts;

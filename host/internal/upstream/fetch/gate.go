@@ -92,8 +92,10 @@ type Gate struct {
 	o        Options
 	id       string
 	title    string
-	hosts    map[string]bool
-	rewrites []Rewrite // base_url override first, then the admin's rewrites
+	hosts    map[string]bool     // every host name reachable on some origin
+	origins  map[origin]bool     // scheme, host and port the connector may reach
+	declared map[string][]origin // host → its allowed origins, for refusals
+	rewrites []Rewrite           // base_url override first, then the admin's rewrites
 	client   *http.Client
 }
 
@@ -121,16 +123,27 @@ func New(o Options) (*Gate, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = "BesluitBron (+https://github.com/besluitbron/besluitbron)"
 	}
-	g := &Gate{o: o, id: m.ID, title: m.Title, hosts: map[string]bool{}}
-	for _, h := range m.AllowedHosts {
-		g.hosts[strings.ToLower(h)] = true
+	g := &Gate{o: o, id: m.ID, title: m.Title, hosts: map[string]bool{}, origins: map[origin]bool{}, declared: map[string][]origin{}}
+	// The manifest's scheme: its base_url's, https when it has none. A
+	// bare allowed_hosts entry is reached on that scheme's default port.
+	scheme := "https"
+	if u, err := url.Parse(m.BaseURL); err == nil && m.BaseURL != "" && u.Host != "" {
+		scheme = strings.ToLower(u.Scheme)
+		g.allow(originOf(u))
+	}
+	for i, h := range m.AllowedHosts {
+		o, err := parseAllowedHost(h, scheme)
+		if err != nil {
+			return nil, fmt.Errorf("connector %q: allowed_hosts[%d] %q: %v", m.ID, i, h, err)
+		}
+		g.allow(o)
 	}
 	if o.BaseURL != "" && o.BaseURL != m.BaseURL {
 		u, err := url.Parse(o.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("connectors.%s.base_url %q: want an absolute http(s) URL", m.ID, o.BaseURL)
 		}
-		g.hosts[strings.ToLower(u.Hostname())] = true
+		g.allow(originOf(u)) // the admin's own config: trusted as written
 		g.rewrites = append(g.rewrites, Rewrite{From: strings.TrimRight(m.BaseURL, "/"), To: strings.TrimRight(o.BaseURL, "/")})
 	}
 	for i, rw := range o.Rewrites {
@@ -142,7 +155,7 @@ func New(o Options) (*Gate, error) {
 		if !g.hosts[strings.ToLower(from.Hostname())] {
 			return nil, fmt.Errorf("connectors.%s.url_rewrites[%d]: %s is not a host connector %q may reach", m.ID, i, from.Hostname(), m.ID)
 		}
-		g.hosts[strings.ToLower(to.Hostname())] = true
+		g.allow(originOf(to)) // the admin's own config: trusted as written
 		g.rewrites = append(g.rewrites, Rewrite{From: strings.TrimRight(rw.From, "/"), To: strings.TrimRight(rw.To, "/")})
 	}
 	for s := range o.Limiters {
@@ -200,10 +213,105 @@ func (g *Gate) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return fmt.Errorf("more than 5 redirects")
 	}
-	if !g.hosts[strings.ToLower(req.URL.Hostname())] {
-		return fmt.Errorf("redirect to %s refused: not an allowed host of connector %q", req.URL.Host, g.id)
+	if err := g.checkOrigin(req.URL); err != nil {
+		return fmt.Errorf("redirect to %s refused: %v", req.URL.Host, err)
 	}
 	return nil
+}
+
+// origin is what the gate matches a URL against: scheme, lower-case host
+// name (an IPv6 address without brackets) and port, the scheme's default
+// port when the URL names none.
+type origin struct{ scheme, host, port string }
+
+func (o origin) String() string { return o.scheme + " port " + o.port }
+
+func defaultPort(scheme string) string {
+	if scheme == "http" {
+		return "80"
+	}
+	return "443"
+}
+
+func originOf(u *url.URL) origin {
+	s := strings.ToLower(u.Scheme)
+	p := u.Port()
+	if p == "" {
+		p = defaultPort(s)
+	}
+	return origin{scheme: s, host: strings.ToLower(u.Hostname()), port: p}
+}
+
+// parseAllowedHost reads one allowed_hosts entry. Its forms:
+//
+//	demo.example                 the manifest's scheme on its default port
+//	demo.example:8443            the manifest's scheme on port 8443
+//	http://demo.example[:8080]   that scheme, on the port named or its default
+//
+// scheme is the manifest's (its base_url's; https without one). A bare
+// host name, the only form manifests used before ports counted, keeps
+// meaning what it meant for a connector on https.
+func parseAllowedHost(entry, scheme string) (origin, error) {
+	if strings.Contains(entry, "://") {
+		u, err := url.Parse(entry)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+			return origin{}, errors.New("want a host name, host:port or scheme://host[:port]")
+		}
+		return originOf(u), checkPort(originOf(u))
+	}
+	host, port, err := net.SplitHostPort(entry)
+	if err != nil { // no port
+		host, port = strings.Trim(entry, "[]"), defaultPort(scheme)
+	}
+	o := origin{scheme: scheme, host: strings.ToLower(host), port: port}
+	if o.host == "" || strings.ContainsAny(o.host, "/@ ?#") {
+		return origin{}, errors.New("want a host name, host:port or scheme://host[:port]")
+	}
+	return o, checkPort(o)
+}
+
+func checkPort(o origin) error {
+	n := 0
+	for _, c := range o.port {
+		if c < '0' || c > '9' {
+			return fmt.Errorf("port %q: want a number from 1 to 65535", o.port)
+		}
+		n = n*10 + int(c-'0')
+		if n > 65535 {
+			break
+		}
+	}
+	if n < 1 || n > 65535 {
+		return fmt.Errorf("port %q: want a number from 1 to 65535", o.port)
+	}
+	return nil
+}
+
+func (g *Gate) allow(o origin) {
+	if g.origins[o] {
+		return
+	}
+	g.origins[o] = true
+	g.hosts[o.host] = true
+	g.declared[o.host] = append(g.declared[o.host], o)
+}
+
+// checkOrigin refuses a URL whose scheme, host and port are not one of
+// the connector's origins; the error names what is allowed on that host.
+func (g *Gate) checkOrigin(u *url.URL) error {
+	o := originOf(u)
+	if g.origins[o] {
+		return nil
+	}
+	if !g.hosts[o.host] {
+		return fmt.Errorf("host %q is not among the allowed hosts of connector %q", u.Hostname(), g.id)
+	}
+	allowed := make([]string, 0, len(g.declared[o.host]))
+	for _, d := range g.declared[o.host] {
+		allowed = append(allowed, d.String())
+	}
+	sort.Strings(allowed)
+	return fmt.Errorf("%s on host %q port %s is not allowed for connector %q: on that host it may reach %s only", o.scheme, u.Hostname(), o.port, g.id, strings.Join(allowed, ", "))
 }
 
 func refused(format string, args ...any) error {
@@ -256,8 +364,8 @@ func (g *Gate) prepare(req connector.FetchRequest) (connector.FetchRequest, *url
 	if u.User != nil {
 		return req, nil, refused("URL with credentials not allowed")
 	}
-	if !g.hosts[strings.ToLower(u.Hostname())] {
-		return req, nil, refused("host %q is not among the allowed hosts of connector %q", u.Hostname(), g.id)
+	if err := g.checkOrigin(u); err != nil {
+		return req, nil, refused("%v", err)
 	}
 	q := u.Query() // Encode sorts keys: the key does not depend on argument order
 	u.RawQuery = q.Encode()

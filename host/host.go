@@ -267,14 +267,34 @@ func CheckAddr(addr string) error { return config.CheckAddr(addr) }
 // left with no tool.
 func (h *Host) Warnings() []string { return append([]string(nil), h.warnings...) }
 
-// Serve serves HTTP on ln until ctx is done.
+// Serve serves HTTP on ln until ctx is done, within the [server] caps
+// and timeouts: at most max_connections open connections and
+// max_connections_per_ip from one peer address (past either, a 503 before
+// the request is read: inbound.Conns), the request's headers within
+// read_header_timeout and all of it within read_timeout, a non-streaming
+// answer within write_timeout (a streaming one must make progress within
+// it: inbound.Deadlines), and a kept-alive connection closed after
+// idle_timeout without a request.
 func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
+	s := h.cfg.Server
+	conns := inbound.LimitConns(ln, s.MaxConnections, s.MaxConnectionsPerIP)
+	if err := h.registry.Register(inbound.NewConnCollector(conns)); err != nil {
+		// A second Serve on the same Host: the first one's figures stay.
+		if _, dup := err.(prometheus.AlreadyRegisteredError); !dup {
+			h.log.Warn("connection metrics not registered", "error", err)
+		}
+	}
 	srv := &http.Server{
-		Handler:           h.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		// Connection deadlines are wall-clock time, whatever clock the
+		// schedulers read.
+		Handler:           inbound.Deadlines(h.Handler(), s.WriteTimeout, time.Now),
+		ReadHeaderTimeout: s.ReadHeaderTimeout,
+		ReadTimeout:       s.ReadTimeout,
+		WriteTimeout:      s.WriteTimeout,
+		IdleTimeout:       s.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
 	}
+	ln = conns
 	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
 	defer h.startStatus(ctx)()
 	errc := make(chan error, 1)

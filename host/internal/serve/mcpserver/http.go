@@ -10,32 +10,92 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// HTTPOptions configure the streamable HTTP handler.
+// HTTPOptions configure the streamable HTTP handler. Zero values mean the
+// defaults.
 type HTTPOptions struct {
 	// MaxBodyBytes caps a request body (default 1 MiB).
 	MaxBodyBytes int64
-	// SessionTimeout closes idle sessions (default 30 minutes, matching
-	// the scheduler's memory of a session).
+	// SessionTimeout closes sessions no request has used for this long
+	// (server.session_idle_timeout, default [DefaultSessionTimeout]).
 	SessionTimeout time.Duration
 	// ClientAddr returns the client's address for a request (after the
 	// trusted-proxy rules); default: the connection's address.
 	ClientAddr func(*http.Request) string
+	// MaxSessions caps the live sessions in all (default
+	// [DefaultMaxSessions]); a new one past it is refused with 503.
+	MaxSessions int
+	// MaxSessionsPerIP caps the live sessions of one client address
+	// (default [DefaultMaxSessionsPerIP]); past it, 429.
+	MaxSessionsPerIP int
+	// MaxStreamsPerSession caps the open event streams (GET) of one
+	// session (default [DefaultMaxStreamsPerSession]); past it, 429.
+	MaxStreamsPerSession int
+	// MaxStreamsPerIP caps the open event streams of one client address,
+	// streamable GET streams and HTTP+SSE streams together (default
+	// [DefaultMaxStreamsPerIP]); past it, 429.
+	MaxStreamsPerIP int
+	// MaxBatch caps the messages of one JSON-RPC batch (default
+	// [DefaultMaxBatch]); a larger batch gets a -32600 error naming the
+	// cap.
+	MaxBatch int
+	// Registerer, when set, gets the metrics of the live sessions and
+	// streams (besluitbron_sessions_open, besluitbron_streams_open,
+	// besluitbron_sessions_refused_total, besluitbron_streams_refused_total).
+	// A second handler's are not registered: the first one's stay.
+	Registerer prometheus.Registerer
 }
 
-// Handler serves /mcp/unified/v1 and /mcp/<id>/v1 over streamable HTTP,
-// stateful so that every client gets an Mcp-Session-Id.
-func (s *Server) Handler(o HTTPOptions) http.Handler {
+func (o *HTTPOptions) defaults() {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
 	}
 	if o.SessionTimeout <= 0 {
-		o.SessionTimeout = 30 * time.Minute
+		o.SessionTimeout = DefaultSessionTimeout
 	}
 	if o.ClientAddr == nil {
 		o.ClientAddr = RemoteIP
 	}
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{
+		{&o.MaxSessions, DefaultMaxSessions},
+		{&o.MaxSessionsPerIP, DefaultMaxSessionsPerIP},
+		{&o.MaxStreamsPerSession, DefaultMaxStreamsPerSession},
+		{&o.MaxStreamsPerIP, DefaultMaxStreamsPerIP},
+		{&o.MaxBatch, DefaultMaxBatch},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+}
+
+// Handler serves /mcp/unified/v1 and /mcp/<id>/v1 over streamable HTTP,
+// stateful so that every client gets an Mcp-Session-Id, with the caps on
+// live sessions and streams (live.go), the cancellation of calls whose
+// client has gone (cancel.go) and the checks on bodies and batches
+// (jsonrpc.go). The caps hold across every address of one Handler.
+func (s *Server) Handler(o HTTPOptions) http.Handler {
+	o.defaults()
+	lv := newLive(o)
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(liveCollector{lv}); err != nil {
+			if _, dup := err.(prometheus.AlreadyRegisteredError); !dup {
+				s.o.Logger.Warn("session metrics not registered", "error", err)
+			}
+		}
+	}
+	s.lastLive.Store(lv)
+	batch := batchRules{max: o.MaxBatch, version: func(r *http.Request) string {
+		if v := r.Header.Get(protocolVersionHeader); v != "" {
+			return v
+		}
+		return lv.version(r.Header.Get(sessionHeader))
+	}}
 	mux := http.NewServeMux()
 	add := func(path string, srv *mcp.Server) {
 		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
@@ -50,8 +110,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		legacy := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxBodyBytes})
 		// Bodies that are not JSON-RPC messages get JSON-RPC errors
 		// (jsonrpc.go), on both transports.
-		mux.Handle(path, jsonRPCErrors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.Header.Set(ClientHeader, o.ClientAddr(r))
+		inner := jsonRPCErrors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if isLegacySSE(r) {
 				if r.Method == http.MethodGet {
 					w, r = legacyStream(w, r)
@@ -60,7 +119,51 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				return
 			}
 			h.ServeHTTP(w, r)
-		}), o.MaxBodyBytes))
+		}), o.MaxBodyBytes, batch)
+		// The caps answer before a body is read.
+		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ip := o.ClientAddr(r)
+			r.Header.Set(ClientHeader, ip)
+			r.Header.Del(postHeader)
+			switch {
+			case r.Method == http.MethodGet && isLegacySSE(r):
+				// An HTTP+SSE client: its stream is its session.
+				slot, no := lv.openSession(ip)
+				if no != nil {
+					no.write(w)
+					return
+				}
+				defer slot.abandon()
+				done, no := lv.openStream(nil, ip)
+				if no != nil {
+					no.write(w)
+					return
+				}
+				defer done()
+			case r.Method == http.MethodGet:
+				done, no := lv.openStream(lv.session(r.Header.Get(sessionHeader)), ip)
+				if no != nil {
+					no.write(w)
+					return
+				}
+				defer done()
+			case r.Method == http.MethodPost && !isLegacySSE(r):
+				e := &postEntry{ctx: r.Context()}
+				if r.Header.Get(sessionHeader) == "" {
+					slot, no := lv.openSession(ip)
+					if no != nil {
+						no.write(w)
+						return
+					}
+					defer slot.abandon()
+					e.slot = slot
+				}
+				tok := s.posts.add(e)
+				defer s.posts.remove(tok)
+				r.Header.Set(postHeader, tok)
+			}
+			inner.ServeHTTP(w, r)
+		}))
 	}
 	add("/mcp/unified/v1", s.unified)
 	// Older HTTP+SSE clients (the Inspector CLI among them) replace the
@@ -71,6 +174,21 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		add("/mcp/"+id+"/v1", s.per[id])
 	}
 	return mux
+}
+
+// The streamable transport's headers.
+const (
+	sessionHeader         = "Mcp-Session-Id"
+	protocolVersionHeader = "Mcp-Protocol-Version"
+)
+
+// LiveStats returns the live sessions' and streams' figures of the
+// Handler made last.
+func (s *Server) LiveStats() LiveStats {
+	if lv := s.lastLive.Load(); lv != nil {
+		return lv.stats()
+	}
+	return LiveStats{}
 }
 
 // RemoteIP is the connection's IP address.

@@ -41,9 +41,34 @@ import (
 // method, a request without an id, a batch under a protocol version
 // without batches) are rewritten the same way: -32601 Method not found for
 // an unknown method, -32600 otherwise, with the go-sdk's reason.
+//
+// Batches (a JSON array of messages) exist in MCP up to protocol version
+// 2025-03-26 only. The go-sdk refuses one when the request's
+// MCP-Protocol-Version header names 2025-06-18 or later, and otherwise
+// assumes 2025-03-26, as the specification asks of a server that has "no
+// other way to identify the version". This server has one: the version
+// the session negotiated at initialize. A batch is therefore refused
+// (400, -32600) when the header, the session's negotiated version, or the
+// version an initialize inside the batch asks for is 2025-06-18 or later;
+// and where batches are allowed, one of more than max_batch messages is
+// refused (400, -32600 naming the cap) before any of it runs. The client
+// limits (package inbound) have by then charged every message of an
+// admitted batch, one token each.
+
+// batchesUntil is the last protocol version with JSON-RPC batches.
+const batchesUntil = "2025-03-26"
+
+// batchRules are what a batch must meet.
+type batchRules struct {
+	// max is the most messages one batch may carry.
+	max int
+	// version returns the protocol version a request is spoken in ("":
+	// unknown).
+	version func(*http.Request) string
+}
 
 // jsonRPCErrors wraps an MCP address's handler.
-func jsonRPCErrors(next http.Handler, maxBody int64) http.Handler {
+func jsonRPCErrors(next http.Handler, maxBody int64, rules batchRules) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -66,7 +91,7 @@ func jsonRPCErrors(next http.Handler, maxBody int64) http.Handler {
 				fmt.Sprintf("Invalid Request: the body is larger than %d bytes, this server's limit for one message", maxBody))
 			return
 		}
-		id, code, msg := judgeBody(body)
+		id, code, msg := judgeBody(body, rules, r)
 		if code != 0 {
 			writeRPCError(w, http.StatusBadRequest, id, code, msg)
 			return
@@ -81,7 +106,7 @@ func jsonRPCErrors(next http.Handler, maxBody int64) http.Handler {
 // judgeBody returns code 0 when the go-sdk accepts the body, else the
 // JSON-RPC error to answer with; id is the request's id when it has a
 // valid one.
-func judgeBody(body []byte) (id any, code int, msg string) {
+func judgeBody(body []byte, rules batchRules, r *http.Request) (id any, code int, msg string) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return nil, jsonrpc.CodeParseError, "Parse error: the body is empty; POST one JSON-RPC message"
@@ -93,9 +118,28 @@ func judgeBody(body []byte) (id any, code int, msg string) {
 		if len(batch) == 0 {
 			return nil, jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch (JSON array); POST one JSON-RPC message"
 		}
+		version := ""
+		if rules.version != nil {
+			version = rules.version(r)
+		}
+		if version > batchesUntil {
+			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are not part of MCP protocol version %s (they were removed in 2025-06-18); POST one message per request", clipText(version, 40))
+		}
+		if rules.max > 0 && len(batch) > rules.max {
+			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a batch of %d messages; this server takes at most %d per batch (server.max_batch): send fewer per request", len(batch), rules.max)
+		}
 		for i, raw := range batch {
-			if _, err := jsonrpc.DecodeMessage(raw); err != nil {
+			m, err := jsonrpc.DecodeMessage(raw)
+			if err != nil {
 				return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch item %d: %s", i+1, whyNotMessage(raw))
+			}
+			if req, ok := m.(*jsonrpc.Request); ok && req.Method == "initialize" {
+				var p struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				if json.Unmarshal(req.Params, &p) == nil && p.ProtocolVersion > batchesUntil {
+					return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch item %d: an initialize for MCP protocol version %s, which has no JSON-RPC batches; POST it alone", i+1, clipText(p.ProtocolVersion, 40))
+				}
 			}
 		}
 		return nil, 0, ""

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,6 +93,10 @@ type Server struct {
 	names   map[string]string     // exposed tool and prompt names → owner
 	prompts map[string]connector.Prompt
 	ids     []string
+	// posts are the streamable POSTs running now (cancel.go).
+	posts posts
+	// lastLive is the live sessions' table of the last Handler.
+	lastLive atomic.Pointer[live]
 }
 
 type toolEntry struct {
@@ -114,7 +119,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{}}
 	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
 	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete})
-	s.unified.AddReceivingMiddleware(boundErrors)
+	s.unified.AddReceivingMiddleware(boundErrors, s.followPost)
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -124,7 +129,7 @@ func New(o Options) (*Server, error) {
 		s.ids = append(s.ids, id)
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version},
 			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete})
-		one.AddReceivingMiddleware(boundErrors)
+		one.AddReceivingMiddleware(boundErrors, s.followPost)
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
@@ -483,6 +484,22 @@ func ago(d time.Duration) string {
 // webRoutes adds the search page, the document view and the Laadstatus
 // pages.
 func (h *Host) webRoutes(mux *http.ServeMux) { h.web.Routes(mux) }
+
+// guardPages puts the pages on mux behind the rules of the MCP addresses
+// that mcp guards (web/guard.go says which page passes which): the Host
+// rule against DNS rebinding, server.allowed_origins, and the client
+// limits of mcp's very Limits, so that a page search costs a client
+// address (and the process) the tool calls it starts. Everything else on
+// mux passes untouched.
+func (h *Host) guardPages(mcp *inbound.Guard, mux *http.ServeMux) http.Handler {
+	s := h.cfg.Server
+	// Validated when the configuration was loaded (and by protect).
+	origins, err := inbound.NewOrigins(s.AllowedOrigins)
+	if err != nil {
+		panic(fmt.Sprintf("server.allowed_origins%v", err))
+	}
+	return h.web.Guard(mux, web.GuardOptions{Limits: mcp.Limits(), Origins: origins, Trusted: config.Prefixes(s.TrustedProxies), Now: h.now})
+}
 
 // newWeb builds the pages' server (once, from statusTools during New: every
 // Handler shares it, and with it the pages' running calls). Its calls go

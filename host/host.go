@@ -209,7 +209,9 @@ func instructions(ps []*platform) string {
 }
 
 // Handler is the whole HTTP surface: the MCP addresses (behind the client
-// rate limits), the web pages, metrics and health checks.
+// rate limits), the web pages (behind the same Host and Origin rules and
+// the same client limits, per page: guardPages), metrics and health
+// checks (outside both: a monitor must reach them whatever the load).
 func (h *Host) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10, ClientAddr: h.clientAddr})
@@ -218,7 +220,7 @@ func (h *Host) Handler() http.Handler {
 	mux.Handle("/sse", guarded) // the unified tools for HTTP+SSE clients that look there
 	h.routes(mux)
 	h.clusterRoutes(mux)
-	return mux
+	return h.guardPages(guarded, mux)
 }
 
 // ListenAndServe serves HTTP on the configured address until ctx is done,
@@ -387,8 +389,9 @@ func (m *hostMetrics) observe(_ context.Context, e mcpserver.CallEvent) {
 // resource_base included); anything else there counts against
 // inbound.NoConnector.
 //
-// Each call builds its own limits; a Host serves one handler.
-func (h *Host) protect(next http.Handler) http.Handler {
+// Each call builds its own limits; a Host serves one handler. The pages
+// of that handler draw on the same limits (Guard.Limits).
+func (h *Host) protect(next http.Handler) *inbound.Guard {
 	s, rl := h.cfg.Server, h.cfg.MCPRateLimit
 	trusted := config.Prefixes(s.TrustedProxies)
 	// Both were validated when the configuration was loaded.

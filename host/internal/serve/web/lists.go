@@ -35,6 +35,27 @@ func (l *lists) fill(ctx context.Context, ps []platformChoice) {
 	wg.Wait()
 }
 
+// due counts the lists a page would fetch now: stale (or never had) and
+// not waiting out a failure, with no call running for them. A page
+// charges the client limits for each (guard.go); two pages asking at once
+// are both charged, though only one call starts.
+func (l *lists) due() int {
+	now := l.s.o.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, p := range l.s.o.Platforms {
+		if p.Filter == nil || p.Filter.ListTool == "" {
+			continue
+		}
+		tool := p.Filter.ListTool
+		if !l.kept(l.m[tool], now) && l.fetching[tool] == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // get returns a list's choices, sorted by label, or nil when the list is
 // not available now. One call per list runs at a time; its outcome is
 // stored before another may start, so a failing list is asked once per
@@ -43,7 +64,7 @@ func (l *lists) get(ctx context.Context, tool string) []choice {
 	now := l.s.o.Now()
 	l.mu.Lock()
 	cur := l.m[tool]
-	if cur != nil && (now.Sub(cur.at) < l.s.o.ListTTL || now.Before(cur.retry)) {
+	if l.kept(cur, now) {
 		l.mu.Unlock()
 		return cur.items
 	}
@@ -66,6 +87,12 @@ func (l *lists) get(ctx context.Context, tool string) []choice {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return items(l.m[tool])
+}
+
+// kept reports whether cur is answered from memory at now: fetched within
+// ListTTL, or waiting out a failure.
+func (l *lists) kept(cur *list, now time.Time) bool {
+	return cur != nil && (now.Sub(cur.at) < l.s.o.ListTTL || now.Before(cur.retry))
 }
 
 func items(l *list) []choice {

@@ -139,7 +139,7 @@ func New(o Options) *Server {
 	}
 	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Invoke)
 	s.lists = &lists{s: s, m: map[string]*list{}, fetching: map[string]*pending{}}
-	for _, page := range []string{"search", "fragment", "document", "status"} {
+	for _, page := range []string{"search", "fragment", "document", "status", "limited"} {
 		t := template.New("").Funcs(funcs)
 		template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/results.html", "templates/"+page+".html"))
 		s.pages[page] = t
@@ -153,21 +153,22 @@ func New(o Options) *Server {
 	return s
 }
 
-// Routes adds the pages to mux.
+// Routes adds the pages to mux. [Server.Guard] puts them behind the
+// Host, Origin and client-limit rules (guard.go).
 func (s *Server) Routes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /{$}", s.handleSearch)
-	mux.HandleFunc("GET /resultaten", s.handleFragment)
-	mux.HandleFunc("GET /document", s.handleDocument)
-	if s.o.Status != nil {
-		mux.HandleFunc("GET /status", s.handleStatus)
-		mux.HandleFunc("GET /status.json", s.handleStatusJSON)
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.pattern, rt.handler)
 	}
+}
+
+// handleStatic serves the embedded stylesheet and script.
+func (s *Server) handleStatic() http.HandlerFunc {
 	static, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix("/static/", http.FileServerFS(static))
-	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, r)
-	}))
+	}
 }
 
 // page is what every template gets.
@@ -233,10 +234,16 @@ func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title string) *
 // render writes a page; a template error is a 500 and logged (it is a
 // bug, never the visitor's fault).
 func (s *Server) render(w http.ResponseWriter, name, tmpl string, status int, p *page) {
+	s.renderAs(w, name, tmpl, name, status, p)
+}
+
+// renderAs is render counted in the metrics as page label (a refusal
+// counts against the page asked for).
+func (s *Server) renderAs(w http.ResponseWriter, name, tmpl, label string, status int, p *page) {
 	var b strings.Builder
 	if err := s.pages[name].ExecuteTemplate(&b, tmpl, p); err != nil {
 		s.o.Logger.Error("web: template", "page", name, "error", err)
-		s.reqs.WithLabelValues(name, "500").Inc()
+		s.reqs.WithLabelValues(label, "500").Inc()
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -248,7 +255,7 @@ func (s *Server) render(w http.ResponseWriter, name, tmpl string, status int, p 
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write([]byte(b.String()))
-	s.reqs.WithLabelValues(name, fmt.Sprint(status)).Inc()
+	s.reqs.WithLabelValues(label, fmt.Sprint(status)).Inc()
 }
 
 // language picks nl or en: ?lang= (remembered in a cookie), else the

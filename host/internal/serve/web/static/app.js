@@ -14,7 +14,11 @@
     var url = section.getAttribute("data-fragment");
     if (!url || tries > MAX_TRIES) return;
     fetch(url, { headers: { "Accept": "text/html" } })
-      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (r) {
+        if (r.ok) return r.text();
+        // Past the client limits (429) the server says how long to wait.
+        return Promise.reject(parseInt(r.headers.get("Retry-After") || "0", 10));
+      })
       .then(function (html) {
         var box = document.createElement("div");
         box.innerHTML = html;
@@ -25,8 +29,9 @@
           setTimeout(function () { refresh(fresh, tries + 1); }, delay(fresh));
         }
       })
-      .catch(function () {
-        setTimeout(function () { refresh(section, tries + 1); }, 5000);
+      .catch(function (wait) {
+        var secs = typeof wait === "number" && wait > 0 ? Math.min(wait, 60) : 5;
+        setTimeout(function () { refresh(section, tries + 1); }, secs * 1000);
       });
   }
 

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -286,6 +287,19 @@ func TestQuota429PausesBothConnectors(t *testing.T) {
 		t.Fatalf("zoek arrivals %+v; want one 429", first)
 	}
 	t429 := first[0].at
+	// The simulator has sent the 429; wait until BesluitBron has read it
+	// (the quota counts it), so tk's call starts under the pause rather
+	// than racing the answer on its way back (under -race the host reads
+	// it milliseconds later). A condition with a deadline, not a sleep.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if got429(statusQuota(t, base, "zoek.officielebekendmakingen.nl"), "obk") == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("BesluitBron never counted the zoek host's 429")
+		}
+		runtime.Gosched()
+	}
 	tkStart := time.Now()
 	tk := c.call(ctx, "tk", "tk_get_document", map[string]any{long.Arg: long.ID})
 	obk := <-obkDone
@@ -321,6 +335,16 @@ func TestQuota429PausesBothConnectors(t *testing.T) {
 		}
 	}
 	t.Logf("429 at the zoek host; tk called %v later and waited %v ms; every later request arrived ≥ %v after the 429", tkStart.Sub(t429).Round(time.Millisecond), queued, retryAfter)
+}
+
+// got429 is the 429s a quota counted for platform's calls.
+func got429(q loadstatus.Quota, platform string) uint64 {
+	for _, u := range q.Connectors {
+		if u.Platform == platform {
+			return u.Got429
+		}
+	}
+	return 0
 }
 
 // statusQuota reads one quota from /status.json.

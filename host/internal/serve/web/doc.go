@@ -46,6 +46,17 @@
 // instead of starting another. A platform that does not answer is marked
 // down, with the platform's own message.
 //
+// # Host, Origin and client limits
+//
+// [Server.Guard] puts the pages behind the MCP addresses' rules (package
+// inbound): a foreign Host on a loopback address is refused (403) on
+// every page, a foreign Origin on the pages that start calls, and each
+// page is charged to the client address's and the process's buckets of
+// the MCP addresses' own limits as the tool calls it starts: a search
+// over seven platforms costs 7, a document 1, /status.json 1, /static/
+// nothing. Past a limit the page answers 429 with Retry-After and a short
+// page in the reader's language. guard.go gives each page's rule and why.
+//
 // # Concurrency
 //
 // A *Server is safe for concurrent use. At most [Options.MaxInFlight]

@@ -94,10 +94,12 @@ fuzz-short:
 	GO=$(GO) FUZZTIME=4s scripts/fuzz.sh
 
 # Long runs: every fuzz target for minutes, then load, faults and kills
-# during cache saves for SOAK (default 10m) each.
+# during cache saves for SOAK (default 10m) each, and the hostile-load
+# attacks for SOAK/5 each (at least 30 s), larger (1,100 slow-body
+# connections, 5,000 sessions).
 soak:
 	GO=$(GO) FUZZTIME=$${FUZZTIME:-2m} scripts/fuzz.sh
-	BESLUITBRON_SOAK=$${SOAK:-10m} $(GO) test -count=1 -timeout 2h -v -run '^(TestLoad|TestFaultIsolation|TestKillDuringCacheSave)$$' ./host/
+	BESLUITBRON_SOAK=$${SOAK:-10m} $(GO) test -count=1 -timeout 2h -v -run '^(TestLoad|TestFaultIsolation|TestKillDuringCacheSave|TestHostileLoad)$$' ./host/
 
 # The official MCP conformance suite against the conformance connector
 # (conformance.toml; Node 22 and the suite from npm into var/conformance).

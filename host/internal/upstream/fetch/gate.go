@@ -250,7 +250,9 @@ func originOf(u *url.URL) origin {
 //
 // scheme is the manifest's (its base_url's; https without one). A bare
 // host name, the only form manifests used before ports counted, keeps
-// meaning what it meant for a connector on https.
+// meaning what it meant for a connector on https. (sdk/connector's
+// Manifest.Validate still admits only the bare form; the gate reads all
+// three so that widening it there is the only change needed.)
 func parseAllowedHost(entry, scheme string) (origin, error) {
 	if strings.Contains(entry, "://") {
 		u, err := url.Parse(entry)

@@ -52,10 +52,11 @@ type argSchema struct {
 	// order is the order the schema's author listed the top-level
 	// properties in (the map in jsonschema.Schema loses it).
 	order []string
-	// formats says the schema names a format the host checks (date,
-	// date-time), which jsonschema-go does not: such schemas are walked
-	// even when the library accepts the arguments.
-	formats bool
+	// formats are the top-level arguments with a format the host checks
+	// (date, date-time), which jsonschema-go does not, by name: their
+	// values are parsed even when the library accepts the arguments (a
+	// map lookup per such argument on the hot path, not a walk).
+	formats map[string]string
 }
 
 // newArgSchema parses and resolves a tool's input schema (raw JSON, a
@@ -82,7 +83,15 @@ func newArgSchema(in any) (*argSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &argSchema{root: &schema, resolved: rs, order: propertyOrder(raw), formats: checkedFormat.Match(raw)}
+	a := &argSchema{root: &schema, resolved: rs, order: propertyOrder(raw)}
+	for name, p := range schema.Properties {
+		if layout, ok := formatLayouts[p.Format]; ok {
+			if a.formats == nil {
+				a.formats = map[string]string{}
+			}
+			a.formats[name] = layout
+		}
+	}
 	for _, n := range sortedKeys(schema.Properties) {
 		if !contains(a.order, n) {
 			a.order = append(a.order, n)
@@ -122,9 +131,6 @@ func propertyOrder(raw []byte) []string {
 	return out
 }
 
-// checkedFormat finds a format the walker checks in a schema's JSON.
-var checkedFormat = regexp.MustCompile(`"format"\s*:\s*"date(-time)?"`)
-
 // validate checks v and returns nil or the explanation. Formats are
 // checked by the host: a connector's schema can then say "format": "date"
 // once instead of repeating a pattern in every tool (which weighs on every
@@ -133,11 +139,14 @@ var checkedFormat = regexp.MustCompile(`"format"\s*:\s*"date(-time)?"`)
 func (a *argSchema) validate(v any) error {
 	err := a.resolved.Validate(v)
 	if err == nil {
-		if !a.formats {
-			return nil
-		}
-		if msg := explainArgs(a, v); msg != "" {
-			return fmt.Errorf("%s", msg)
+		obj, _ := v.(map[string]any)
+		for name, layout := range a.formats {
+			if s, ok := obj[name].(string); ok && s != "" {
+				if _, perr := time.Parse(layout, s); perr != nil {
+					// The walk words it (and any other format problem).
+					return fmt.Errorf("%s", explainArgs(a, v))
+				}
+			}
 		}
 		return nil
 	}

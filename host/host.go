@@ -214,7 +214,17 @@ func instructions(ps []*platform) string {
 // checks (outside both: a monitor must reach them whatever the load).
 func (h *Host) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{MaxBodyBytes: int64(h.cfg.Server.MaxBodyKB) << 10, ClientAddr: h.clientAddr})
+	mcpH := h.mcp.Handler(mcpserver.HTTPOptions{
+		MaxBodyBytes:         int64(h.cfg.Server.MaxBodyKB) << 10,
+		ClientAddr:           h.clientAddr,
+		SessionTimeout:       h.cfg.Server.SessionIdleTimeout,
+		MaxSessions:          h.cfg.Server.MaxSessions,
+		MaxSessionsPerIP:     h.cfg.Server.MaxSessionsPerIP,
+		MaxStreamsPerSession: h.cfg.Server.MaxStreamsPerSession,
+		MaxStreamsPerIP:      h.cfg.Server.MaxStreamsPerIP,
+		MaxBatch:             h.cfg.Server.MaxBatch,
+		Registerer:           h.registry,
+	})
 	guarded := h.protect(mcpH)
 	mux.Handle("/mcp/", guarded)
 	mux.Handle("/sse", guarded) // the unified tools for HTTP+SSE clients that look there

@@ -25,15 +25,17 @@ type Message struct {
 
 // uses routes the messages of r to their connector buckets. The body of a
 // POST to an MCP address is read (up to MaxBodyBytes) and restored for the
-// handler; a GET or DELETE is one zero Message.
+// handler; a GET or DELETE is one zero Message. Without a Route every
+// message of a batch still costs its token on the process and session (or
+// address) layers: the messages are counted under a connector that has
+// no bucket.
 func (g *Guard) uses(r *http.Request) []Use {
 	route := g.o.Route
-	if route == nil {
-		return nil
-	}
 	address := r.URL.Path
-	if _, ok := route(address, Message{}); !ok {
-		return nil
+	if route != nil {
+		if _, ok := route(address, Message{}); !ok {
+			return nil
+		}
 	}
 	var msgs []Message
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
@@ -41,6 +43,9 @@ func (g *Guard) uses(r *http.Request) []Use {
 	}
 	if len(msgs) == 0 {
 		msgs = []Message{{}}
+	}
+	if route == nil {
+		return []Use{{Connector: unrouted, Messages: len(msgs)}}
 	}
 	var out []Use
 next:
@@ -59,6 +64,11 @@ next:
 	}
 	return out
 }
+
+// unrouted is the connector the messages of a Guard without a Route count
+// under: no connector has that id (an HTTP header value cannot hold a NUL),
+// so it has no bucket.
+const unrouted = "\x00unrouted"
 
 // readMessages reads r's body, bounded, puts it back for the handler and
 // returns its messages: one for a single message (the zero Message when it

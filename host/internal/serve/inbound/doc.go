@@ -41,8 +41,13 @@
 //
 // Each JSON-RPC message costs a token: a batch of n messages takes n from
 // the process bucket and from its session's (or address's), and from each
-// connector's bucket as many as it sends there. A batch larger than a
-// bucket's burst is refused outright (413), since no wait would admit it.
+// connector's bucket as many as it sends there (without a
+// [GuardOptions.Route] too: then only the connector layer is skipped). A
+// batch of more messages than a bucket holds now is refused whole with
+// 429 and the Retry-After after which it fits, taking nothing; one larger
+// than a bucket's burst is refused outright (413), since no wait would
+// admit it. (The MCP handler also caps a batch's messages, server.max_batch,
+// and refuses batches under protocol versions without them.)
 //
 // The buckets are checked before any is consumed, under one lock, so a
 // refused request takes no token from any layer and creates no bucket. A

@@ -39,5 +39,20 @@
 // -32700 Parse error and one that is not a JSON-RPC message a -32600
 // Invalid Request, as JSON-RPC error objects with HTTP 400 (jsonrpc.go).
 //
+// Under hostile load (http.go, live.go, cancel.go): the live sessions are
+// capped in all (503 past [HTTPOptions.MaxSessions]) and per client
+// address (429), the open event streams (streamable GET streams and
+// HTTP+SSE streams) per session and per client address (429), each
+// refusal with Retry-After and a JSON-RPC error naming the configuration
+// key, answered before a body is read; sessions idle for
+// [HTTPOptions.SessionTimeout] are closed; the counts are metrics
+// (besluitbron_sessions_open, besluitbron_streams_open,
+// besluitbron_sessions_refused_total{reason},
+// besluitbron_streams_refused_total{reason}). A call whose POST's
+// connection closes before the answer is cancelled, every element of a
+// batch alike, so it leaves the platform's queue unsent. Batches are
+// refused under protocol versions without them and capped at
+// [HTTPOptions.MaxBatch] messages (jsonrpc.go).
+//
 // A [Server] is safe for concurrent use.
 package mcpserver

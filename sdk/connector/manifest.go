@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -62,8 +63,11 @@ type Manifest struct {
 	SearchProfile *SearchProfile `json:"search_profile,omitempty"`
 	// BaseURL is the default upstream base URL; the admin may override it.
 	BaseURL string `json:"base_url"`
-	// AllowedHosts are the only host names fetch may reach (the host of an
-	// admin's base_url override is added by the host).
+	// AllowedHosts are the only origins fetch may reach (the admin's
+	// base_url override and url_rewrites targets are added by the host).
+	// An entry is a host name (the base URL's scheme on its default
+	// port), host:port, or http(s)://host[:port]; the fetch gate matches
+	// scheme, host and port.
 	AllowedHosts []string `json:"allowed_hosts"`
 	// Services are the upstream services requests count against, with
 	// their declared limits.
@@ -323,16 +327,16 @@ func (m *Manifest) Validate() error {
 			bad("base_url %q: want an absolute http(s) URL", m.BaseURL)
 		}
 	}
+	reachable := map[string]bool{}
 	for i, h := range m.AllowedHosts {
-		if h == "" || strings.ContainsAny(h, "/:@ ") {
-			bad("allowed_hosts[%d] %q: want a bare host name", i, h)
+		name, ok := AllowedHostName(h)
+		if !ok {
+			bad("allowed_hosts[%d] %q: want a host name, host:port, or http(s)://host[:port] with no path", i, h)
+			continue
 		}
+		reachable[name] = true
 	}
 	seen := map[string]bool{}
-	reachable := map[string]bool{}
-	for _, h := range m.AllowedHosts {
-		reachable[strings.ToLower(h)] = true
-	}
 	if u, err := url.Parse(m.BaseURL); err == nil && u.Hostname() != "" {
 		reachable[strings.ToLower(u.Hostname())] = true
 	}
@@ -518,4 +522,35 @@ func (m *Manifest) TitleIn(lang string) string {
 		return m.TitleNL
 	}
 	return m.Title
+}
+
+// AllowedHostName returns the lower-case host name of an allowed_hosts
+// entry ("example.org", "example.org:8443" or "https://example.org:8443"),
+// and false for anything else: a path, user info, a bad port or scheme.
+func AllowedHostName(entry string) (string, bool) {
+	if entry == "" || strings.ContainsAny(entry, "@ ?#") {
+		return "", false
+	}
+	hostport := entry
+	if scheme, rest, ok := strings.Cut(entry, "://"); ok {
+		if scheme != "http" && scheme != "https" {
+			return "", false
+		}
+		hostport = strings.TrimSuffix(rest, "/")
+	}
+	if strings.Contains(hostport, "/") {
+		return "", false
+	}
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		host, port = hostport[:i], hostport[i+1:]
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
+			return "", false
+		}
+	}
+	if host == "" || strings.ContainsAny(host, ":[]") {
+		return "", false
+	}
+	return strings.ToLower(host), true
 }

@@ -31,9 +31,10 @@ import (
 // ends, and with it every call of the POST: a call waiting at a platform's
 // limit leaves the queue and is never sent. A request whose POST has
 // already ended when its handler starts is refused at once. Calls over
-// stdio and HTTP+SSE (whose POST is answered 202 at once and whose answers
-// go on the session's stream) carry no token and are left alone; an
-// HTTP+SSE session ends with its stream.
+// stdio and HTTP+SSE carry no token. An HTTP+SSE client's POST is
+// answered 202 at once and its answers go on its stream: its calls are
+// tied to the stream's GET instead, since the go-sdk neither cancels them
+// when the stream closes nor lets the session close before they end.
 //
 // The same token carries the session's place ([liveSlot]) of a POST that
 // creates a session, for the initialize handler to bind.
@@ -93,12 +94,18 @@ func (p *posts) running() int {
 // streamable POST to that POST, and binds a new session to its place.
 func (s *Server) followPost(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		extra := req.GetExtra()
-		if extra == nil || extra.Header == nil || strings.HasPrefix(method, "notifications/") {
+		if strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
-		tok := extra.Header.Get(postHeader)
+		tok := ""
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			tok = extra.Header.Get(postHeader)
+		}
 		if tok == "" {
+			// An HTTP+SSE client's calls live as long as its stream.
+			if ls, ok := ctx.Value(legacyKey{}).(*legacySession); ok && ls.stream != nil && method != "initialize" {
+				return tied(ctx, ls.stream, method, req, next)
+			}
 			return next(ctx, method, req)
 		}
 		p := s.posts.get(tok)
@@ -132,10 +139,19 @@ func (s *Server) followPost(next mcp.MethodHandler) mcp.MethodHandler {
 		if p == nil {
 			return nil, errClientGone
 		}
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		stop := context.AfterFunc(p.ctx, func() { cancel(errClientGone) })
-		defer stop()
-		return next(ctx, method, req)
+		return tied(ctx, p.ctx, method, req, next)
 	}
+}
+
+// tied runs next in a context that also ends when parent (the POST's or
+// the HTTP+SSE stream's request context) does.
+func tied(ctx, parent context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	if parent.Err() != nil {
+		return nil, errClientGone
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(parent, func() { cancel(errClientGone) })
+	defer stop()
+	return next(ctx, method, req)
 }

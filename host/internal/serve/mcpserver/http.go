@@ -225,6 +225,9 @@ func isLegacySSE(r *http.Request) bool {
 type legacySession struct {
 	id     atomic.Pointer[string]
 	client string // the client's address, until the id is known
+	// stream is the GET's context: it ends when the stream closes, and
+	// the session's calls with it (cancel.go).
+	stream context.Context
 }
 
 type legacyKey struct{}
@@ -238,7 +241,7 @@ func (l *legacySession) session() string {
 
 // legacyStream wraps the GET that opens an HTTP+SSE session.
 func legacyStream(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
-	ls := &legacySession{client: r.Header.Get(ClientHeader)}
+	ls := &legacySession{client: r.Header.Get(ClientHeader), stream: r.Context()}
 	return &endpointWatch{ResponseWriter: w, s: ls}, r.WithContext(context.WithValue(r.Context(), legacyKey{}, ls))
 }
 

@@ -482,3 +482,62 @@ func TestGoneClientCancelsCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestGoneLegacyClientCancelsCalls: an HTTP+SSE client's calls are
+// answered on its stream, not on their POST (202 at once); when the
+// stream closes, its session ends and a call waiting at a platform's
+// limit leaves the wait within a second, unsent. It catches calls of
+// HTTP+SSE clients that outlive their stream (the go-sdk cancels the
+// session's calls when it closes; this holds it to that).
+func TestGoneLegacyClientCancelsCalls(t *testing.T) {
+	g := newGate()
+	s := gatedServer(t, g)
+	srv := httptest.NewServer(s.Handler(HTTPOptions{ClientAddr: testAddr}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/sse", nil)
+	req.Header.Set(testIP, "10.0.0.1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	var endpoint string
+	for endpoint == "" {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no endpoint event: %v", err)
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "data:"); ok {
+			endpoint = strings.TrimSpace(v)
+		}
+	}
+	go io.Copy(io.Discard, rd) // the stream's events
+	for _, m := range []string{initBody("2024-11-05"), `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_wait","arguments":{}}}`} {
+		if r := rawDo(t, context.Background(), http.MethodPost, srv.URL+endpoint, "10.0.0.1", "", nil, m); r.status != http.StatusAccepted {
+			t.Fatalf("POST %s: %d %s", m, r.status, r.body)
+		}
+	}
+	select {
+	case <-g.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call never reached the platform's limit")
+	}
+	cancel() // the stream closes
+	select {
+	case <-g.left:
+	case <-time.After(time.Second):
+		t.Fatalf("%d calls still waiting 1 s after the stream closed", g.waiting.Load())
+	}
+	close(g.open)
+	if n := g.sent.Load(); n != 0 {
+		t.Errorf("the platform saw %d requests", n)
+	}
+	eventually(t, 2*time.Second, "the HTTP+SSE session's place given back", func() bool {
+		st := s.LiveStats()
+		return st.Sessions == 0 && st.Streams == 0
+	})
+}

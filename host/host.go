@@ -424,6 +424,8 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 			Session:    inbound.Limit{RPS: rl.SessionRPS, Burst: rl.SessionBurst},
 			IP:         inbound.Limit{RPS: rl.IPRPS, Burst: rl.IPBurst},
 			Connectors: ids,
+			// A session's buckets are forgotten when the session would be.
+			SessionIdle: h.cfg.Server.SessionIdleTimeout,
 		})
 		if err != nil {
 			panic(fmt.Sprintf("mcp_rate_limit: %v", err))

@@ -91,7 +91,7 @@ test: browser-deps redis-deps
 
 # Every fuzz target for a few seconds (seed corpora also run in go test).
 fuzz-short:
-	GO=$(GO) FUZZTIME=4s scripts/fuzz.sh
+	GO=$(GO) FUZZTIME=3s scripts/fuzz.sh
 
 # Long runs: every fuzz target for minutes, then load, faults and kills
 # during cache saves for SOAK (default 10m) each, and the hostile-load

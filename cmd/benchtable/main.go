@@ -211,6 +211,8 @@ func human(v float64, unit string) string {
 		return fmt.Sprintf("%.1f ms", v)
 	case unit == "s":
 		return fmt.Sprintf("%.2f s", v)
+	case strings.HasSuffix(unit, "-MB"):
+		return fmt.Sprintf("%.1f MB", v)
 	}
 	return fmt.Sprintf("%.3g %s", v, unit)
 }

@@ -52,6 +52,12 @@ var rows = []row{
 		ratio:  &metric{"BenchmarkCallRatio/document", "process/inprocess"},
 	},
 	{
+		figure: "Memory of one WebAssembly instance after every recorded case of its connector vs fresh (the largest of the eight connectors)",
+		bench:  bench{"./host/internal/testsupport/connectortest", "^BenchmarkInstanceMemory$", "1x"},
+		value:  metric{"BenchmarkInstanceMemory", "max-after-MB"},
+		ref:    &metric{"BenchmarkInstanceMemory", "max-fresh-MB"},
+	},
+	{
 		figure: "Start-up: seven modules, compilation cache warm vs cold",
 		bench:  bench{"./host/internal/runtime/wasmrt", "^BenchmarkStartup$/-7$", "2x"},
 		value:  metric{"BenchmarkStartup/warm-7", "ns/op"},

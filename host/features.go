@@ -126,7 +126,7 @@ func (h *Host) exposureWarnings(e exposure, host []mcpserver.HostTool) []string 
 	var out []string
 	for i, pat := range h.cfg.Server.Tools {
 		if !slices.ContainsFunc(names, func(n string) bool { return onePatternMatches(pat, n) }) {
-			out = append(out, fmt.Sprintf("server.tools[%d] %q matches no tool (tool names look like obv_search; see tools/list on /mcp/<id>/v1)", i, pat))
+			out = append(out, fmt.Sprintf("server.tools[%d] %q matches no tool (tool names are <id>_<tool>, such as <id>_search; see tools/list on /mcp/<id>/v1)", i, pat))
 		}
 	}
 	served := len(host)

@@ -267,8 +267,8 @@ func isoDate(sortDate, date string) string {
 }
 
 // citeURL is a page a person can open: the original file when the
-// platform gives a real https link (it sometimes sends a "https://..."
-// placeholder), else the platform's own record of the entity. It is
+// platform gives a real https link (it sometimes sends a "https://..." dummy
+// value), else the platform's own record of the entity. It is
 // always on the public platform, never on an admin's base_url override.
 func citeURL(id, download string) string {
 	if strings.HasPrefix(download, "https://") && !strings.Contains(download, "...") {

@@ -91,7 +91,7 @@ func TestSearch(t *testing.T) {
 	want := sdk.SearchResult{
 		Platform: "example", Total: &total, TotalIsApproximate: true, HasMore: true, Offset: 24,
 		Results: []sdk.Item{
-			// A placeholder download link: the platform's record instead.
+			// A dummy download link: the platform's record instead.
 			{ID: "document:notubiz:gemeente:soest:12345", Type: "Document", Title: "Raadsvoorstel begroting 2024", Date: "2024-11-07", Organization: "Soest",
 				Snippet: "De begroting voor 2024 bedraagt...", URL: base + "/api/entities/document%3Anotubiz%3Agemeente%3Asoest%3A12345", Extra: extra("Document")},
 			// No sortDate: the Dutch date is read.

@@ -14,7 +14,7 @@ import (
 func TestScriptTakesSchedConstants(t *testing.T) {
 	for _, v := range []string{sched.PublicSession, strconv.Itoa(sched.MaxPlan)} {
 		if strings.Contains(source, v) {
-			t.Errorf("sched.lua spells out %q: take it from sched through a placeholder", v)
+			t.Errorf("sched.lua spells out %q: take it from sched through a constant slot", v)
 		}
 	}
 	if want := "local PUBLIC = '" + sched.PublicSession + "'"; strings.Count(Script, want) != 1 {
@@ -24,18 +24,18 @@ func TestScriptTakesSchedConstants(t *testing.T) {
 		t.Errorf("Script does not set MAXPLAN to sched.MaxPlan once (%q)", want)
 	}
 	if strings.Contains(Script, "{{") {
-		t.Error("Script keeps a placeholder")
+		t.Error("Script keeps a constant slot")
 	}
 }
 
-// TestExpandRefuses: a placeholder the script lacks, a value that would
-// end its Lua string, and a placeholder left without a value stop the
+// TestExpandRefuses: a constant slot the script lacks, a value that would
+// end its Lua string, and a constant slot left without a value stop the
 // package from loading.
 func TestExpandRefuses(t *testing.T) {
 	for name, f := range map[string]func(){
-		"missing":  func() { expand("local X = 1", []placeholder{{"{{X}}", "1", false}}) },
-		"quote":    func() { expand("local X = '{{X}}'", []placeholder{{"{{X}}", "a'b", true}}) },
-		"leftover": func() { expand("local X = '{{X}}' local Y = {{Y}}", []placeholder{{"{{X}}", "x", true}}) },
+		"missing":  func() { expand("local X = 1", []slot{{"{{X}}", "1", false}}) },
+		"quote":    func() { expand("local X = '{{X}}'", []slot{{"{{X}}", "a'b", true}}) },
+		"leftover": func() { expand("local X = '{{X}}' local Y = {{Y}}", []slot{{"{{X}}", "x", true}}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -46,7 +46,7 @@ func TestExpandRefuses(t *testing.T) {
 			f()
 		})
 	}
-	if got := expand("a '{{X}}' {{N}}", []placeholder{{"{{X}}", "x/y", true}, {"{{N}}", "7", false}}); got != "a 'x/y' 7" {
+	if got := expand("a '{{X}}' {{N}}", []slot{{"{{X}}", "x/y", true}, {"{{N}}", "7", false}}); got != "a 'x/y' 7" {
 		t.Fatalf("expand = %q", got)
 	}
 }

@@ -8,7 +8,7 @@
 -- sched.Scheduler with the same calls and requires the same grants.
 --
 -- The values this script shares with package sched are not written here:
--- the placeholders of PUBLIC and MAXPLAN below are replaced by sched's own
+-- the constant slots of PUBLIC and MAXPLAN below are replaced by sched's own
 -- constants when package schedlua loads (schedlua.Script).
 --
 -- Times are integer microseconds since the Unix epoch (exact in a double

@@ -28,20 +28,20 @@ const (
 
 // Script is the scheduler script as Redis runs it: sched.lua with
 // PublicSession and MaxPlan in place.
-var Script = expand(source, []placeholder{
+var Script = expand(source, []slot{
 	{"{{PublicSession}}", PublicSession, true},
 	{"{{MaxPlan}}", strconv.Itoa(MaxPlan), false},
 })
 
-type placeholder struct {
+type slot struct {
 	name, value string
-	quoted      bool // the placeholder sits inside a single-quoted Lua string
+	quoted      bool // the slot sits inside a single-quoted Lua string
 }
 
 // expand puts the values in place. It panics (when the package loads) if
-// a placeholder is missing from the script, a value would break out of its
-// Lua string, or a placeholder is left over.
-func expand(src string, ps []placeholder) string {
+// a constant slot is missing from the script, a value would break out of its
+// Lua string, or a constant slot is left over.
+func expand(src string, ps []slot) string {
 	for _, p := range ps {
 		if !strings.Contains(src, p.name) {
 			panic("schedlua: sched.lua has no " + p.name)
@@ -52,7 +52,7 @@ func expand(src string, ps []placeholder) string {
 		src = strings.ReplaceAll(src, p.name, p.value)
 	}
 	if i := strings.Index(src, "{{"); i >= 0 {
-		panic("schedlua: sched.lua has a placeholder without a value: " + src[i:min(len(src), i+40)])
+		panic("schedlua: sched.lua has a constant slot without a value: " + src[i:min(len(src), i+40)])
 	}
 	return src
 }

@@ -70,7 +70,7 @@ type Server struct {
 	// is hidden from the unified address as with
 	// connectors.<id>.expose = false. A pattern that matches no tool is
 	// reported at start (a likely typo) but does not stop it.
-	Tools []string `koanf:"tools" form:"a list of tool name patterns in brackets, such as [\"obv_*\", \"besluitbron_search\"]"`
+	Tools []string `koanf:"tools" form:"a list of tool name patterns in brackets, such as [\"<id>_*\", \"besluitbron_search\"]"`
 
 	// The phases of one HTTP request (http.Server's timeouts).
 	// ReadHeaderTimeout bounds the request line and headers;
@@ -228,7 +228,7 @@ type Connector struct {
 	// Runtime is "wasm" (Module is a .wasm file) or "process" (Module is
 	// a native binary run under go-plugin).
 	Runtime         string                   `koanf:"runtime"`
-	Module          string                   `koanf:"module" form:"a path in quotes, such as \"bin/plugins/obv.wasm\""`
+	Module          string                   `koanf:"module" form:"a path in quotes, such as \"bin/plugins/<id>.wasm\""`
 	Enabled         bool                     `koanf:"enabled"`
 	SHA256          string                   `koanf:"sha256"`
 	BaseURL         string                   `koanf:"base_url"`
@@ -556,7 +556,7 @@ func (c *Config) validate() error {
 	}
 	for i, p := range c.Server.Tools {
 		if !validPattern(p) {
-			bad("server.tools[%d] %q: want a tool name or a pattern with * and ?, such as \"obv_*\"", i, p)
+			bad("server.tools[%d] %q: want a tool name or a pattern with * and ?, such as \"<id>_*\"", i, p)
 		}
 	}
 	for i, p := range c.Server.TrustedProxies {

@@ -44,7 +44,7 @@ func inputSchema(ids []string, defaultTimeout time.Duration) json.RawMessage {
   "properties": {
     "query": {"type": "string", "minLength": 1, "maxLength": %d, "description": "Free text. Each platform reads it with its own syntax; words are ANDed everywhere."},
     "platforms": {"type": "array", "items": {"type": "string", "enum": %s}, "uniqueItems": true, "minItems": 1, "description": "Connector ids to search; default every platform with a free-text search."},
-    "organization": {"type": "string", "minLength": 2, "maxLength": 200, "description": "One organisation by name, e.g. \"Soest\", \"Gemeente Utrecht\", \"Provincie Zuid-Holland\", \"Waterschap Rivierenland\" (for rechtspraak: a court such as \"HR\" or \"Rechtbank Amsterdam\"). Resolved per platform; platforms that cannot filter by organisation are left out unless named in platforms."},
+    "organization": {"type": "string", "minLength": 2, "maxLength": 200, "description": "One organisation by name, e.g. \"Soest\", \"Gemeente Utrecht\", \"Provincie Zuid-Holland\", \"Waterschap Rivierenland\" (for a platform of courts: a court such as \"HR\" or \"Rechtbank Amsterdam\"). Resolved per platform; platforms that cannot filter by organisation are left out unless named in platforms."},
     "date_from": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive (each platform's own document date)."},
     "date_to": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "ISO date, inclusive."},
     "limit": {"type": "integer", "minimum": 1, "maximum": %d, "default": %d, "description": "Results per platform."},

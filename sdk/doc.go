@@ -81,6 +81,16 @@
 //	progress(done, total f64, ptr, len) reports progress with a message
 //	                                    (connector.Progresser); ignored when
 //	                                    the client asked for none
+//	client_elicit(ptr, len) -> i32      asks the MCP client of the call to elicit
+//	                                    (ElicitRequest JSON); returns the size of
+//	                                    a ClientReply, read with fetch_read
+//	client_sample(ptr, len) -> i32      the same for sampling (SampleRequest)
+//	client_roots() -> i32               the same for roots/list
+//	                                    (the client_* calls came after text_put;
+//	                                    a module imports them only when it calls
+//	                                    Elicit, Sample or Roots, and the host
+//	                                    answers them only for the features the
+//	                                    admin granted: see client.go)
 //	interrupt_check() -> i32            never called by the guest's own code:
 //	                                    the host rewrites the module's loops to
 //	                                    call it when their budget is spent; it

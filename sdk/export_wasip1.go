@@ -50,6 +50,18 @@ func hostLog(level int32, ptr, size uint32)
 //go:wasmimport besluitbron progress
 func hostProgress(done, total float64, ptr, size uint32)
 
+// The client features (see client.go): each takes its request's JSON and
+// returns the size of a connector.ClientReply, read with fetch_read.
+//
+//go:wasmimport besluitbron client_elicit
+func hostClientElicit(ptr, size uint32) uint32
+
+//go:wasmimport besluitbron client_sample
+func hostClientSample(ptr, size uint32) uint32
+
+//go:wasmimport besluitbron client_roots
+func hostClientRoots() uint32
+
 func ptrOf(b []byte) uint32 {
 	if len(b) == 0 {
 		return 0
@@ -258,4 +270,68 @@ func (wasmHost) Progress(_ context.Context, done, total float64, msg string) {
 	runtime.KeepAlive(b)
 }
 
-var _ connector.TextStore = wasmHost{}
+// clientReply decodes the host's answer to a client feature's call.
+func clientReply(feature string, size uint32) (connector.ClientReply, error) {
+	var rep connector.ClientReply
+	if err := json.Unmarshal(readReply(size), &rep); err != nil {
+		return rep, &connector.ClientError{Kind: connector.ClientFailed, Feature: feature, Message: "sdk: bad client reply from host: " + err.Error()}
+	}
+	if rep.Error != nil {
+		return rep, rep.Error
+	}
+	return rep, nil
+}
+
+// Elicit implements connector.Client.
+func (wasmHost) Elicit(_ context.Context, req connector.ElicitRequest) (connector.ElicitResult, error) {
+	in, err := json.Marshal(req)
+	if err != nil {
+		return connector.ElicitResult{}, &connector.ClientError{Kind: connector.ClientRefused, Feature: connector.FeatureElicitation, Message: err.Error()}
+	}
+	size := hostClientElicit(ptrOf(in), uint32(len(in)))
+	runtime.KeepAlive(in)
+	rep, err := clientReply(connector.FeatureElicitation, size)
+	if err != nil {
+		return connector.ElicitResult{}, err
+	}
+	if rep.Elicit == nil {
+		return connector.ElicitResult{}, &connector.ClientError{Kind: connector.ClientFailed, Feature: connector.FeatureElicitation, Message: "sdk: empty elicitation reply from host"}
+	}
+	return *rep.Elicit, nil
+}
+
+// CreateMessage implements connector.Client.
+func (wasmHost) CreateMessage(_ context.Context, req connector.SampleRequest) (connector.SampleResult, error) {
+	in, err := json.Marshal(req)
+	if err != nil {
+		return connector.SampleResult{}, &connector.ClientError{Kind: connector.ClientRefused, Feature: connector.FeatureSampling, Message: err.Error()}
+	}
+	moved += len(in)
+	size := hostClientSample(ptrOf(in), uint32(len(in)))
+	runtime.KeepAlive(in)
+	rep, err := clientReply(connector.FeatureSampling, size)
+	if err != nil {
+		return connector.SampleResult{}, err
+	}
+	if rep.Sample == nil {
+		return connector.SampleResult{}, &connector.ClientError{Kind: connector.ClientFailed, Feature: connector.FeatureSampling, Message: "sdk: empty sampling reply from host"}
+	}
+	return *rep.Sample, nil
+}
+
+// ListRoots implements connector.Client.
+func (wasmHost) ListRoots(context.Context) (connector.RootsResult, error) {
+	rep, err := clientReply(connector.FeatureRoots, hostClientRoots())
+	if err != nil {
+		return connector.RootsResult{}, err
+	}
+	if rep.Roots == nil {
+		return connector.RootsResult{}, &connector.ClientError{Kind: connector.ClientFailed, Feature: connector.FeatureRoots, Message: "sdk: empty roots reply from host"}
+	}
+	return *rep.Roots, nil
+}
+
+var (
+	_ connector.TextStore = wasmHost{}
+	_ connector.Client    = wasmHost{}
+)

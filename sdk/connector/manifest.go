@@ -81,6 +81,12 @@ type Manifest struct {
 	Resources []ResourceTemplate `json:"resources,omitempty"`
 	// Prompts are prompt templates the host serves as MCP prompts.
 	Prompts []Prompt `json:"prompts,omitempty"`
+	// ClientFeatures are the client features the connector asks to use
+	// (FeatureElicitation, FeatureSampling, FeatureRoots; see
+	// [Client]). Asking grants nothing: the admin grants each one in
+	// connectors.<id>.grant, and the host refuses a call to a feature
+	// not granted with an error naming the grant.
+	ClientFeatures []string `json:"client_features,omitempty"`
 }
 
 // SearchFilter is how the search page narrows a search to one
@@ -475,6 +481,15 @@ func (m *Manifest) Validate() error {
 				bad("prompts[%d].messages[%d]: %v", i, j, err)
 			}
 		}
+	}
+	for i, f := range m.ClientFeatures {
+		switch {
+		case !KnownClientFeature(f):
+			bad("client_features[%d] %q: want one of %s", i, f, strings.Join(ClientFeatureNames(), ", "))
+		case seen["feature:"+f]:
+			bad("client_features[%d] %q: declared twice", i, f)
+		}
+		seen["feature:"+f] = true
 	}
 	if len(errs) == 0 {
 		return nil

@@ -23,6 +23,11 @@ type Route struct {
 
 // Host is a fake host. Unmatched requests fail the test and get a 404.
 //
+// It is also the MCP client of the call (connector.Client): a test scripts
+// what the user answers an elicitation, the model a sampling request, and
+// which roots the client has ([Host.OnElicit], [Host.OnSample],
+// [Host.OnRoots]).
+//
 // Like the BesluitBron host it keeps the texts connectors extract
 // (connector.TextStore), in memory and without expiry, so a test can read
 // a document page by page and check that it was extracted once
@@ -36,6 +41,16 @@ type Host struct {
 	texts  map[connector.TextKey]connector.ExtractedText
 	kept   int
 	served int
+
+	// The client features' script (client.go).
+	onElicit ElicitFunc
+	onSample func(connector.SampleRequest) (connector.SampleResult, error)
+	roots    []connector.Root
+	hasRoots bool
+	denied   map[string]bool
+	noClient bool
+	elicits  []connector.ElicitRequest
+	samples  []connector.SampleRequest
 }
 
 // NewHost returns a fake host answering from routes.

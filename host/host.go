@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
@@ -62,6 +63,7 @@ type Host struct {
 	ready     bool
 	registry  *prometheus.Registry
 	memo      *memo.Store
+	events    mcp.EventStore // kept events of resumable streams (nil: none)
 	metrics   *hostMetrics
 	quotas    []*quota.Limiter // every limited quota, by name (quotas.go)
 	claims    []quota.Claim    // every service's claim on its quota, limited or not
@@ -106,6 +108,12 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	}
 	h.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h.metrics = newHostMetrics(h.registry)
+	if mb := h.cfg.Server.EventStoreMB; mb > 0 {
+		// The events of every stream, for clients that resume one.
+		es := eventstore.New(mb << 20)
+		h.registry.MustRegister(es.Collector())
+		h.events = es
+	}
 	if h.cfg.Cache.Enabled {
 		// 64 MiB of kept tool results for all platforms: repeated
 		// questions answered without running a connector.
@@ -223,6 +231,11 @@ func (h *Host) Handler() http.Handler {
 		MaxStreamsPerSession: h.cfg.Server.MaxStreamsPerSession,
 		MaxStreamsPerIP:      h.cfg.Server.MaxStreamsPerIP,
 		MaxBatch:             h.cfg.Server.MaxBatch,
+		EventStore:           h.events,
+		ResumeGrace:          h.cfg.Server.ResumeGrace,
+		PollAfter:            pollAfter(h.cfg.Server.StreamPollAfter),
+		PollRetry:            h.cfg.Server.StreamRetry,
+		Clock:                h.o.Clock,
 		Registerer:           h.registry,
 	})
 	guarded := h.protect(mcpH)
@@ -231,6 +244,15 @@ func (h *Host) Handler() http.Handler {
 	h.routes(mux)
 	h.clusterRoutes(mux)
 	return h.guardPages(guarded, mux)
+}
+
+// pollAfter is server.stream_poll_after for the MCP handler, where 0
+// means its default and "never" is negative.
+func pollAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // ListenAndServe serves HTTP on the configured address until ctx is done,

@@ -101,6 +101,17 @@ type Server struct {
 	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
 	// MaxBatch caps the elements of one JSON-RPC batch.
 	MaxBatch int `koanf:"max_batch"`
+	// EventStoreMB bounds the memory of the events kept for resuming
+	// streams (0: streams are not resumable).
+	EventStoreMB int `koanf:"event_store_mb"`
+	// ResumeGrace is how long a call whose stream's connection closed
+	// keeps running for the client to resume it.
+	ResumeGrace time.Duration `koanf:"resume_grace"`
+	// StreamPollAfter closes the event stream of a call still running
+	// after this long, with a retry hint of StreamRetry, for the client
+	// to resume (0: never).
+	StreamPollAfter time.Duration `koanf:"stream_poll_after"`
+	StreamRetry     time.Duration `koanf:"stream_retry"`
 }
 
 // Log configures log/slog.
@@ -283,6 +294,10 @@ func defaults() map[string]any {
 		"server.max_streams_per_ip":      64,
 		"server.session_idle_timeout":    "10m",
 		"server.max_batch":               32,
+		"server.event_store_mb":          16,
+		"server.resume_grace":            "30s",
+		"server.stream_poll_after":       "45s",
+		"server.stream_retry":            "2s",
 		"log.level":                      "info",
 		"log.format":                     "text",
 		"runtime.compilation_cache_dir":  "var/wazero",
@@ -584,6 +599,8 @@ func (c *Config) validate() error {
 		{"write_timeout", c.Server.WriteTimeout},
 		{"idle_timeout", c.Server.IdleTimeout},
 		{"session_idle_timeout", c.Server.SessionIdleTimeout},
+		{"resume_grace", c.Server.ResumeGrace},
+		{"stream_retry", c.Server.StreamRetry},
 	} {
 		if d.v <= 0 {
 			bad("server.%s: must be positive", d.name)
@@ -607,6 +624,15 @@ func (c *Config) validate() error {
 		if n.v < 1 {
 			bad("server.%s: must be at least 1", n.name)
 		}
+	}
+	if c.Server.EventStoreMB < 0 {
+		bad("server.event_store_mb: must be 0 (streams not resumable) or more")
+	}
+	if c.Server.StreamPollAfter < 0 {
+		bad("server.stream_poll_after: must be 0s (never) or positive")
+	}
+	if r := c.Server.StreamRetry; r > time.Minute {
+		bad("server.stream_retry %v: at most 1m (a client waits this long before it resumes)", r)
 	}
 	if s := c.Server; s.MaxConnectionsPerIP > s.MaxConnections && s.MaxConnections >= 1 {
 		bad("server.max_connections_per_ip %d: at most max_connections (%d)", s.MaxConnectionsPerIP, s.MaxConnections)

@@ -63,6 +63,10 @@ func TestServerCapsValidation(t *testing.T) {
 		{`max_streams_per_session = 0`, "server.max_streams_per_session:"},
 		{`max_streams_per_ip = 0`, "server.max_streams_per_ip:"},
 		{`max_batch = 0`, "server.max_batch:"},
+		{`event_store_mb = -1`, "server.event_store_mb: must be 0"},
+		{`resume_grace = "0s"`, "server.resume_grace: must be positive"},
+		{`stream_poll_after = "-1s"`, "server.stream_poll_after: must be 0s (never) or positive"},
+		{`stream_retry = "2m"`, "server.stream_retry 2m0s: at most 1m"},
 		{"max_connections = 10\nmax_connections_per_ip = 11", "server.max_connections_per_ip 11: at most max_connections (10)"},
 		{"max_sessions = 10\nmax_sessions_per_ip = 11", "server.max_sessions_per_ip 11: at most max_sessions (10)"},
 		{`max_connections = "many"`, "server.max_connections"},
@@ -80,7 +84,8 @@ func TestServerCapsValidation(t *testing.T) {
 func TestServerKeysDocumented(t *testing.T) {
 	keys := []string{"read_header_timeout", "read_timeout", "write_timeout", "idle_timeout",
 		"max_connections", "max_connections_per_ip", "max_sessions", "max_sessions_per_ip",
-		"max_streams_per_session", "max_streams_per_ip", "session_idle_timeout", "max_batch"}
+		"max_streams_per_session", "max_streams_per_ip", "session_idle_timeout", "max_batch",
+		"event_store_mb", "resume_grace", "stream_poll_after", "stream_retry"}
 	for _, doc := range []string{"../../../docs/operations.md", "../../../README.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {

@@ -47,11 +47,6 @@ const postHeader = "X-Besluitbron-Post"
 // connection closed.
 var errClientGone = errors.New("the client closed the connection before the answer")
 
-type postEntry struct {
-	ctx  context.Context
-	slot *liveSlot // the session's place, on a POST that creates one
-}
-
 // posts are the POSTs running now, by token.
 type posts struct {
 	mu   sync.Mutex
@@ -139,19 +134,34 @@ func (s *Server) followPost(next mcp.MethodHandler) mcp.MethodHandler {
 		if p == nil {
 			return nil, errClientGone
 		}
-		return tied(ctx, p.ctx, method, req, next)
+		if method == "tools/call" {
+			stop := p.r.poll(p, req)
+			defer stop()
+		}
+		done := p.begin()
+		defer done()
+		return tied(ctx, p.life, method, req, next)
 	}
 }
 
-// tied runs next in a context that also ends when parent (the POST's or
-// the HTTP+SSE stream's request context) does.
+// tied runs next in a context that also ends when parent (the POST's
+// life, resume.go, or the HTTP+SSE stream's request context) does, with
+// parent's cause.
 func tied(ctx, parent context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	if parent.Err() != nil {
-		return nil, errClientGone
+		return nil, cause(parent)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := context.AfterFunc(parent, func() { cancel(errClientGone) })
+	stop := context.AfterFunc(parent, func() { cancel(cause(parent)) })
 	defer stop()
 	return next(ctx, method, req)
+}
+
+// cause is why parent ended, errClientGone when it says nothing more.
+func cause(parent context.Context) error {
+	if c := context.Cause(parent); c != nil && c != context.Canceled {
+		return c
+	}
+	return errClientGone
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sched"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -41,6 +42,25 @@ type HTTPOptions struct {
 	// [DefaultMaxBatch]); a larger batch gets a -32600 error naming the
 	// cap.
 	MaxBatch int
+	// EventStore, when set, keeps every stream's events so that a client
+	// whose connection dropped resumes the stream with Last-Event-ID and
+	// gets the answers it missed (resume.go); nil: streams are not
+	// resumable and a call whose connection closes is cancelled at once.
+	EventStore mcp.EventStore
+	// ResumeGrace is how long a call whose stream's connection closed
+	// keeps running for a resumption (server.resume_grace, default
+	// [DefaultResumeGrace]).
+	ResumeGrace time.Duration
+	// PollAfter closes the event stream of a call still running after this
+	// long with a retry hint of PollRetry, for the client to resume
+	// (server.stream_poll_after, default [DefaultPollAfter]; negative:
+	// never). Only streams that began with a priming event are closed.
+	PollAfter time.Duration
+	// PollRetry is that hint (server.stream_retry, default
+	// [DefaultPollRetry]).
+	PollRetry time.Duration
+	// Clock times the grace and the polls (default: the system's).
+	Clock sched.Clock
 	// Registerer, when set, gets the metrics of the live sessions and
 	// streams (besluitbron_sessions_open, besluitbron_streams_open,
 	// besluitbron_sessions_refused_total, besluitbron_streams_refused_total).
@@ -57,6 +77,18 @@ func (o *HTTPOptions) defaults() {
 	}
 	if o.ClientAddr == nil {
 		o.ClientAddr = RemoteIP
+	}
+	if o.ResumeGrace <= 0 {
+		o.ResumeGrace = DefaultResumeGrace
+	}
+	if o.PollAfter == 0 {
+		o.PollAfter = DefaultPollAfter
+	}
+	if o.PollRetry <= 0 {
+		o.PollRetry = DefaultPollRetry
+	}
+	if o.Clock == nil {
+		o.Clock = systemClock{}
 	}
 	for _, f := range []struct {
 		v   *int
@@ -90,6 +122,8 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		}
 	}
 	s.lastLive.Store(lv)
+	rs := newResumer(o, &s.posts)
+	s.lastResumer.Store(rs)
 	batch := batchRules{max: o.MaxBatch, version: func(r *http.Request) string {
 		if v := r.Header.Get(protocolVersionHeader); v != "" {
 			return v
@@ -102,6 +136,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			SessionTimeout:      o.SessionTimeout,
 			MaxRequestBodyBytes: o.MaxBodyBytes,
 			Logger:              s.o.Logger,
+			EventStore:          o.EventStore,
 		})
 		// Clients of the 2024-11-05 protocol speak HTTP+SSE: a GET opens
 		// an event stream naming a POST endpoint (?sessionid=…). The
@@ -147,8 +182,16 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 					return
 				}
 				defer done()
+				normalizeVersion(r, lv.version(r.Header.Get(sessionHeader)))
+				defer rs.adopt(r)()
 			case r.Method == http.MethodPost && !isLegacySSE(r):
-				e := &postEntry{ctx: r.Context()}
+				e := newPostEntry(r.Context(), rs)
+				e.session = r.Header.Get(sessionHeader)
+				normalizeVersion(r, lv.version(e.session))
+				if o.EventStore != nil {
+					e.watch = &streamWatch{ResponseWriter: w}
+					w = e.watch
+				}
 				if r.Header.Get(sessionHeader) == "" {
 					slot, no := lv.openSession(ip)
 					if no != nil {
@@ -158,9 +201,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 					defer slot.abandon()
 					e.slot = slot
 				}
-				tok := s.posts.add(e)
-				defer s.posts.remove(tok)
-				r.Header.Set(postHeader, tok)
+				e.tok = s.posts.add(e)
+				defer func() { rs.ended(e, r.Context().Err() != nil) }()
+				r.Header.Set(postHeader, e.tok)
 			}
 			inner.ServeHTTP(w, r)
 		}))
@@ -189,6 +232,13 @@ func (s *Server) LiveStats() LiveStats {
 		return lv.stats()
 	}
 	return LiveStats{}
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+func (systemClock) AfterFunc(d time.Duration, f func()) sched.Timer {
+	return time.AfterFunc(d, f)
 }
 
 // RemoteIP is the connection's IP address.

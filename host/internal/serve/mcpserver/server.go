@@ -97,6 +97,8 @@ type Server struct {
 	posts posts
 	// lastLive is the live sessions' table of the last Handler.
 	lastLive atomic.Pointer[live]
+	// lastResumer is the orphaned calls' table of the last Handler.
+	lastResumer atomic.Pointer[resumer]
 }
 
 type toolEntry struct {

@@ -67,7 +67,7 @@ func manifest() connector.Manifest {
 			{
 				Name:        "search",
 				Title:       "Search council information",
-				Description: "Search meetings, documents, motions and recordings of councils, provinces and water boards by query, organization or both (without organization: all 330 sources). Words ANDed, no phrases. With a query, old date ranges may be incomplete; totals are approximate.",
+				Description: "Search meetings, documents, motions and recordings of councils, provinces and water boards by query, organization or both (without organization: all 330 sources). organization takes a source key or a name; a name of several sources (Bergen, Groningen) is asked about, or the error lists them with their keys. Words ANDed, no phrases. With a query, old date ranges may be incomplete; totals are approximate.",
 				InputSchema: json.RawMessage(searchSchema),
 				CostNote:    "ceil(limit/24) units (at least 1) of 60 per minute; all sources cost as much as one. Cached 10 min.",
 			},
@@ -93,6 +93,12 @@ func manifest() connector.Manifest {
 				CostNote:    "1 unit, cached 5 min.",
 			},
 		},
+		// Elicitation asks which source a name of several means
+		// ("Bergen": Noord-Holland or Limburg; "Groningen": municipality
+		// or province). It is only asked for: the admin grants it
+		// (connectors.obv.grant), and without it the tool error lists the
+		// candidates.
+		ClientFeatures: []string{connector.FeatureElicitation},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "obv-document",
 			URITemplate: "besluitbron://obv/document/{+entity_id}",
@@ -116,7 +122,7 @@ const searchSchema = `{
   "type": "object",
   "properties": {
     "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Free text; words ANDed."},
-    "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key from obv_list_sources (case-sensitive), e.g. soest."},
+    "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key from obv_list_sources (case-sensitive; soest, bergen_nh) or a name (Soest, Bergen (NH))."},
     "entity_type": {"type": "string", "enum": ["Meeting", "Document", "Motion", "Recording"]},
     "date_from": {"type": "string", "format": "date", "description": "Inclusive."},
     "date_to": {"type": "string", "format": "date", "description": "Inclusive."},
@@ -141,7 +147,7 @@ const getDocumentSchema = `{
 const statusSchema = `{
   "type": "object",
   "properties": {
-    "source": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key or name, e.g. soest."},
+    "source": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Source key or name, e.g. soest; a name of several sources lists each."},
     "supplier": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$", "description": "e.g. notubiz, ibabs, gemeenteoplossingen, parlaeus."},
     "state": {"type": "string", "enum": ["problems", "all", "ok", "stale", "failing", "never_imported", "not_implemented", "discontinued"], "description": "Default: problems (stale, failing, never_imported), or all for one source."}
   },

@@ -40,29 +40,14 @@ type SearchArgs struct {
 }
 
 // SearchURL maps search arguments to the platform's request, with the
-// defaults applied and the query parameters in a fixed order.
+// defaults applied and the query parameters in a fixed order. The
+// organisation is a source key here; search resolves a name to one
+// before.
 func SearchURL(base string, a SearchArgs) (string, float64, error) {
-	if strings.TrimSpace(a.Query) == "" && a.Organization == "" {
-		return "", 0, fmt.Errorf("arguments: give query or organization (or both)")
+	if err := a.check(); err != nil {
+		return "", 0, err
 	}
-	if a.Limit == 0 {
-		a.Limit = 24
-	}
-	if a.Limit < 1 || a.Limit > MaxLimit {
-		return "", 0, fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
-	}
-	if a.Offset < 0 {
-		return "", 0, fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
-	}
-	if a.DateFrom != "" && sdk.ISODate(a.DateFrom) != a.DateFrom {
-		return "", 0, fmt.Errorf("argument \"date_from\": %q is not an ISO date (YYYY-MM-DD)", a.DateFrom)
-	}
-	if a.DateTo != "" && sdk.ISODate(a.DateTo) != a.DateTo {
-		return "", 0, fmt.Errorf("argument \"date_to\": %q is not an ISO date (YYYY-MM-DD)", a.DateTo)
-	}
-	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
-		return "", 0, fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
-	}
+	a.Limit = a.limit()
 	q := url.Values{}
 	set := func(k, v string) {
 		if v != "" {
@@ -114,6 +99,17 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	var orgNotes []string
+	if a.Organization != "" {
+		key, notes, err := resolveOrganization(ctx, h, a.Organization)
+		if err != nil {
+			return nil, err
+		}
+		a.Organization, orgNotes = key, notes
+	}
 	u, cost, err := SearchURL(BaseURL, a)
 	if err != nil {
 		return nil, err
@@ -129,7 +125,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if sr.Results == nil {
 		return nil, fmt.Errorf("search: the platform's response lacks results")
 	}
-	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount.V, TotalIsApproximate: sr.TotalIsApproximate.V, Offset: a.Offset, Results: []sdk.Item{}}
+	out := sdk.SearchResult{Platform: ID, Total: sr.TotalCount.V, TotalIsApproximate: sr.TotalIsApproximate.V, Offset: a.Offset, Results: []sdk.Item{}, Notes: orgNotes}
 	skipped, firstSkipped := 0, ""
 	var noPage error
 	for i, row := range sr.Results {
@@ -192,6 +188,31 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		out.Notes = append(out.Notes, "With a query, OpenBesluitvorming filters dates only within a bounded relevance window: results for old date ranges may be incomplete.")
 	}
 	return out, nil
+}
+
+// check validates the arguments but the organisation, so a bad argument
+// is refused before the organisation is looked up (or the user asked
+// about it).
+func (a SearchArgs) check() error {
+	if strings.TrimSpace(a.Query) == "" && a.Organization == "" {
+		return fmt.Errorf("arguments: give query or organization (or both)")
+	}
+	if l := a.limit(); l < 1 || l > MaxLimit {
+		return fmt.Errorf("argument \"limit\": %d is outside 1…%d", l, MaxLimit)
+	}
+	if a.Offset < 0 {
+		return fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
+	}
+	if a.DateFrom != "" && sdk.ISODate(a.DateFrom) != a.DateFrom {
+		return fmt.Errorf("argument \"date_from\": %q is not an ISO date (YYYY-MM-DD)", a.DateFrom)
+	}
+	if a.DateTo != "" && sdk.ISODate(a.DateTo) != a.DateTo {
+		return fmt.Errorf("argument \"date_to\": %q is not an ISO date (YYYY-MM-DD)", a.DateTo)
+	}
+	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
+		return fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
+	}
+	return nil
 }
 
 // limit is the page size asked for, the default applied.

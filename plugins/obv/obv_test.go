@@ -35,15 +35,16 @@ func TestSearchCost(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
-	h := sdktest.NewHost(t).Handle(base+"/api/search?*", 200, "../../testdata/obv/obv-search.json")
+	h := sdktest.NewHost(t).Handle(base+"/api/search?*", 200, "../../testdata/obv/obv-search.json").
+		Handle(base+"/api/sources", 200, "../../testdata/obv/obv-sources.json")
 	res := sdktest.Call(t, obv.Plugin(), h, "search", `{"query":"begroting","organization":"soest","limit":48,"offset":24}`)
 	var sr sdk.SearchResult
 	sdktest.Decode(t, res, &sr)
 	reqs := h.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
+	if len(reqs) != 2 || reqs[0].URL != base+"/api/sources" || reqs[0].CacheClass != connector.ClassList {
+		t.Fatalf("requests %+v, want the source list (to read organization) and the search", reqs)
 	}
-	r := reqs[0]
+	r := reqs[1]
 	if r.URL != base+"/api/search?limit=48&offset=24&organization=soest&query=begroting" || r.Cost != 2 || r.Service != "api" || r.CacheClass != connector.ClassSearch {
 		t.Errorf("request = %+v", r)
 	}
@@ -141,7 +142,7 @@ func TestSearchPlatformErrors(t *testing.T) {
 		{"wrong shape", 200, `{"foo": 1}`, "lacks results"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := sdktest.NewHost(t).HandleBody(base+"/api/search?*", c.status, []byte(c.body))
+			h := sdktest.NewHost(t).HandleBody(base+"/api/search?*", c.status, []byte(c.body)).Handle(base+"/api/sources", 200, "../../testdata/obv/obv-sources.json")
 			res := sdktest.Call(t, obv.Plugin(), h, "search", `{"organization":"xyz"}`)
 			if !res.IsError || !strings.Contains(res.Text, c.want) {
 				t.Errorf("got %+v, want tool error containing %q", res, c.want)

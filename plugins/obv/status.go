@@ -216,6 +216,29 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 		}
 		return nil, fmt.Errorf("argument \"supplier\": no supplier %q (the platform has %s)", a.Supplier, strings.Join(known, ", "))
 	}
+	// source is a key or a name, read as search reads organization; a
+	// name of several sources lists them all (a status is cheap to show
+	// and the user sees which is which), never the first alone.
+	var wanted map[string]bool
+	if a.Source != "" {
+		var orgs []Org
+		for _, row := range sr.Sources {
+			if row.Err == nil && row.V.SourceKey != "" {
+				orgs = append(orgs, Org{Key: row.V.SourceKey, Name: row.V.Label, Kind: OrgKind(row.V.OrganizationType)})
+			}
+		}
+		m := MatchOrg(orgs, a.Source)
+		wanted = map[string]bool{}
+		for _, o := range m.Candidates {
+			wanted[o.Key] = true
+		}
+		switch {
+		case len(m.Candidates) > 1:
+			notes = append(notes, fmt.Sprintf("source %q matches %d sources, so all are listed: %s.", clip(a.Source, 100), len(m.Candidates), listOrgs(m.Candidates, "source")))
+		case len(m.Candidates) == 1 && (m.By == ByPrefix || m.By == ByWords):
+			notes = append(notes, fmt.Sprintf("source %q is read as %s (source=%q), the only source whose name fits.", clip(a.Source, 100), m.Candidates[0].Label(), m.Candidates[0].Key))
+		}
+	}
 	matched, badSources := false, 0
 	for _, row := range sr.Sources {
 		s := row.V
@@ -224,7 +247,7 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 			continue
 		}
 		out.Counts[s.State]++
-		if a.Source != "" && s.SourceKey != a.Source && !strings.EqualFold(s.Label, a.Source) {
+		if wanted != nil && !wanted[s.SourceKey] {
 			continue
 		}
 		matched = true

@@ -26,13 +26,30 @@ type GetDocumentArgs struct {
 // "get resource" request (GET _search?q=_id:…). A GET keeps the request
 // cacheable by URL. text_pages repeats text page by page, so it is left out.
 func DocumentURL(base, id, organization string) (string, error) {
+	var keys []string
+	if organization != "" {
+		keys = []string{organization}
+	}
+	return documentURL(base, id, keys)
+}
+
+// documentURL is [DocumentURL] looking in the indexes of several
+// organisations (a name that fits several), or in all without keys.
+func documentURL(base, id string, keys []string) (string, error) {
 	if !idPattern.MatchString(id) {
 		return "", fmt.Errorf("argument \"id\": %q is not an ORI id (digits, e.g. \"6074541\")", id)
 	}
-	index, err := IndexPattern(organization)
-	if err != nil {
-		return "", err
+	if len(keys) == 0 {
+		keys = []string{""}
 	}
+	indexes := make([]string, len(keys))
+	for i, k := range keys {
+		var err error
+		if indexes[i], err = IndexPattern(k); err != nil {
+			return "", err
+		}
+	}
+	index := strings.Join(indexes, ",")
 	q := url.Values{}
 	q.Set("q", "_id:"+id)
 	q.Set("size", "2")
@@ -63,7 +80,22 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
 		return nil, err
 	}
-	u, err := DocumentURL(BaseURL, a.ID, a.Organization)
+	if _, err := DocumentURL(BaseURL, a.ID, ""); err != nil {
+		return nil, err // a bad id before any lookup
+	}
+	// organization only narrows where to look, the id decides: a name
+	// that fits several organisations means all of them, and no one is
+	// asked (see OrgKeys).
+	var keys, orgNotes []string
+	var names *orgNames
+	if a.Organization != "" {
+		var n orgNames
+		if keys, n, orgNotes, err = resolveOrganization(ctx, h, a.Organization, false); err != nil {
+			return nil, err
+		}
+		names = &n
+	}
+	u, err := documentURL(BaseURL, a.ID, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +112,16 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	// The head keeps the organisation's key; its name is looked up on
 	// every call (the lookup is the list tool's, cached 30 days), so a
 	// failed lookup is not kept with the text.
-	names := lookupNames(ctx, h)
+	if names == nil {
+		n := lookupNames(ctx, h)
+		names = &n
+	}
 	extra := make(map[string]any, len(hd.Extra)+2)
 	for k, v := range hd.Extra {
 		extra[k] = v
 	}
 	extra["organization_key"] = hd.Organization
-	if note := names.note(); note != "" {
+	if note := names.note(); note != "" || len(orgNotes) > 0 {
 		// notes come back from the host as JSON: a list of any.
 		var notes []any
 		switch v := extra["notes"].(type) {
@@ -97,7 +132,13 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 				notes = append(notes, n)
 			}
 		}
-		extra["notes"] = append(notes, note)
+		for _, n := range orgNotes {
+			notes = append(notes, n)
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+		extra["notes"] = notes
 	}
 	return sdk.Document{
 		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: names.name(hd.Organization),

@@ -59,14 +59,14 @@ func manifest() connector.Manifest {
 			{
 				Name:        "search",
 				Title:       "Search ORI council documents",
-				Description: shutdownNote + "Full-text search in council documents (meetings, agenda items best effort) of municipalities, provinces and water boards. Dates: when last discussed. offset + limit ≤ 10000. Ids are ORI's own, not stable.",
+				Description: shutdownNote + "Full-text search in council documents (meetings, agenda items best effort) of municipalities, provinces and water boards. organization takes a key or a name; a name of several organisations (Bergen) is asked about, or the error lists them with their keys. Dates: when last discussed. offset + limit ≤ 10000. Ids are ORI's own, not stable.",
 				InputSchema: json.RawMessage(searchSchema),
 				CostNote:    "No limit, not queued; all ~330 indexes is slower than one. Cached 10 min.",
 			},
 			{
 				Name:        "get_document",
 				Title:       "Read an ORI document",
-				Description: shutdownNote + "Text of a document by id from ori_search. Paged, 20 000 bytes a page. organization makes the lookup touch one index.",
+				Description: shutdownNote + "Text of a document by id from ori_search. Paged, 20 000 bytes a page. organization (key or name) makes the lookup touch only that organisation's index; a name of several looks in each.",
 				InputSchema: json.RawMessage(getDocumentSchema),
 				CostNote:    "First page: the costliest call (whole item read once), not queued; later pages free and fast. Cached for weeks.",
 			},
@@ -78,6 +78,11 @@ func manifest() connector.Manifest {
 				CostNote:    "1 call, cached 30 days.",
 			},
 		},
+		// Elicitation asks which organisation a name of several means
+		// ("Bergen": Noord-Holland or Limburg). It is only asked for:
+		// the admin grants it (connectors.ori.grant), and without it the
+		// tool error lists the candidates.
+		ClientFeatures: []string{connector.FeatureElicitation},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "ori-document",
 			URITemplate: "besluitbron://ori/document/{+id}",
@@ -92,7 +97,7 @@ const searchSchema = `{
   "type": "object",
   "properties": {
     "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Words ANDed, \"phrase\", a | b, -word, prefix*."},
-    "organization": {"type": "string", "description": "Key from ori_list_organizations, e.g. den_helder; omit for all."},
+    "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Key from ori_list_organizations (den_helder) or a name (Den Helder, Bergen (NH)); omit for all."},
     "type": {"type": "string", "enum": ["document", "meeting", "agenda_item"], "description": "meeting and agenda_item are best effort."},
     "date_from": {"type": "string", "format": "date", "description": "Inclusive."},
     "date_to": {"type": "string", "format": "date", "description": "Inclusive."},
@@ -108,7 +113,7 @@ const getDocumentSchema = `{
   "type": "object",
   "properties": {
     "id": {"type": "string", "description": "From ori_search."},
-    "organization": {"type": "string", "description": "Key, to look in one index only."},
+    "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Key or name, to look in that organisation's index only."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
   "required": ["id"],

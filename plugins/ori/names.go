@@ -24,11 +24,24 @@ type orgNames struct {
 // A failure is kept, not returned: the results then show the keys and a
 // note says why.
 func lookupNames(ctx context.Context, h connector.Host) orgNames {
+	return namesOf(orgList(ctx, h))
+}
+
+// orgList is ori_list_organizations' answer for all classifications.
+func orgList(ctx context.Context, h connector.Host) (sdk.ListResult, error) {
 	res, err := listOrganizations(ctx, h, json.RawMessage(`{}`))
+	if err != nil {
+		return sdk.ListResult{}, err
+	}
+	l, _ := res.(sdk.ListResult)
+	return l, nil
+}
+
+// namesOf are the human names of a list, or why there are none.
+func namesOf(l sdk.ListResult, err error) orgNames {
 	if err != nil {
 		return orgNames{err: err}
 	}
-	l, _ := res.(sdk.ListResult)
 	names := map[string]string{}
 	for _, it := range l.Items {
 		// An entry without a classification is not an organisation
@@ -39,6 +52,44 @@ func lookupNames(ctx context.Context, h connector.Host) orgNames {
 		names[it.ID] = HumanName(it.Title, it.Type)
 	}
 	return orgNames{byKey: names}
+}
+
+// orgsOf are a list's organisations as the resolver reads them.
+func orgsOf(l sdk.ListResult) []Org {
+	out := make([]Org, 0, len(l.Items))
+	for _, it := range l.Items {
+		out = append(out, Org{Key: it.ID, Name: it.Title, Kind: OrgKind(it.Type)})
+	}
+	return out
+}
+
+// resolveOrganization reads the organization argument, a key or a name,
+// as the keys of the organisations it means ([ResolveOrg]), with the
+// organisation names for the results (one list request for both). A
+// name that fits several organisations is asked about when ask is set,
+// and otherwise means all of them (get_document looks in each); a key
+// is taken as it is, and a key-shaped argument the list lacks goes to
+// the platform as before, which says whether it has such an index.
+func resolveOrganization(ctx context.Context, h connector.Host, given string, ask bool) ([]string, orgNames, []string, error) {
+	l, err := orgList(ctx, h)
+	names := namesOf(l, err)
+	if err != nil {
+		if keyPattern.MatchString(given) {
+			return []string{given}, names, nil, nil
+		}
+		why := strings.TrimPrefix(err.Error(), "list_organizations: ")
+		return nil, names, nil, fmt.Errorf("argument \"organization\": %q is not a key (like \"den_helder\"), and the list of organisations to look the name up in could not be read: %s", clip(given, 100), clip(why, 300))
+	}
+	arg := OrgArg{Arg: "organization", Given: given, ListTool: "ori_list_organizations", Platform: "Open Raadsinformatie", KeyShaped: keyPattern.MatchString}
+	if !ask {
+		keys, notes, err := OrgKeys(orgsOf(l), arg)
+		return keys, names, notes, err
+	}
+	o, notes, err := ResolveOrg(ctx, h, orgsOf(l), arg)
+	if err != nil {
+		return nil, names, nil, err
+	}
+	return []string{o.Key}, names, notes, nil
 }
 
 // name is the human name of an organisation key, or the key itself when

@@ -60,41 +60,48 @@ type SearchArgs struct {
 var types = map[string]string{"document": "MediaObject", "meeting": "Meeting", "agenda_item": "AgendaItem"}
 
 // SearchRequest maps search arguments to the platform's request: the URL
-// and the JSON body of a POST _search. Defaults are applied to a.
+// and the JSON body of a POST _search. Defaults are applied to a. The
+// organisation is a key here; search resolves a name to one before.
 func SearchRequest(base string, a *SearchArgs) (string, []byte, error) {
+	if err := a.check(); err != nil {
+		return "", nil, err
+	}
+	return a.request(base)
+}
+
+// check validates the arguments but the organisation's key, applying
+// defaults, so a bad argument is refused before the organisation is
+// looked up (or the user asked about it).
+func (a *SearchArgs) check() error {
 	a.Query = strings.TrimSpace(a.Query)
 	if a.Query == "" && a.Organization == "" {
-		return "", nil, fmt.Errorf("arguments: give query or organization (or both)")
+		return fmt.Errorf("arguments: give query or organization (or both)")
 	}
 	if a.Limit == 0 {
 		a.Limit = 20
 	}
 	if a.Limit < 1 || a.Limit > MaxLimit {
-		return "", nil, fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
+		return fmt.Errorf("argument \"limit\": %d is outside 1…%d", a.Limit, MaxLimit)
 	}
 	if a.Offset < 0 {
-		return "", nil, fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
+		return fmt.Errorf("argument \"offset\": %d is negative", a.Offset)
 	}
 	if a.Offset+a.Limit > MaxWindow {
-		return "", nil, fmt.Errorf("arguments: offset + limit = %d exceeds %d, the deepest ORI pages; narrow the search instead", a.Offset+a.Limit, MaxWindow)
+		return fmt.Errorf("arguments: offset + limit = %d exceeds %d, the deepest ORI pages; narrow the search instead", a.Offset+a.Limit, MaxWindow)
 	}
 	if len(a.Query) > 500 {
-		return "", nil, fmt.Errorf("argument \"query\": longer than 500 characters")
+		return fmt.Errorf("argument \"query\": longer than 500 characters")
 	}
 	for _, d := range []struct{ name, v string }{{"date_from", a.DateFrom}, {"date_to", a.DateTo}} {
 		if d.v != "" && sdk.ISODate(d.v) != d.v {
-			return "", nil, fmt.Errorf("argument %q: %q is not an ISO date (YYYY-MM-DD)", d.name, d.v)
+			return fmt.Errorf("argument %q: %q is not an ISO date (YYYY-MM-DD)", d.name, d.v)
 		}
 	}
 	if a.DateFrom != "" && a.DateTo != "" && a.DateFrom > a.DateTo {
-		return "", nil, fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
+		return fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
 	}
-	typ := ""
-	if a.Type != "" {
-		var ok bool
-		if typ, ok = types[a.Type]; !ok {
-			return "", nil, fmt.Errorf("argument \"type\": %q is not one of document, meeting, agenda_item", a.Type)
-		}
+	if _, ok := types[a.Type]; a.Type != "" && !ok {
+		return fmt.Errorf("argument \"type\": %q is not one of document, meeting, agenda_item", a.Type)
 	}
 	if a.Sort == "" {
 		a.Sort = "relevance"
@@ -102,17 +109,32 @@ func SearchRequest(base string, a *SearchArgs) (string, []byte, error) {
 			a.Sort = "date_desc"
 		}
 	}
-	var sort []any
-	switch a.Sort {
+	if _, err := sortClause(a.Sort); err != nil {
+		return err
+	}
+	return nil
+}
+
+// sortClause is Elasticsearch's sort for the sort argument.
+func sortClause(s string) ([]any, error) {
+	switch s {
 	case "relevance":
-		sort = []any{obj{"_score": obj{"order": "desc"}}}
+		return []any{obj{"_score": obj{"order": "desc"}}}, nil
 	case "date_desc", "date_asc":
 		// unmapped_type keeps indexes without the field from failing the
 		// whole search.
-		order := strings.TrimPrefix(a.Sort, "date_")
-		sort = []any{obj{"last_discussed_at": obj{"order": order, "unmapped_type": "date"}}, obj{"_score": obj{"order": "desc"}}}
-	default:
-		return "", nil, fmt.Errorf("argument \"sort\": %q is not one of relevance, date_desc, date_asc", a.Sort)
+		order := strings.TrimPrefix(s, "date_")
+		return []any{obj{"last_discussed_at": obj{"order": order, "unmapped_type": "date"}}, obj{"_score": obj{"order": "desc"}}}, nil
+	}
+	return nil, fmt.Errorf("argument \"sort\": %q is not one of relevance, date_desc, date_asc", s)
+}
+
+// request builds the checked arguments' request.
+func (a *SearchArgs) request(base string) (string, []byte, error) {
+	typ := types[a.Type]
+	sort, err := sortClause(a.Sort)
+	if err != nil {
+		return "", nil, err
 	}
 	index, err := IndexPattern(a.Organization)
 	if err != nil {
@@ -218,7 +240,21 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	u, body, err := SearchRequest(BaseURL, &a)
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	// A name is resolved to a key, asking the user when it fits several
+	// organisations; the list read for it also names the results.
+	var names *orgNames
+	var orgNotes []string
+	if a.Organization != "" {
+		keys, n, notes, err := resolveOrganization(ctx, h, a.Organization, true)
+		if err != nil {
+			return nil, err
+		}
+		a.Organization, names, orgNotes = keys[0], &n, notes
+	}
+	u, body, err := a.request(BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +276,16 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if a.Organization != "" && sh != nil && sh.Total == 0 {
 		return nil, fmt.Errorf("search: organization %q matches no ORI index; take a key from ori_list_organizations", a.Organization)
 	}
-	out := sdk.SearchResult{Platform: ID, Offset: a.Offset, Results: []sdk.Item{}}
+	out := sdk.SearchResult{Platform: ID, Offset: a.Offset, Results: []sdk.Item{}, Notes: orgNotes}
 	out.Total, out.TotalIsApproximate = total(sr.Hits.Total)
 	var noID, noSnippet, noScore int
 	var snippetErr, scoreErr error
-	var names orgNames
-	if len(sr.Hits.Hits) > 0 {
-		names = lookupNames(ctx, h)
+	if names == nil && len(sr.Hits.Hits) > 0 {
+		n := lookupNames(ctx, h)
+		names = &n
+	}
+	if names == nil {
+		names = &orgNames{}
 	}
 	for _, h := range sr.Hits.Hits {
 		if h.ID == "" {
@@ -259,7 +298,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		if h.Score.Err != nil {
 			noScore, scoreErr = noScore+1, h.Score.Err
 		}
-		out.Results = append(out.Results, hitItem(h, names))
+		out.Results = append(out.Results, hitItem(h, *names))
 	}
 	if noID > 0 && len(out.Results) == 0 {
 		return nil, fmt.Errorf("search: every hit of the platform is without _id (%d of %d)", noID, len(sr.Hits.Hits))

@@ -235,7 +235,7 @@ func TestSearchBadArguments(t *testing.T) {
 		{"order", `{"query":"x","date_from":"2025-01-01","date_to":"2024-01-01"}`, "after date_to"},
 		{"type", `{"query":"x","type":"motion"}`, `"type"`},
 		{"sort", `{"query":"x","sort":"random"}`, `"sort"`},
-		{"organization", `{"query":"x","organization":"Den Helder"}`, `"organization"`},
+		{"organization", `{"query":"x","organization":5}`, `"organization"`},
 		{"wrong type", `{"query":5}`, `"query"`},
 		{"unknown", `{"query":"x","index":"ori_*"}`, "index"},
 		{"long", `{"query":"` + strings.Repeat("ij", 251) + `"}`, `"query"`},

@@ -1,0 +1,128 @@
+package ori_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/plugins/ori"
+)
+
+// catalogue is a part of the platforms' real organisation lists (OBV's
+// src/sources/catalog.data.ts, ORI's ocd_backend/sources/*.yaml) holding
+// every name more than one organisation answers to: the two Bergens (OBV
+// names Limburg's plain "Bergen", Noord-Holland's "Bergen Nh"; ORI says
+// "Bergen (L)" and "Bergen (NH)"), Groningen and Utrecht (municipality
+// and province), Limburg and Fryslân (province and water board), and
+// names that merely start alike.
+var catalogue = []ori.Org{
+	{Key: "bergen", Name: "Bergen", Kind: "gemeente", CBS: "GM0893"},
+	{Key: "bergen_nh", Name: "Bergen Nh", Kind: "gemeente", CBS: "GM0373"},
+	{Key: "bergen_op_zoom", Name: "Bergen Op Zoom", Kind: "gemeente", CBS: "GM0748"},
+	{Key: "steenbergen", Name: "Steenbergen", Kind: "gemeente", CBS: "GM0851"},
+	{Key: "groningen", Name: "Groningen", Kind: "gemeente", CBS: "GM0014"},
+	{Key: "provincie_groningen", Name: "Groningen", Kind: "provincie"},
+	{Key: "utrecht", Name: "Utrecht", Kind: "gemeente", CBS: "GM0344"},
+	{Key: "provincie-utrecht", Name: "Provincie Utrecht", Kind: "provincie"},
+	{Key: "provincie_limburg", Name: "Limburg", Kind: "provincie"},
+	{Key: "waterschap_limburg", Name: "Limburg", Kind: "waterschap"},
+	{Key: "fryslan", Name: "Fryslan", Kind: "provincie"},
+	{Key: "wetterskip_fryslan", Name: "Wetterskip Fryslan", Kind: "waterschap"},
+	{Key: "den-helder", Name: "Den Helder", Kind: "gemeente", CBS: "GM0400"},
+	{Key: "hoogheemraadschap_van_delfland", Name: "Hoogheemraadschap Van Delfland", Kind: "waterschap"},
+	{Key: "sudwest-fryslan", Name: "Súdwest-Fryslân", Kind: "gemeente"},
+	{Key: "s-hertogenbosch", Name: "'s-Hertogenbosch", Kind: "gemeente"},
+	{Key: "soest", Name: "Soest", Kind: "gemeente"},
+}
+
+func TestMatchOrg(t *testing.T) {
+	for _, c := range []struct {
+		arg, by string
+		want    []string // candidate keys
+		same    []string // namesakes of a key
+	}{
+		// The name of several: never settled by order.
+		{"Bergen", ori.ByName, []string{"bergen", "bergen_nh"}, nil},
+		{"BERGEN", ori.ByName, []string{"bergen", "bergen_nh"}, nil},
+		{"Gemeente Bergen", ori.ByName, []string{"bergen", "bergen_nh"}, nil},
+		{"Groningen", ori.ByName, []string{"groningen", "provincie_groningen"}, nil},
+		{"Utrecht", ori.ByName, []string{"utrecht", "provincie-utrecht"}, nil},
+		{"Limburg", ori.ByName, []string{"provincie_limburg", "waterschap_limburg"}, nil},
+		{"Fryslân", ori.ByName, []string{"fryslan", "wetterskip_fryslan"}, nil},
+		// A province or a kind tells them apart.
+		{"Bergen (NH)", ori.ByName, []string{"bergen_nh"}, nil},
+		{"Bergen (N.H.)", ori.ByName, []string{"bergen_nh"}, nil},
+		{"Bergen (L)", ori.ByName, []string{"bergen"}, nil},
+		{"Bergen, Limburg", ori.ByName, []string{"bergen"}, nil},
+		{"Bergen Noord-Holland", ori.ByName, []string{"bergen_nh"}, nil},
+		{"Gemeente Bergen (Limburg)", ori.ByName, []string{"bergen"}, nil},
+		{"Bergen Nh", ori.ByName, []string{"bergen_nh"}, nil},
+		{"Provincie Groningen", ori.ByName, []string{"provincie_groningen"}, nil},
+		{"gemeente groningen", ori.ByName, []string{"groningen"}, nil},
+		{"Waterschap Limburg", ori.ByName, []string{"waterschap_limburg"}, nil},
+		{"Provinciale Staten Utrecht", ori.ByName, []string{"provincie-utrecht"}, nil},
+		// A key is always one organisation; its namesakes are named.
+		{"bergen", ori.ByKey, []string{"bergen"}, []string{"bergen_nh"}},
+		{"bergen_nh", ori.ByKey, []string{"bergen_nh"}, nil},
+		{"utrecht", ori.ByKey, []string{"utrecht"}, []string{"provincie-utrecht"}},
+		{"soest", ori.ByKey, []string{"soest"}, nil},
+		// Names alone, however written.
+		{"Den Helder", ori.ByName, []string{"den-helder"}, nil},
+		{"den_helder", ori.ByName, []string{"den-helder"}, nil},
+		{"Bergen op Zoom", ori.ByName, []string{"bergen_op_zoom"}, nil},
+		{"Sudwest Fryslan", ori.ByName, []string{"sudwest-fryslan"}, nil},
+		{"'s-Hertogenbosch", ori.ByName, []string{"s-hertogenbosch"}, nil},
+		{"Gemeente Soest", ori.ByName, []string{"soest"}, nil},
+		// Starts and words: unique or several.
+		{"Helder", ori.ByWords, []string{"den-helder"}, nil},
+		{"Delfland", ori.ByWords, []string{"hoogheemraadschap_van_delfland"}, nil},
+		{"Berg", ori.ByPrefix, []string{"bergen", "bergen_nh", "bergen_op_zoom"}, nil},
+		{"Steenb", ori.ByPrefix, []string{"steenbergen"}, nil},
+		// Nothing.
+		{"Atlantis", "", nil, nil},
+		{"Be", "", nil, nil},
+		{"", "", nil, nil},
+		{"Bergen (Zeeland)", "", nil, nil},
+	} {
+		t.Run(c.arg, func(t *testing.T) {
+			m := ori.MatchOrg(catalogue, c.arg)
+			if got := keys(m.Candidates); strings.Join(got, ",") != strings.Join(c.want, ",") || m.By != c.by {
+				t.Errorf("candidates %v by %q, want %v by %q", got, m.By, c.want, c.by)
+			}
+			if got := keys(m.Namesakes); strings.Join(got, ",") != strings.Join(c.same, ",") {
+				t.Errorf("namesakes %v, want %v", got, c.same)
+			}
+		})
+	}
+}
+
+func keys(orgs []ori.Org) []string {
+	var out []string
+	for _, o := range orgs {
+		out = append(out, o.Key)
+	}
+	return out
+}
+
+func TestOrgLabel(t *testing.T) {
+	for _, c := range []struct {
+		o    ori.Org
+		want string
+	}{
+		{catalogue[0], "Gemeente Bergen (Limburg)"},
+		{catalogue[1], "Gemeente Bergen (Noord-Holland)"},
+		{ori.Org{Key: "bergen_nh", Name: "Bergen (NH)", Kind: "gemeente"}, "Gemeente Bergen (Noord-Holland)"},
+		{ori.Org{Key: "bergen", Name: "Bergen (L)", Kind: "gemeente"}, "Gemeente Bergen (Limburg)"},
+		{ori.Org{Key: "bergen", Name: "Bergen"}, "Bergen (Limburg)"},
+		{catalogue[5], "Provincie Groningen"},
+		{catalogue[7], "Provincie Utrecht"},
+		{catalogue[9], "Waterschap Limburg"},
+		{catalogue[13], "Hoogheemraadschap Van Delfland"},
+		{ori.Org{Key: "soest", Name: "Gemeenteraad Soest", Kind: "gemeente"}, "Gemeenteraad Soest"},
+		{ori.Org{Key: "x"}, "x"},
+		{ori.Org{Key: "x", Name: strings.Repeat("lang ", 40)}, strings.Repeat("lang ", 20) + "…"},
+	} {
+		if got := c.o.Label(); got != c.want {
+			t.Errorf("%+v: label %q, want %q", c.o, got, c.want)
+		}
+	}
+}

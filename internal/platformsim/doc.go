@@ -17,8 +17,15 @@
 // made from the row. OpenTK's activities, commitments, gifts and Woo
 // documents have no text there and none here. Every list the connectors
 // read has entries (tk's sitting fracties, committees and members among
-// them). [EnvOverrides] gives the environment that points a BesluitBron
-// config at a Sim on any address (`make demo SIM_ADDR=…`).
+// them). Both council platforms hold names more than one organisation
+// answers to, as the real lists do: two municipalities named Bergen (ORI's
+// indexes ori_bergen_… "Bergen (L)" and ori_bergen_nh_… "Bergen (NH)";
+// OBV's sources "bergen", labelled "Bergen", and "bergen_nh", "Bergen
+// Nh"), each with documents, and on OBV the municipality and the province
+// of Utrecht, so the demo shows ori_search and obv_search asking which one
+// is meant (or listing both). [EnvOverrides] gives the environment that
+// points a BesluitBron config at a Sim on any address (`make demo
+// SIM_ADDR=…`).
 //
 //	sim, err := platformsim.New(platformsim.Options{DataDir: "testdata"})
 //	srv := httptest.NewServer(sim.Handler())

@@ -35,8 +35,11 @@ type obvEntity struct {
 	doc       doc
 }
 
+// obvSource is one /api/sources row. The platform's own rows carry
+// sourceRef (supplier:type:key); the simulator's older rows lack it.
 type obvSource struct {
 	Key              string `json:"key"`
+	SourceRef        string `json:"sourceRef,omitempty"`
 	Label            string `json:"label"`
 	Supplier         string `json:"supplier"`
 	OrganizationType string `json:"organizationType"`

@@ -138,6 +138,11 @@ type ConnectorSummary struct {
 	Tools, Unified int
 	// Quotas are the upstream quotas its services use.
 	Quotas []QuotaSummary
+	// Asked are the client features its manifest asks for; Granted those
+	// of them connectors.<id>.grant grants (the rest are refused).
+	Asked, Granted []string
+	// ClientFeatures says both in words, as the start log does.
+	ClientFeatures string
 }
 
 // QuotaSummary is one quota a connector's services count against.
@@ -160,7 +165,9 @@ func (h *Host) Summary() []ConnectorSummary {
 	var out []ConnectorSummary
 	for _, p := range h.platforms {
 		s := ConnectorSummary{ID: p.id, Module: p.cfg.Module, Path: h.cfg.Path(p.cfg.Module), Runtime: p.cfg.Runtime,
-			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id]}
+			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id],
+			Asked: p.manifest.ClientFeatures, ClientFeatures: clientFeaturesText(p.id, p.manifest, p.cfg)}
+		s.Granted, _ = p.cfg.Granted(p.manifest)
 		seen := map[string]bool{}
 		for _, c := range h.claims {
 			if c.Platform != p.id || seen[c.Quota] {

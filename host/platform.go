@@ -20,6 +20,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/runtime/nativert"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/fetch"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
@@ -98,7 +99,7 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		return nil, err
 	}
 	m, _ := conn.Describe(ctx)
-	if err := cc.Check(id, m); err != nil {
+	if err := h.cfg.CheckConnector(id, m); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
@@ -153,7 +154,8 @@ func (h *Host) equip(p *platform) error {
 		return err
 	}
 	p.gate = gate
-	attrs := []any{"connector", id, "version", m.Version, "sha256", p.sha256[:12], "tools", len(m.Tools)}
+	attrs := []any{"connector", id, "version", m.Version, "sha256", p.sha256[:12], "tools", len(m.Tools),
+		"client_features", clientFeaturesText(id, m, cc)}
 	if w, ok := p.conn.(*wasmrt.Connector); ok {
 		// How a call past its deadline is stopped: the loop budget, or
 		// wazero's slower checks for a module the rewriter left alone.
@@ -271,9 +273,37 @@ func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ s
 		MaxInstances:     cc.MaxInstances,
 		MemoryLimitMB:    cc.MemoryLimitMB,
 		CallTimeout:      cc.CallTimeout,
+		Grant:            cc.Grant,
+		Client:           askClient,
 		CompilationCache: h.ccache,
 		Logger:           h.log,
 	})
+}
+
+// clientFeaturesText says what a connector asked for and got, the same
+// in check-config and the start log: "none asked", or "elicitation
+// granted; sampling not granted (connectors.<id>.grant)".
+func clientFeaturesText(id string, m connector.Manifest, cc config.Connector) string {
+	granted, withheld := cc.Granted(m)
+	var parts []string
+	if len(granted) > 0 {
+		parts = append(parts, strings.Join(granted, ", ")+" granted")
+	}
+	if len(withheld) > 0 {
+		parts = append(parts, strings.Join(withheld, ", ")+" asked for, not granted (connectors."+id+".grant)")
+	}
+	if len(parts) == 0 {
+		return "none asked"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// askClient is how a runtime reaches the MCP client of a call for the
+// client features the connector was granted: through the call's record,
+// which the MCP layer gave the client and which then keeps the result out
+// of the kept results (see callinfo.Info.AskClient).
+func askClient(ctx context.Context) connector.Client {
+	return callinfo.From(ctx).AskClient()
 }
 
 // loadProcess starts the native binary. The sum checked here is pinned
@@ -287,6 +317,8 @@ func (h *Host) loadProcess(ctx context.Context, id string, cc config.Connector, 
 		PoolSize:      cc.MaxInstances, // a process serves its calls concurrently: it bounds calls, not processes
 		MemoryLimitMB: cc.MemoryLimitMB,
 		CallTimeout:   cc.CallTimeout,
+		Grant:         cc.Grant,
+		Client:        askClient,
 		Logger:        h.log,
 	})
 }

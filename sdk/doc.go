@@ -101,7 +101,9 @@
 //	                                    a module without it still works, slower
 //
 // The host grants nothing else: no filesystem, no sockets, WASI's clocks
-// are wazero's fake clock, and the environment holds only GOMEMLIMIT (three
+// are a fake clock (each reading advances it a millisecond; a sleep, which
+// does wait, bounded by the call's deadline, advances it by the time
+// asked), and the environment holds only GOMEMLIMIT (three
 // quarters of the instance's memory limit), which Go's runtime reads. A
 // Go guest built with this package ends every call by yielding, so that a
 // garbage collection cycle begun during the call finishes (in a reactor

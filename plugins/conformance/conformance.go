@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"time"
 
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -48,6 +49,9 @@ func Plugin() *sdk.Plugin {
 			Description: "The fixture tools, resources and prompts of the official MCP conformance suite. Reaches no platform.",
 			// Every fetch counts against a service; this connector makes none.
 			Services: []connector.Service{{Name: "none", Description: "unused: the fixtures fetch nothing"}},
+			// The suite's sampling and elicitation scenarios ask the
+			// client; conformance.toml grants all three.
+			ClientFeatures: []string{connector.FeatureElicitation, connector.FeatureSampling, connector.FeatureRoots},
 			Tools: []connector.Tool{
 				tool("test_simple_text", "Returns a fixed text.", noArgs),
 				tool("test_image_content", "Returns a 1×1 red PNG image.", noArgs),
@@ -62,6 +66,14 @@ func Plugin() *sdk.Plugin {
 				tool("read_static_binary", "Reads the static binary resource.", noArgs),
 				tool("read_template_data", "Reads the templated data resource of an id.",
 					`{"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"additionalProperties":false}`),
+				tool("test_sampling", "Asks the client's model to answer a prompt (sampling/createMessage) and returns its answer.",
+					`{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"}},"required":["prompt"],"additionalProperties":false}`),
+				tool("test_elicitation", "Asks the user for a username and an email address (elicitation/create) and returns the answer.",
+					`{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"],"additionalProperties":false}`),
+				tool("test_elicitation_sep1034_defaults", "Asks the user a form whose fields carry default values (SEP-1034).", noArgs),
+				tool("test_elicitation_sep1330_enums", "Asks the user a form with every enum form (SEP-1330).", noArgs),
+				tool("test_reconnection", "Answers after about 300 ms, long enough for the host to close the call's stream and the client to resume it (SEP-1699).", noArgs),
+				tool("test_roots", "Lists the client's roots (roots/list).", noArgs),
 			},
 			Resources: []connector.ResourceTemplate{
 				{Name: "static-text", URITemplate: "besluitbron://conformance/static-text", Description: "A static text resource.", MIMEType: "text/plain", Tool: "read_static_text"},
@@ -116,7 +128,13 @@ func Plugin() *sdk.Plugin {
 			"read_static_text":         fixed(connector.CallResult{Text: staticText}),
 			"read_static_binary": fixed(connector.CallResult{Content: []connector.Content{
 				{Type: connector.ContentImage, Data: img, MIMEType: "image/png"}}}),
-			"read_template_data": templateData,
+			"read_template_data":                templateData,
+			"test_sampling":                     sampling,
+			"test_elicitation":                  elicitation,
+			"test_elicitation_sep1034_defaults": elicitForm(sep1034Schema),
+			"test_elicitation_sep1330_enums":    elicitForm(sep1330Schema),
+			"test_reconnection":                 reconnection,
+			"test_roots":                        roots,
 		},
 	}
 }
@@ -164,6 +182,111 @@ func templateData(_ context.Context, _ connector.Host, args json.RawMessage) (an
 		return nil, err
 	}
 	return map[string]any{"id": a.ID, "templateTest": true, "data": "Data for ID: " + a.ID}, nil
+}
+
+// sampling asks the client's model (tools-call-sampling). A client
+// without sampling, or a host that did not grant it, makes it a tool
+// error saying so.
+func sampling(ctx context.Context, h connector.Host, args json.RawMessage) (any, error) {
+	var a struct {
+		Prompt string `json:"prompt"`
+	}
+	if err := sdk.DecodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	text, err := sdk.SampleText(ctx, h, a.Prompt, 100)
+	if err != nil {
+		return nil, err
+	}
+	return connector.CallResult{Text: "LLM response: " + text}, nil
+}
+
+// elicitationSchema is the form of tools-call-elicitation.
+const elicitationSchema = `{"type":"object","properties":{` +
+	`"username":{"type":"string","description":"User's response"},` +
+	`"email":{"type":"string","description":"User's email address"}},` +
+	`"required":["username","email"]}`
+
+// elicitation asks the user (tools-call-elicitation) and echoes what they
+// did: the host's tests read the answer back from it.
+func elicitation(ctx context.Context, h connector.Host, args json.RawMessage) (any, error) {
+	var a struct {
+		Message string `json:"message"`
+	}
+	if err := sdk.DecodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	res, err := sdk.Elicit(ctx, h, connector.ElicitRequest{Message: a.Message, RequestedSchema: json.RawMessage(elicitationSchema)})
+	if err != nil {
+		return nil, err
+	}
+	return connector.CallResult{Text: fmt.Sprintf("User response: action=%s, content=%s", res.Action, content(res))}, nil
+}
+
+// sep1034Schema gives every primitive type a default (SEP-1034).
+const sep1034Schema = `{"type":"object","properties":{` +
+	`"name":{"type":"string","description":"User name","default":"John Doe"},` +
+	`"age":{"type":"integer","description":"User age","default":30},` +
+	`"score":{"type":"number","description":"User score","default":95.5},` +
+	`"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},` +
+	`"verified":{"type":"boolean","description":"Verification status","default":true}},` +
+	`"required":[]}`
+
+// sep1330Schema has the five enum forms of SEP-1330: untitled and titled
+// single selects, the legacy enumNames, untitled and titled multi-selects.
+const sep1330Schema = `{"type":"object","properties":{` +
+	`"untitledSingle":{"type":"string","enum":["option1","option2","option3"]},` +
+	`"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},` +
+	`"legacyEnum":{"type":"string","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},` +
+	`"untitledMulti":{"type":"array","items":{"type":"string","enum":["option1","option2","option3"]}},` +
+	`"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}},` +
+	`"required":[]}`
+
+// elicitForm asks a fixed form and reports the answer as the suite's
+// elicitation-sep1034-defaults and elicitation-sep1330-enums scenarios
+// describe.
+func elicitForm(schema string) sdk.ToolFunc {
+	return func(ctx context.Context, h connector.Host, args json.RawMessage) (any, error) {
+		var none struct{}
+		if err := sdk.DecodeArgs(args, &none); err != nil {
+			return nil, err
+		}
+		res, err := sdk.Elicit(ctx, h, connector.ElicitRequest{Message: "Please review and update the form fields", RequestedSchema: json.RawMessage(schema)})
+		if err != nil {
+			return nil, err
+		}
+		return connector.CallResult{Text: fmt.Sprintf("Elicitation completed: action=%s, content=%s", res.Action, content(res))}, nil
+	}
+}
+
+// content is an answer's form as JSON, {} when there is none.
+func content(res connector.ElicitResult) string {
+	if len(res.Content) == 0 {
+		return "{}"
+	}
+	return string(res.Content)
+}
+
+// reconnection answers after about 300 ms, long enough for the host's
+// stream to close under a call still running when it is told to (the
+// suite's server-sse-polling scenario); the guest's sleep is the only
+// clock it has.
+func reconnection(_ context.Context, _ connector.Host, args json.RawMessage) (any, error) {
+	var none struct{}
+	if err := sdk.DecodeArgs(args, &none); err != nil {
+		return nil, err
+	}
+	time.Sleep(300 * time.Millisecond)
+	return connector.CallResult{Text: "Reconnection test completed successfully"}, nil
+}
+
+// roots lists the client's roots.
+func roots(ctx context.Context, h connector.Host, _ json.RawMessage) (any, error) {
+	list, err := sdk.Roots(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"roots": list}, nil
 }
 
 // redPixel is a 1×1 red PNG.

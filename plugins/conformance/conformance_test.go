@@ -5,17 +5,20 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/plugins/conformance"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/sdktest"
 )
 
 func TestFixtures(t *testing.T) {
 	p := conformance.Plugin()
 	m := sdktest.CheckManifest(t, p)
-	h := sdktest.NewHost(t)
+	h := sdktest.NewHost(t).OnElicit(sdktest.Accept(`{"username":"u","email":"u@example.org"}`)).
+		OnSample(sdktest.SampleReply("m", "hello")).OnRoots(connector.Root{URI: "file:///tmp"})
+	args := map[string]string{"read_template_data": `{"id":"123"}`, "test_sampling": `{"prompt":"hi"}`, "test_elicitation": `{"message":"Who?"}`}
 	for _, tool := range m.Tools {
-		args := `{}`
-		if tool.Name == "read_template_data" {
-			args = `{"id":"123"}`
+		args := args[tool.Name]
+		if args == "" {
+			args = `{}`
 		}
 		res := sdktest.Call(t, p, h, tool.Name, args)
 		if res.IsError != (tool.Name == "test_error_handling") {
@@ -37,6 +40,12 @@ func TestFixtures(t *testing.T) {
 	}
 	if r := sdktest.Call(t, p, h, "read_template_data", `{"id":"123"}`); r.Text != `{"data":"Data for ID: 123","id":"123","templateTest":true}` {
 		t.Errorf("template data %s", r.Text)
+	}
+	if r := sdktest.Call(t, p, h, "test_elicitation", `{"message":"Who?"}`); r.Text != `User response: action=accept, content={"username":"u","email":"u@example.org"}` {
+		t.Errorf("elicitation %s", r.Text)
+	}
+	if r := sdktest.Call(t, p, h, "test_sampling", `{"prompt":"hi"}`); r.Text != "LLM response: hello" {
+		t.Errorf("sampling %s", r.Text)
 	}
 	// The fixtures fetch nothing.
 	if len(h.Requests()) != 0 {

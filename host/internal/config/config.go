@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +50,9 @@ type Config struct {
 	Connectors   map[string]Connector `koanf:"connectors"`
 	// Dir is the directory relative paths resolve against.
 	Dir string `koanf:"-"`
+	// File is the file the configuration was read from ("" when none),
+	// which errors found after loading name.
+	File string `koanf:"-"`
 }
 
 // Server configures the HTTP listener.
@@ -269,6 +273,12 @@ type Connector struct {
 	// niche platform to the clients that ask for it by address without
 	// its tools weighing on every assistant's context.
 	Expose bool `koanf:"expose"`
+	// Grant are the client features the admin grants the connector:
+	// "elicitation", "sampling", "roots" (connector.ClientFeatureNames),
+	// each one its manifest asks for. Default: none. A feature not
+	// granted is refused at the connector's call with an error naming
+	// this key.
+	Grant []string `koanf:"grant" form:"a list of client features in brackets, such as [\"elicitation\"]"`
 }
 
 // ServiceLimit overrides a declared service's limit: Units per Per.
@@ -334,7 +344,7 @@ var connectorDefaults = map[string]any{
 
 var replicaID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true, "url_rewrites": true, "tools": true}
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_origins": true, "private_networks": true, "url_rewrites": true, "tools": true, "grant": true}
 
 // Load reads path (may be "" for defaults and environment only) and the
 // environment given as KEY=VALUE lines (nil = os.Environ()).
@@ -427,7 +437,7 @@ func Load(path string, environ []string) (*Config, error) {
 		return nil, err
 	}
 	cfg.MCPRateLimit.deprecated = deprecated
-	cfg.Dir = dir
+	cfg.Dir, cfg.File = dir, path
 	if err := cfg.validate(); err != nil {
 		if path != "" {
 			return nil, fmt.Errorf("config %s:\n%w", path, indent(err))
@@ -761,6 +771,14 @@ func (c *Config) validate() error {
 				bad("%s.ttl.%s: negative", pfx, class)
 			}
 		}
+		for i, f := range cc.Grant {
+			switch {
+			case !connector.KnownClientFeature(f):
+				bad("%s.grant[%d] %q: not a client feature; want one of %s", pfx, i, f, quoteAll(connector.ClientFeatureNames()))
+			case slices.Index(cc.Grant, f) < i:
+				bad("%s.grant[%d] %q: granted twice", pfx, i, f)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -817,7 +835,52 @@ func (cc Connector) Check(id string, m connector.Manifest) error {
 			errs = append(errs, fmt.Errorf("connectors.%s.ttl.%s: connector %q declares no cache class %q", id, c, id, c))
 		}
 	}
+	for i, f := range cc.Grant {
+		switch {
+		case m.AsksFor(f):
+		case len(m.ClientFeatures) == 0:
+			errs = append(errs, fmt.Errorf("connectors.%s.grant[%d] %q: connector %q asks for no client feature; grant it nothing", id, i, f, id))
+		default:
+			errs = append(errs, fmt.Errorf("connectors.%s.grant[%d] %q: connector %q does not ask for it; it asks for %s (its manifest's client_features)", id, i, f, id, quoteAll(m.ClientFeatures)))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// CheckConnector is [Connector.Check] of connector id, its errors under
+// the name of the configuration's file, as Load's are.
+func (c *Config) CheckConnector(id string, m connector.Manifest) error {
+	err := c.Connectors[id].Check(id, m)
+	switch {
+	case err == nil:
+		return nil
+	case c.File != "":
+		return fmt.Errorf("config %s:\n%w", c.File, indent(err))
+	}
+	return fmt.Errorf("config:\n%w", indent(err))
+}
+
+// Granted splits the client features a connector's manifest asks for
+// into those the admin granted and those it did not, each in the
+// manifest's order: what check-config and the start log report.
+func (cc Connector) Granted(m connector.Manifest) (granted, withheld []string) {
+	for _, f := range m.ClientFeatures {
+		if slices.Contains(cc.Grant, f) {
+			granted = append(granted, f)
+		} else {
+			withheld = append(withheld, f)
+		}
+	}
+	return granted, withheld
+}
+
+// quoteAll lists names quoted: "a", "b", "c".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 func serviceNames(m connector.Manifest) string {

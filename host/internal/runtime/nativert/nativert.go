@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -32,8 +33,20 @@ type Options struct {
 	// works harder to stay under it.
 	MemoryLimitMB int
 	// CallTimeout bounds one tool call, upstream waits and a restart
-	// included (default 60s).
+	// included (default 60s). The time the call waits for its MCP
+	// client's answer to a client feature does not count; that wait has
+	// its own bound, ClientWait.
 	CallTimeout time.Duration
+	// Grant are the client features the admin granted the connector; the
+	// process's requests for any other are answered "not granted",
+	// naming the key to add.
+	Grant []string
+	// Client returns the MCP client of the call in ctx, nil when none
+	// (see clientcall.Options.Client). Nil asks the call's connector.Host.
+	Client func(ctx context.Context) connector.Client
+	// ClientWait bounds one wait for the client's answer (default
+	// clientcall.DefaultMaxWait, five minutes).
+	ClientWait time.Duration
 	// StartTimeout bounds a process's start: exec, handshake and manifest
 	// (default 15s).
 	StartTimeout time.Duration
@@ -56,6 +69,7 @@ type Connector struct {
 	manifest connector.Manifest
 	slots    chan struct{} // one token per call in flight
 	start    starter
+	gate     *clientcall.Gate
 
 	mu       sync.Mutex
 	cur      process       // nil while no process runs
@@ -98,7 +112,8 @@ func newConnector(o Options, start starter) *Connector {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Connector{id: o.ID, o: o, slots: make(chan struct{}, o.PoolSize), start: start}
+	return &Connector{id: o.ID, o: o, slots: make(chan struct{}, o.PoolSize), start: start,
+		gate: clientcall.New(clientcall.Options{ID: o.ID, Grant: o.Grant, Client: o.Client, MaxWait: o.ClientWait})}
 }
 
 // load starts the first process and keeps its manifest.
@@ -146,7 +161,8 @@ func (c *Connector) Describe(context.Context) (connector.Manifest, error) {
 // the connector (the host reports it as a tool error) and is replaced at
 // the next call.
 func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h connector.Host) (connector.CallResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.o.CallTimeout)
+	// The call's deadline stops while it waits for its client's answer.
+	ctx, cancel := clientcall.WithDeadline(ctx, c.o.CallTimeout)
 	defer cancel()
 	select {
 	case c.slots <- struct{}{}:
@@ -161,7 +177,9 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 		}
 		return connector.CallResult{}, fmt.Errorf("connector %q: %w", c.id, err)
 	}
-	res, err := p.Call(ctx, req, h)
+	// The process's client feature requests go through the gate, which
+	// checks the grant and finds the call's client.
+	res, err := p.Call(ctx, req, c.gate.Host(h))
 	if err == nil {
 		c.succeeded(p)
 		return res, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -30,6 +31,7 @@ type callState struct {
 	output    []byte
 	reply     []byte
 	host      connector.Host
+	gate      *clientcall.Gate // the connector's granted client features
 	maxOutput int
 	logger    *slog.Logger
 	id        string
@@ -132,6 +134,9 @@ func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
 			p.Progress(ctx, done, total, msg)
 		}
 	}).Export("progress").
+		NewFunctionBuilder().WithFunc(hostClientElicit).Export("client_elicit").
+		NewFunctionBuilder().WithFunc(hostClientSample).Export("client_sample").
+		NewFunctionBuilder().WithFunc(hostClientRoots).Export("client_roots").
 		Instantiate(ctx)
 	return err
 }
@@ -220,6 +225,77 @@ func hostTextPut(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 		return 0
 	}
 	return st.setReply(rep)
+}
+
+// The client features' requests are small: a message and a form, or a
+// conversation for the model. Larger ones are refused unread.
+const (
+	maxElicitRequest = connector.MaxElicitMessage + connector.MaxElicitSchema + 1024
+	maxSampleRequest = connector.MaxSampleRequest + 1024
+)
+
+// hostClientElicit forwards a guest's connector.ElicitRequest to the
+// connector's gate, which checks the grant and asks the call's MCP client;
+// it returns the size of the connector.ClientReply left for fetch_read.
+// The guest waits here for a person: the gate stops the call's deadline
+// meanwhile (see clientcall).
+func hostClientElicit(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
+	st := state(ctx)
+	var rep connector.ClientReply
+	var req connector.ElicitRequest
+	switch {
+	case size > maxElicitRequest:
+		rep.Error = refused(connector.FeatureElicitation, fmt.Sprintf("elicitation request of %d bytes exceeds %d", size, maxElicitRequest))
+	case json.Unmarshal(read(mod, ptr, size), &req) != nil:
+		rep.Error = refused(connector.FeatureElicitation, "malformed elicitation request")
+	default:
+		res, err := st.gate.Elicit(ctx, st.host, req)
+		if err != nil {
+			rep.Error = connector.AsClientError(connector.FeatureElicitation, err)
+		} else {
+			rep.Elicit = &res
+		}
+	}
+	return st.setReply(rep)
+}
+
+// hostClientSample forwards a guest's connector.SampleRequest, as
+// hostClientElicit does an elicitation.
+func hostClientSample(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
+	st := state(ctx)
+	var rep connector.ClientReply
+	var req connector.SampleRequest
+	switch {
+	case size > maxSampleRequest:
+		rep.Error = refused(connector.FeatureSampling, fmt.Sprintf("sampling request of %d bytes exceeds %d", size, maxSampleRequest))
+	case json.Unmarshal(read(mod, ptr, size), &req) != nil:
+		rep.Error = refused(connector.FeatureSampling, "malformed sampling request")
+	default:
+		res, err := st.gate.CreateMessage(ctx, st.host, req)
+		if err != nil {
+			rep.Error = connector.AsClientError(connector.FeatureSampling, err)
+		} else {
+			rep.Sample = &res
+		}
+	}
+	return st.setReply(rep)
+}
+
+// hostClientRoots asks the call's MCP client for its roots.
+func hostClientRoots(ctx context.Context) uint32 {
+	st := state(ctx)
+	var rep connector.ClientReply
+	res, err := st.gate.ListRoots(ctx, st.host)
+	if err != nil {
+		rep.Error = connector.AsClientError(connector.FeatureRoots, err)
+	} else {
+		rep.Roots = &res
+	}
+	return st.setReply(rep)
+}
+
+func refused(feature, msg string) *connector.ClientError {
+	return &connector.ClientError{Kind: connector.ClientRefused, Feature: feature, Message: msg}
 }
 
 // fetchError is err as the guest sees it.

@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -41,8 +42,21 @@ type Options struct {
 	MaxInstances int
 	// MemoryLimitMB caps each instance's linear memory (default 256).
 	MemoryLimitMB int
-	// CallTimeout bounds one tool call, upstream waits included (default 60s).
+	// CallTimeout bounds one tool call, upstream waits included (default
+	// 60s). The time the call waits for its MCP client's answer to a
+	// client feature (a person choosing) does not count; that wait has
+	// its own bound, ClientWait.
 	CallTimeout time.Duration
+	// Grant are the client features the admin granted the connector
+	// (elicitation, sampling, roots); the host functions of any other
+	// answer "not granted", naming the key to add.
+	Grant []string
+	// Client returns the MCP client of the call in ctx, nil when none
+	// (see clientcall.Options.Client). Nil asks the call's connector.Host.
+	Client func(ctx context.Context) connector.Client
+	// ClientWait bounds one wait for the client's answer (default
+	// clientcall.DefaultMaxWait, five minutes).
+	ClientWait time.Duration
 	// MaxOutputBytes caps a call's result (default 16 MiB).
 	MaxOutputBytes int
 	// CompilationCache, when set, keeps compiled code across restarts.
@@ -59,6 +73,7 @@ type Connector struct {
 	runtime  wazero.Runtime
 	compiled wazero.CompiledModule
 	manifest connector.Manifest
+	gate     *clientcall.Gate
 	// Instrumented reports that the module runs with package wasmbudget's
 	// loop budget instead of wazero's per-loop exit to Go.
 	Instrumented bool
@@ -126,6 +141,7 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 		opts:   o,
 		slots:  make(chan struct{}, o.MaxInstances),
 		idle:   make(chan *instance, o.MaxInstances),
+		gate:   clientcall.New(clientcall.Options{ID: o.ID, Grant: o.Grant, Client: o.Client, MaxWait: o.ClientWait}),
 	}
 	fail := func(err error) (*Connector, error) {
 		if c.runtime != nil {
@@ -244,12 +260,56 @@ type instance struct {
 	mod    api.Module
 	call   api.Function // besluitbron_call, looked up once: each lookup builds a call engine
 	stderr *logWriter
+	clock  *guestClock
 	mem    int64 // linear memory when it was last parked
+}
+
+// guestClock is an instance's WASI clock. It tells the guest nothing of
+// the real time: each reading advances it by a millisecond (wazero's fake
+// clock), and a sleep advances it by exactly the time asked. The sleep
+// itself is real (a connector may pace itself, and a test fixture may
+// take its time), bounded by the running call's context: a call past its
+// deadline is stopped in its sleep as in its loops. Outside a call
+// (_initialize, describe) a sleep returns at once.
+type guestClock struct {
+	t    atomic.Int64
+	call atomic.Pointer[context.Context]
+}
+
+func (c *guestClock) nanotime() int64 {
+	return c.t.Add(int64(time.Millisecond)) - int64(time.Millisecond)
+}
+
+func (c *guestClock) nanosleep(ns int64) {
+	if ns <= 0 {
+		return
+	}
+	if p := c.call.Load(); p != nil {
+		ctx := *p
+		t := time.NewTimer(time.Duration(ns))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			panic(ctx.Err()) // trapped like the interrupt check's stop
+		}
+	}
+	c.t.Add(ns)
+}
+
+// during makes ctx the call a sleep is bounded by, until the returned
+// function runs.
+func (c *guestClock) during(ctx context.Context) func() {
+	c.call.Store(&ctx)
+	return func() { c.call.Store(nil) }
 }
 
 func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 	stderr := &logWriter{}
+	clock := &guestClock{}
 	cfg := wazero.NewModuleConfig().
+		WithNanotime(clock.nanotime, sys.ClockResolution(1)).
+		WithNanosleep(clock.nanosleep).
 		WithName("").
 		WithStartFunctions(). // reactor: no _start
 		WithStderr(stderr).
@@ -266,7 +326,7 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 		mod.Close(ctx)
 		return nil, fmt.Errorf("initialising: %w (%s)", err, firstLine(stderr.take()))
 	}
-	return &instance{mod: mod, call: mod.ExportedFunction("besluitbron_call"), stderr: stderr}, nil
+	return &instance{mod: mod, call: mod.ExportedFunction("besluitbron_call"), stderr: stderr, clock: clock}, nil
 }
 
 // acquire returns an idle instance or makes a new one, waiting while all
@@ -322,7 +382,8 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 	if closed {
 		return connector.CallResult{}, fmt.Errorf("connector %q: closed", c.id)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	// The call's deadline stops while it waits for its client's answer.
+	ctx, cancel := clientcall.WithDeadline(ctx, c.opts.CallTimeout)
 	defer cancel()
 	in, err := json.Marshal(req)
 	if err != nil {
@@ -332,7 +393,9 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 	if err != nil {
 		return connector.CallResult{}, fmt.Errorf("connector %q: %w", c.id, err)
 	}
+	done := inst.clock.during(ctx)
 	out, err := c.invokeFn(ctx, inst.call, "besluitbron_call", in, h)
+	done()
 	if err != nil {
 		headline := firstLine(inst.stderr.buf2())
 		c.release(ctx, inst, false)
@@ -374,7 +437,7 @@ func (c *Connector) invoke(ctx context.Context, mod api.Module, fn string, in []
 }
 
 func (c *Connector) invokeFn(ctx context.Context, f api.Function, fn string, in []byte, h connector.Host) ([]byte, error) {
-	st := &callState{input: in, host: h, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id}
+	st := &callState{input: in, host: h, gate: c.gate, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id}
 	res, err := f.Call(withState(ctx, st))
 	if err != nil {
 		return nil, err

@@ -60,9 +60,152 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
-		return s.run(ctx, s.newInfo(ctx, req), e, req.Params.Arguments), nil
+		info := s.newInfo(ctx, req)
+		// A connector tool called by an MCP client may ask that client
+		// (the client features its grant allows). The host's own tools
+		// do not pass it on: a fan-out over several platforms, each
+		// with its own deadline, is no place to ask a person.
+		if req.Session != nil {
+			info.Client = sessionClient{req.Session}
+		}
+		return s.run(ctx, info, e, req.Params.Arguments), nil
 	}
 }
+
+// sessionClient is the MCP client of a tool call, as the client features
+// reach it (callinfo.Client): the session the call came from, asked only
+// for what it declared when it connected.
+type sessionClient struct{ ss *mcp.ServerSession }
+
+// firstAskingFreeVersion is the first protocol version on which a server
+// may not send a request of its own during a call (it returns the
+// question in the call's result instead, SEP-2322's multi round-trip
+// requests, which this host does not speak yet).
+const firstAskingFreeVersion = "2026-07-28"
+
+// capable returns nil when the client declared feature and its protocol
+// version lets a server ask during a call, else the error saying why not.
+func (c sessionClient) capable(feature string) error {
+	p := c.ss.InitializeParams()
+	if p == nil || p.Capabilities == nil {
+		return connector.Unsupported(feature)
+	}
+	var declared bool
+	switch feature {
+	case connector.FeatureElicitation:
+		declared = p.Capabilities.Elicitation != nil
+	case connector.FeatureSampling:
+		declared = p.Capabilities.Sampling != nil
+	case connector.FeatureRoots:
+		declared = p.Capabilities.RootsV2 != nil
+	}
+	if !declared {
+		return connector.Unsupported(feature)
+	}
+	if p.ProtocolVersion >= firstAskingFreeVersion {
+		return &connector.ClientError{Kind: connector.ClientUnsupported, Feature: feature, Message: fmt.Sprintf(
+			"the MCP client speaks protocol version %s, on which a server cannot ask it during a call; this host asks clients of versions before %s only", p.ProtocolVersion, firstAskingFreeVersion)}
+	}
+	return nil
+}
+
+// Elicit implements callinfo.Client. The requested schema goes out as the
+// connector wrote it (json.RawMessage), so defaults and enum forms pass
+// through untouched.
+func (c sessionClient) Elicit(ctx context.Context, req connector.ElicitRequest) (connector.ElicitResult, error) {
+	if err := c.capable(connector.FeatureElicitation); err != nil {
+		return connector.ElicitResult{}, err
+	}
+	schema := req.RequestedSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	res, err := c.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: req.Message, RequestedSchema: schema})
+	if err != nil {
+		return connector.ElicitResult{}, err
+	}
+	out := connector.ElicitResult{Action: res.Action}
+	if res.Action == connector.ElicitAccept && res.Content != nil {
+		if out.Content, err = json.Marshal(res.Content); err != nil {
+			return connector.ElicitResult{}, err
+		}
+	}
+	return out, nil
+}
+
+// CreateMessage implements callinfo.Client.
+func (c sessionClient) CreateMessage(ctx context.Context, req connector.SampleRequest) (connector.SampleResult, error) {
+	if err := c.capable(connector.FeatureSampling); err != nil {
+		return connector.SampleResult{}, err
+	}
+	p := &mcp.CreateMessageParams{MaxTokens: int64(req.MaxTokens), SystemPrompt: req.SystemPrompt, StopSequences: req.StopSequences}
+	if req.Temperature != nil {
+		p.Temperature = *req.Temperature
+	}
+	if mp := req.ModelPreferences; mp != nil {
+		p.ModelPreferences = &mcp.ModelPreferences{CostPriority: mp.CostPriority, SpeedPriority: mp.SpeedPriority, IntelligencePriority: mp.IntelligencePriority}
+		for _, h := range mp.Hints {
+			p.ModelPreferences.Hints = append(p.ModelPreferences.Hints, &mcp.ModelHint{Name: h})
+		}
+	}
+	for _, m := range req.Messages {
+		content, err := samplingContent(m.Content)
+		if err != nil {
+			return connector.SampleResult{}, &connector.ClientError{Kind: connector.ClientRefused, Feature: connector.FeatureSampling, Message: err.Error()}
+		}
+		p.Messages = append(p.Messages, &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: content})
+	}
+	res, err := c.ss.CreateMessage(ctx, p)
+	if err != nil {
+		return connector.SampleResult{}, err
+	}
+	out := connector.SampleResult{Model: res.Model, StopReason: res.StopReason}
+	out.Role = string(res.Role)
+	switch ct := res.Content.(type) {
+	case *mcp.TextContent:
+		out.Content = connector.Content{Type: connector.ContentText, Text: ct.Text}
+	case *mcp.ImageContent:
+		out.Content = connector.Content{Type: connector.ContentImage, Data: ct.Data, MIMEType: ct.MIMEType}
+	case *mcp.AudioContent:
+		out.Content = connector.Content{Type: connector.ContentAudio, Data: ct.Data, MIMEType: ct.MIMEType}
+	default:
+		return connector.SampleResult{}, fmt.Errorf("the client's model answered content of type %T: want text, image or audio", res.Content)
+	}
+	return out, nil
+}
+
+// samplingContent is a connector's content item as a sampling message's.
+func samplingContent(c connector.Content) (mcp.Content, error) {
+	switch c.Type {
+	case connector.ContentText:
+		return &mcp.TextContent{Text: c.Text}, nil
+	case connector.ContentImage:
+		return &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType}, nil
+	case connector.ContentAudio:
+		return &mcp.AudioContent{Data: c.Data, MIMEType: c.MIMEType}, nil
+	}
+	return nil, fmt.Errorf("sampling: content type %q: want text, image or audio", c.Type)
+}
+
+// ListRoots implements callinfo.Client.
+func (c sessionClient) ListRoots(ctx context.Context) (connector.RootsResult, error) {
+	if err := c.capable(connector.FeatureRoots); err != nil {
+		return connector.RootsResult{}, err
+	}
+	res, err := c.ss.ListRoots(ctx, nil)
+	if err != nil {
+		return connector.RootsResult{}, err
+	}
+	out := connector.RootsResult{Roots: []connector.Root{}}
+	for _, r := range res.Roots {
+		if r != nil {
+			out.Roots = append(out.Roots, connector.Root{URI: r.URI, Name: r.Name})
+		}
+	}
+	return out, nil
+}
+
+var _ callinfo.Client = sessionClient{}
 
 // hostToolHandler runs one of the host's own tools. Its arguments are
 // checked against its schema first, as a connector tool's are, so that

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // Cache outcomes, as reported in _meta besluitbron/cache.
@@ -27,8 +29,15 @@ type Info struct {
 	// OnQueued, when set, is told the position and expected wait each time
 	// the call waits at a platform's limit (for MCP progress notifications).
 	OnQueued func(position int, eta time.Duration)
+	// Client is the MCP client the call came from, which the client
+	// features a connector was granted ask (elicitation, sampling,
+	// roots); nil for a call that comes from no MCP session (the search
+	// page, the Laadstatus). The MCP layer sets it when it starts a tool
+	// call; the runtimes reach it through [Info.AskClient].
+	Client Client
 
 	mu       sync.Mutex
+	asked    bool      // a connector asked (or tried to ask) the client: the result may not be kept
 	until    time.Time // the earliest expiry of the cached answers used
 	volatile bool      // some answer was not cached: the result may not be kept
 	degraded bool      // some answer was stale or failed: nothing derived from this call may be kept
@@ -55,6 +64,32 @@ func From(ctx context.Context) *Info {
 		return i
 	}
 	return &Info{}
+}
+
+// Client is the MCP client of a call as the host's client features see
+// it: elicitation/create, sampling/createMessage and roots/list of the
+// session the call came from. An implementation answers a
+// *connector.ClientError when the client did not declare the capability.
+type Client = connector.Client
+
+// AskClient returns the call's MCP client (nil when it has none) and
+// records that the call's result depends on it: what a user answers, or a
+// model writes, is no upstream answer, so the result is never kept (see
+// [Summary.ValidUntil]). A call that only tried, and found no client, is
+// not kept either: the same arguments from a client that can answer must
+// reach the connector again.
+func (i *Info) AskClient() Client {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.asked = true
+	return i.Client
+}
+
+// AskedClient reports whether [Info.AskClient] was called.
+func (i *Info) AskedClient() bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.asked
 }
 
 // AddFetch records one upstream fetch: its cache outcome and the time it
@@ -157,7 +192,9 @@ type Summary struct {
 	Fetches  int
 	Notes    []string
 	// ValidUntil is when the earliest cached answer the call used expires;
-	// zero when the call used none or used a volatile one.
+	// zero when the call used none, used a volatile one, or asked its
+	// client (its result depends on a person or a model, not only on
+	// upstream answers).
 	ValidUntil time.Time
 	// Classes are the cache classes of the cached answers used, one per
 	// answer.
@@ -174,7 +211,7 @@ func (i *Info) Summary() Summary {
 		c = Bypass
 	}
 	sum := Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Notes: append([]string(nil), i.notes...)}
-	if !i.volatile && i.fetches > 0 {
+	if !i.volatile && !i.asked && i.fetches > 0 {
 		sum.ValidUntil = i.until
 		sum.Classes = append([]string(nil), i.classes...)
 	}

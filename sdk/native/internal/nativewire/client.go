@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -40,6 +41,7 @@ type inflight struct {
 	log      func(context.Context, int, string)
 	progress func(done, total float64, message string) // nil when the host has no Progress
 	texts    connector.TextStore                       // nil when the host keeps no texts
+	client   connector.Client                          // nil when the host offers no client features
 }
 
 // hostServer is the handler type of the Host service.
@@ -49,6 +51,9 @@ type hostServer interface {
 	progress(context.Context, *ProgressArgs) (*empty, error)
 	textPage(context.Context, *TextPageArgs) (*connector.TextReply, error)
 	textPut(context.Context, *TextPutArgs) (*connector.TextReply, error)
+	clientElicit(context.Context, *ClientElicitArgs) (*connector.ClientReply, error)
+	clientSample(context.Context, *ClientSampleArgs) (*connector.ClientReply, error)
+	clientRoots(context.Context, *ClientRootsArgs) (*connector.ClientReply, error)
 }
 
 var hostDesc = grpc.ServiceDesc{
@@ -60,6 +65,9 @@ var hostDesc = grpc.ServiceDesc{
 		{MethodName: "Progress", Handler: unary(methodProgress, hostServer.progress)},
 		{MethodName: "TextPage", Handler: unary(methodTextPage, hostServer.textPage)},
 		{MethodName: "TextPut", Handler: unary(methodTextPut, hostServer.textPut)},
+		{MethodName: "ClientElicit", Handler: unary(methodClientElicit, hostServer.clientElicit)},
+		{MethodName: "ClientSample", Handler: unary(methodClientSample, hostServer.clientSample)},
+		{MethodName: "ClientRoots", Handler: unary(methodClientRoots, hostServer.clientRoots)},
 	},
 	Metadata: "besluitbron/sdk/native/internal/nativewire",
 }
@@ -112,6 +120,7 @@ func (c *Client) Call(ctx context.Context, req connector.CallRequest, h connecto
 		call.progress = func(done, total float64, msg string) { p.Progress(ctx, done, total, msg) }
 	}
 	call.texts, _ = h.(connector.TextStore)
+	call.client, _ = h.(connector.Client)
 	call.ctx = ctx
 	c.mu.Lock()
 	c.next++
@@ -124,7 +133,11 @@ func (c *Client) Call(ctx context.Context, req connector.CallRequest, h connecto
 		c.mu.Unlock()
 	}()
 	var res connector.CallResult
-	if err := c.conn.Invoke(ctx, methodCall, &CallArgs{CallID: id, Request: req}, &res, callOpts...); err != nil {
+	// The call's deadline is the host's to keep: it stops while the call
+	// waits for a person (a client feature), which a deadline sent to the
+	// process could not. The process still ends when ctx does: gRPC
+	// cancels the call.
+	if err := c.conn.Invoke(withoutDeadline{ctx}, methodCall, &CallArgs{CallID: id, Request: req}, &res, callOpts...); err != nil {
 		return connector.CallResult{}, fromStatus(err)
 	}
 	return res, nil
@@ -138,6 +151,12 @@ func merge(call, cb context.Context) (context.Context, context.CancelFunc) {
 	stop := context.AfterFunc(cb, cancel)
 	return ctx, func() { stop(); cancel() }
 }
+
+// withoutDeadline is a context that ends when its parent does but reports
+// no deadline, so gRPC sends none to the process.
+type withoutDeadline struct{ context.Context }
+
+func (withoutDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // Close does nothing: the process belongs to the runtime that started it.
 func (c *Client) Close(context.Context) error { return nil }
@@ -227,6 +246,59 @@ func (c *Client) textPut(cb context.Context, a *TextPutArgs) (*connector.TextRep
 		return &connector.TextReply{Error: asFetchError(err)}, nil
 	}
 	return &connector.TextReply{}, nil
+}
+
+// clientCall finds the call of a client feature's request and the
+// context to answer it in, or the reply refusing it.
+func (c *Client) clientCall(cb context.Context, id uint64, feature string) (*inflight, context.Context, context.CancelFunc, *connector.ClientReply) {
+	call := c.lookup(id)
+	switch {
+	case call == nil:
+		return nil, nil, nil, &connector.ClientReply{Error: &connector.ClientError{Kind: connector.ClientRefused, Feature: feature, Message: fmt.Sprintf("call %d is not in flight", id)}}
+	case call.client == nil:
+		return nil, nil, nil, &connector.ClientReply{Error: connector.NoClient(feature)}
+	}
+	ctx, cancel := merge(call.ctx, cb)
+	return call, ctx, cancel, nil
+}
+
+func (c *Client) clientElicit(cb context.Context, a *ClientElicitArgs) (*connector.ClientReply, error) {
+	call, ctx, cancel, refused := c.clientCall(cb, a.CallID, connector.FeatureElicitation)
+	if refused != nil {
+		return refused, nil
+	}
+	defer cancel()
+	res, err := call.client.Elicit(ctx, a.Request)
+	if err != nil {
+		return &connector.ClientReply{Error: connector.AsClientError(connector.FeatureElicitation, err)}, nil
+	}
+	return &connector.ClientReply{Elicit: &res}, nil
+}
+
+func (c *Client) clientSample(cb context.Context, a *ClientSampleArgs) (*connector.ClientReply, error) {
+	call, ctx, cancel, refused := c.clientCall(cb, a.CallID, connector.FeatureSampling)
+	if refused != nil {
+		return refused, nil
+	}
+	defer cancel()
+	res, err := call.client.CreateMessage(ctx, a.Request)
+	if err != nil {
+		return &connector.ClientReply{Error: connector.AsClientError(connector.FeatureSampling, err)}, nil
+	}
+	return &connector.ClientReply{Sample: &res}, nil
+}
+
+func (c *Client) clientRoots(cb context.Context, a *ClientRootsArgs) (*connector.ClientReply, error) {
+	call, ctx, cancel, refused := c.clientCall(cb, a.CallID, connector.FeatureRoots)
+	if refused != nil {
+		return refused, nil
+	}
+	defer cancel()
+	res, err := call.client.ListRoots(ctx)
+	if err != nil {
+		return &connector.ClientReply{Error: connector.AsClientError(connector.FeatureRoots, err)}, nil
+	}
+	return &connector.ClientReply{Roots: &res}, nil
 }
 
 func asFetchError(err error) *connector.FetchError {

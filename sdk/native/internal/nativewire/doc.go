@@ -21,6 +21,18 @@
 //	besluitbron.connector.v1.Host/Fetch      FetchArgs -> connector.FetchReply
 //	besluitbron.connector.v1.Host/Log        LogArgs   -> {}
 //	besluitbron.connector.v1.Host/Progress   ProgressArgs -> {}
+//	besluitbron.connector.v1.Host/TextPage   TextPageArgs -> connector.TextReply
+//	besluitbron.connector.v1.Host/TextPut    TextPutArgs  -> connector.TextReply
+//	besluitbron.connector.v1.Host/ClientElicit  ClientElicitArgs -> connector.ClientReply
+//	besluitbron.connector.v1.Host/ClientSample  ClientSampleArgs -> connector.ClientReply
+//	besluitbron.connector.v1.Host/ClientRoots   ClientRootsArgs  -> connector.ClientReply
+//
+// The Client* methods reach the MCP client of the call when the call's
+// host is a connector.Client (the host's runtime puts its grant check
+// there) and answer connector.ErrNoClient otherwise; a process asking a
+// host without them gets Unimplemented and reports the same. The call
+// carries no deadline to the process: the host keeps it, because it stops
+// while the call waits for a person, and cancels the call when it ends.
 //
 // Progress reaches the call's host only when that host has a Progress
 // method (MCP progress notifications); the process ignores a host that

@@ -163,7 +163,61 @@ func (h *remoteHost) PutText(ctx context.Context, t connector.ExtractedText) err
 	return nil
 }
 
+// clientInvoke sends one client feature's request to the host and
+// returns its reply's error, if any. A host that predates the client
+// features answers Unimplemented: it cannot offer them.
+func (h *remoteHost) clientInvoke(ctx context.Context, method, feature string, args any, rep *connector.ClientReply) error {
+	if err := h.conn.Invoke(ctx, method, args, rep, callOpts...); err != nil {
+		if status.Code(err) == codes.Unimplemented {
+			return connector.NoClient(feature)
+		}
+		return &connector.ClientError{Kind: connector.ClientFailed, Feature: feature, Message: fmt.Sprintf("%s: the host did not answer: %v", feature, status.Convert(err).Message())}
+	}
+	if rep.Error != nil {
+		return rep.Error
+	}
+	return nil
+}
+
+// Elicit asks the call's MCP client, through the host, which checks the
+// grant.
+func (h *remoteHost) Elicit(ctx context.Context, req connector.ElicitRequest) (connector.ElicitResult, error) {
+	var rep connector.ClientReply
+	if err := h.clientInvoke(ctx, methodClientElicit, connector.FeatureElicitation, &ClientElicitArgs{CallID: h.id, Request: req}, &rep); err != nil {
+		return connector.ElicitResult{}, err
+	}
+	if rep.Elicit == nil {
+		return connector.ElicitResult{}, &connector.ClientError{Kind: connector.ClientFailed, Feature: connector.FeatureElicitation, Message: "empty elicitation reply from host"}
+	}
+	return *rep.Elicit, nil
+}
+
+// CreateMessage asks the call's MCP client's model, through the host.
+func (h *remoteHost) CreateMessage(ctx context.Context, req connector.SampleRequest) (connector.SampleResult, error) {
+	var rep connector.ClientReply
+	if err := h.clientInvoke(ctx, methodClientSample, connector.FeatureSampling, &ClientSampleArgs{CallID: h.id, Request: req}, &rep); err != nil {
+		return connector.SampleResult{}, err
+	}
+	if rep.Sample == nil {
+		return connector.SampleResult{}, &connector.ClientError{Kind: connector.ClientFailed, Feature: connector.FeatureSampling, Message: "empty sampling reply from host"}
+	}
+	return *rep.Sample, nil
+}
+
+// ListRoots asks for the call's MCP client's roots, through the host.
+func (h *remoteHost) ListRoots(ctx context.Context) (connector.RootsResult, error) {
+	var rep connector.ClientReply
+	if err := h.clientInvoke(ctx, methodClientRoots, connector.FeatureRoots, &ClientRootsArgs{CallID: h.id}, &rep); err != nil {
+		return connector.RootsResult{}, err
+	}
+	if rep.Roots == nil {
+		return connector.RootsResult{}, &connector.ClientError{Kind: connector.ClientFailed, Feature: connector.FeatureRoots, Message: "empty roots reply from host"}
+	}
+	return *rep.Roots, nil
+}
+
 var (
+	_ connector.Client    = (*remoteHost)(nil)
 	_ connector.TextStore = (*remoteHost)(nil)
 	_ connector.Host      = (*remoteHost)(nil)
 	_ progresser          = (*remoteHost)(nil)

@@ -29,6 +29,12 @@ const (
 	// page itself.
 	methodTextPage = "/" + hostService + "/TextPage"
 	methodTextPut  = "/" + hostService + "/TextPut"
+	// The client features came after kept texts: a host without them
+	// answers Unimplemented, which the process reports as a client
+	// feature the host cannot offer (connector.ErrNoClient).
+	methodClientElicit = "/" + hostService + "/ClientElicit"
+	methodClientSample = "/" + hostService + "/ClientSample"
+	methodClientRoots  = "/" + hostService + "/ClientRoots"
 )
 
 // OpenArgs start a session with a fresh process.
@@ -84,6 +90,23 @@ type TextPageArgs struct {
 type TextPutArgs struct {
 	CallID uint64                  `json:"call_id"`
 	Text   connector.ExtractedText `json:"text"`
+}
+
+// ClientElicitArgs is an elicitation a call asks of its MCP client.
+type ClientElicitArgs struct {
+	CallID  uint64                  `json:"call_id"`
+	Request connector.ElicitRequest `json:"request"`
+}
+
+// ClientSampleArgs is a sampling request a call asks of its MCP client.
+type ClientSampleArgs struct {
+	CallID  uint64                  `json:"call_id"`
+	Request connector.SampleRequest `json:"request"`
+}
+
+// ClientRootsArgs asks for the roots of a call's MCP client.
+type ClientRootsArgs struct {
+	CallID uint64 `json:"call_id"`
 }
 
 // progresser is the optional connector.Host method through which a

@@ -1,0 +1,115 @@
+package clientcall
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// WithDeadline returns a context that ends limit after now, like
+// context.WithTimeout, except that its clock stops while the call waits
+// for an answer from its client ([Pause]): a person's minutes do not count
+// against the call's own budget, and the call resumes with the time it
+// had left. Its Err is context.DeadlineExceeded when the limit ran out,
+// and its Deadline is the current one (the parent's alone while paused),
+// so the fetch path still sees how long a call may queue.
+func WithDeadline(parent context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	c := &callCtx{parent: parent, done: make(chan struct{}), at: time.Now().Add(limit)}
+	c.timer = time.AfterFunc(limit, func() { c.end(context.DeadlineExceeded) })
+	c.stop = context.AfterFunc(parent, func() { c.end(parent.Err()) })
+	return c, func() { c.end(context.Canceled) }
+}
+
+// callCtx is the context of [WithDeadline]. It is not a child of a
+// cancelCtx of the standard library (those cannot move their deadline), so
+// it keeps its own done channel and error; children of it get that error.
+type callCtx struct {
+	parent context.Context
+	done   chan struct{}
+	timer  *time.Timer
+	stop   func() bool
+
+	mu     sync.Mutex
+	err    error
+	at     time.Time     // the deadline, while not paused
+	left   time.Duration // the time left, while paused
+	paused int           // requests waiting for the client
+}
+
+type pauseKey struct{}
+
+func (c *callCtx) Deadline() (time.Time, bool) {
+	c.mu.Lock()
+	paused, at := c.paused > 0, c.at
+	c.mu.Unlock()
+	pd, ok := c.parent.Deadline()
+	if paused {
+		return pd, ok
+	}
+	if ok && pd.Before(at) {
+		return pd, true
+	}
+	return at, true
+}
+
+func (c *callCtx) Done() <-chan struct{} { return c.done }
+
+func (c *callCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *callCtx) Value(key any) any {
+	if key == (pauseKey{}) {
+		return c
+	}
+	return c.parent.Value(key)
+}
+
+func (c *callCtx) end(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	close(c.done)
+	c.mu.Unlock()
+	c.timer.Stop()
+	c.stop()
+}
+
+// Pause stops the clock of the [WithDeadline] context in ctx, if any, and
+// returns the function that starts it again. Pauses may nest or overlap
+// (a native connector may ask from several goroutines): the clock runs
+// again when the last one resumes.
+func Pause(ctx context.Context) (resume func()) {
+	c, _ := ctx.Value(pauseKey{}).(*callCtx)
+	if c == nil {
+		return func() {}
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return func() {}
+	}
+	if c.paused == 0 {
+		c.timer.Stop()
+		c.left = max(time.Until(c.at), 0)
+	}
+	c.paused++
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.paused--
+			if c.paused == 0 && c.err == nil {
+				c.at = time.Now().Add(c.left)
+				c.timer.Reset(c.left)
+			}
+		})
+	}
+}

@@ -91,7 +91,7 @@ func TestSearchAmbiguousNameAsked(t *testing.T) {
 	if urls := h.URLs(); len(urls) != 1 || urls[0] != base+"/ori_bergen_2*/_search" {
 		t.Errorf("searched %v, want Bergen (L)'s index only", urls)
 	}
-	if len(sr.Results) != 1 || sr.Results[0].Extra["ori"]["organization_key"] != "bergen" || sr.Results[0].Organization != "Gemeente Bergen (L)" {
+	if len(sr.Results) != 1 || sr.Results[0].Extra["ori"]["organization_key"] != "bergen" || sr.Results[0].Organization != "Gemeente Bergen (Limburg)" {
 		t.Errorf("results %+v", sr.Results)
 	}
 	if notes := strings.Join(sr.Notes, " "); !strings.Contains(notes, "the user chose Gemeente Bergen (Limburg)") {

@@ -121,9 +121,17 @@ var bodies = []string{"gemeente", "provincie", "provinciale", "waterschap", "hoo
 
 // HumanName is how people name an organisation: ORI names a municipality
 // by its place ("Soest"), which becomes "Gemeente Soest"; a province or
-// water board likewise. A name that already says what it is stays.
+// water board likewise. A name that already says what it is stays, and
+// an abbreviated province after it is written out ("Bergen (L)" is
+// "Gemeente Bergen (Limburg)").
 func HumanName(name, classification string) string {
 	name = strings.TrimSpace(name)
+	// A province abbreviated after a shared name is written out, as the
+	// organisation question and errors write it: "Bergen (L)" is
+	// "Bergen (Limburg)".
+	if base, p := splitQualifier(name, false); p != "" {
+		name = base + " (" + p + ")"
+	}
 	lower := strings.ToLower(name)
 	for _, b := range bodies {
 		if strings.HasPrefix(lower, b) {

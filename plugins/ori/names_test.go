@@ -67,6 +67,9 @@ func TestHumanName(t *testing.T) {
 		{"Hoogheemraadschap van Delfland", "water", "Hoogheemraadschap van Delfland"},
 		{"Wetterskip Fryslân", "water", "Wetterskip Fryslân"},
 		{"Iets", "", "Iets"},
+		{"Bergen (L)", "municipality", "Gemeente Bergen (Limburg)"},
+		{"Bergen (NH)", "municipality", "Gemeente Bergen (Noord-Holland)"},
+		{"Bergen op Zoom", "municipality", "Gemeente Bergen op Zoom"},
 	} {
 		if got := ori.HumanName(c.name, c.class); got != c.want {
 			t.Errorf("HumanName(%q, %q) = %q, want %q", c.name, c.class, got, c.want)

@@ -12,8 +12,9 @@ import (
 )
 
 // check-config answers in a few lines an admin can read: a header, one
-// line per connector with its id, module, tool count, quotas and the
-// sha256 line to pin it, then "config OK". The loading log stays out
+// line per connector with its id, module, tool count, quotas, the client
+// features it asked for and was granted, and the sha256 line to pin it,
+// then "config OK". The loading log stays out
 // unless -v. Catches the former 14 INFO lines around a two-part answer.
 func TestCheckConfigOutput(t *testing.T) {
 	obv := wasmbuild.Path(t, "./plugins/obv/cmd")
@@ -28,8 +29,8 @@ func TestCheckConfigOutput(t *testing.T) {
 		t.Errorf("want a header, 2 connector lines and config OK, got %d lines:\n%s", len(lines), out)
 	}
 	line := map[string]*regexp.Regexp{
-		"obv":         regexp.MustCompile(`^obv +` + regexp.QuoteMeta(obv) + ` +4 tools +openbesluitvorming\.nl 60/1m +sha256 = "[0-9a-f]{64}"$`),
-		"rechtspraak": regexp.MustCompile(`^rechtspraak +` + regexp.QuoteMeta(rs) + ` +\d+ tools \(0 on unified\) +data\.rechtspraak\.nl 10/1s +sha256 = "[0-9a-f]{64}"$`),
+		"obv":         regexp.MustCompile(`^obv +` + regexp.QuoteMeta(obv) + ` +4 tools +openbesluitvorming\.nl 60/1m +elicitation asked for, not granted \(connectors\.obv\.grant\) +sha256 = "[0-9a-f]{64}"$`),
+		"rechtspraak": regexp.MustCompile(`^rechtspraak +` + regexp.QuoteMeta(rs) + ` +\d+ tools \(0 on unified\) +data\.rechtspraak\.nl 10/1s +none asked +sha256 = "[0-9a-f]{64}"$`),
 	}
 	for id, re := range line {
 		if !slicesAny(lines, re.MatchString) {

@@ -130,13 +130,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // printCheck is check-config's answer: a line per connector (id, module,
-// tools, quotas, and the sha256 line to paste under its table to pin the
+// tools, quotas, the client features it asked for and was granted, and
+// the sha256 line to paste under its table to pin the
 // module: a pinned module that changes on disk then stops the start),
 // the start's warnings, then "config OK".
 func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
 	sums := h.Summary()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "connector\tmodule\ttools\tupstream quotas\tpin (under [connectors.<id>])")
+	fmt.Fprintln(tw, "connector\tmodule\ttools\tupstream quotas\tclient features\tpin (under [connectors.<id>])")
 	tools, unified := 0, 0
 	for _, s := range sums {
 		n := plural(s.Tools, "tool")
@@ -148,7 +149,7 @@ func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
 		if s.Runtime != "wasm" {
 			mod += " (" + s.Runtime + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tsha256 = %q\n", s.ID, mod, n, quotasText(s.Quotas), s.SHA256)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tsha256 = %q\n", s.ID, mod, n, quotasText(s.Quotas), s.ClientFeatures, s.SHA256)
 	}
 	tw.Flush()
 	for _, warning := range h.Warnings() {

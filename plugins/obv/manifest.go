@@ -113,7 +113,7 @@ func manifest() connector.Manifest {
 				{Name: "topic", Description: "the subject, e.g. woningbouw", Required: true},
 				{Name: "municipality", Description: "the municipality, e.g. Soest", Required: true},
 			},
-			Template: "Find out what the council of {{municipality}} discussed and decided about {{topic}}. First call obv_list_sources to find the source key of {{municipality}}, then obv_search with that organization and the query \"{{topic}}\" (entity_type Motion for decisions), and read the most relevant documents with obv_get_document. Cite each document by its url.",
+			Template: "Find out what the council of {{municipality}} discussed and decided about {{topic}}. Call obv_search with organization \"{{municipality}}\" (a name works; if it fits several sources the user is asked which, or the error lists them with their keys: then ask the user and pass the key) and the query \"{{topic}}\" (entity_type Motion for decisions), and read the most relevant documents with obv_get_document. Cite each document by its url.",
 		}},
 	}
 }

@@ -9,6 +9,16 @@
 // the guest at all (callinfo records that expiry; a call that used an
 // uncached, stale or failed answer is never kept).
 //
+// A call that asked its MCP client anything (a granted client feature:
+// what the user chose, what the client's model wrote) depends on more than
+// upstream answers, so it is never kept either: callinfo.Info.AskClient
+// clears the expiry the store would be given. Nor is one that only tried
+// and found no client, or a client without the capability: the same
+// arguments from a client that can answer must reach the connector. A
+// result that is kept therefore came from a call that asked no one, and
+// the same arguments over the same cached answers ask no one again; that
+// is why serving it needs no check of its own.
+//
 // Keys hold the platform, the module's version stamp, a per-platform
 // generation (bumped by `besluitbron cache clear`), the tool and the
 // arguments in canonical form; values hold their expiry. The store is one

@@ -69,7 +69,7 @@ func manifest() connector.Manifest {
 				Title:       "Search council information",
 				Description: "Search meetings, documents, motions and recordings of councils, provinces and water boards by query, organization or both (without organization: all 330 sources). organization takes a source key or a name; a name of several sources (Bergen, Groningen) is asked about, or the error lists them with their keys. Words ANDed, no phrases. With a query, old date ranges may be incomplete; totals are approximate.",
 				InputSchema: json.RawMessage(searchSchema),
-				CostNote:    "ceil(limit/24) units (at least 1) of 60 per minute; all sources cost as much as one. Cached 10 min.",
+				CostNote:    "ceil(limit/24) units (at least 1) of 60 per minute; all sources cost as much as one. Cached 10 min. organization reads the source list (1 unit, cached 30 days).",
 			},
 			{
 				Name:        "get_document",

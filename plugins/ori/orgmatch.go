@@ -425,7 +425,11 @@ func ResolveOrg(ctx context.Context, h connector.Host, orgs []Org, arg OrgArg) (
 		}
 		choices[i] = sdk.Choice{Value: o.Key, Title: t}
 	}
-	question := fmt.Sprintf("%q is the name of %d organisations on %s. Which one do you mean?", given, len(c), arg.Platform)
+	how := "is the name of"
+	if m.By != ByName {
+		how = "fits the names of"
+	}
+	question := fmt.Sprintf("%q %s %d organisations on %s. Which one do you mean?", given, how, len(c), arg.Platform)
 	key, ok, err := sdk.Choose(ctx, h, question, choices)
 	switch {
 	case err != nil:

@@ -48,6 +48,16 @@
 // [RestartError] instead of waiting to time out. A connector's own error
 // (a tool that panicked) leaves the process running.
 //
+// # Client features
+//
+// The process's requests to the call's MCP client (elicitation, sampling,
+// roots; the broker's Client* methods) go through the same gate as a
+// WebAssembly connector's (package clientcall): the admin's grant, the
+// call's client, a bounded wait during which the call's deadline stops.
+// The deadline is therefore kept here and not sent to the process: one in
+// the process could not stop while a person answers. The process still
+// ends its call when the host cancels it.
+//
 // # Costs
 //
 // See connectortest's benchmarks: a call crosses two gRPC hops per fetch

@@ -8,10 +8,14 @@
 // closed, never reused: after a trap a Go guest can look healthy and answer
 // wrongly.
 //
-// A guest gets no filesystem, environment, arguments or sockets, and
-// wazero's fake clocks. Its only way out is the host module "besluitbron"
-// (ABI in package sdk's documentation), whose fetch goes to the
-// [connector.Host] passed to Call. Each call runs under a deadline, so a
+// A guest gets no filesystem, environment, arguments or sockets, and a
+// fake clock (a millisecond a reading; a sleep waits for real, within the
+// call's deadline, and advances it by the time asked). Its only way out is
+// the host module "besluitbron" (ABI in package sdk's documentation), whose
+// fetch goes to the [connector.Host] passed to Call, and whose client_*
+// calls go through the connector's client features gate (package
+// clientcall: the admin's grant, the call's MCP client, a bounded wait
+// during which the call's deadline stops). Each call runs under a deadline, so a
 // spinning guest is stopped rather than freezing the host, and under a
 // memory limit per connector. A module built with the sdk is stopped by
 // the loop budget package wasmbudget instruments it with (a decrement per

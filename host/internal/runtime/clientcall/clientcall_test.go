@@ -172,3 +172,18 @@ func TestGateHost(t *testing.T) {
 		t.Error("the gated host lost the text store")
 	}
 }
+
+// A parent already done and a limit already spent end the call at once,
+// whichever comes first.
+func TestDeadlineAtOnce(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 100 {
+		ctx, c := WithDeadline(done, 0)
+		<-ctx.Done()
+		if ctx.Err() == nil {
+			t.Fatal("no error")
+		}
+		c()
+	}
+}

@@ -15,8 +15,12 @@ import (
 // so the fetch path still sees how long a call may queue.
 func WithDeadline(parent context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
 	c := &callCtx{parent: parent, done: make(chan struct{}), at: time.Now().Add(limit)}
+	// Both functions may run at once (a parent already done, a limit of
+	// zero); end waits for the lock, so they see the fields set.
+	c.mu.Lock()
 	c.timer = time.AfterFunc(limit, func() { c.end(context.DeadlineExceeded) })
 	c.stop = context.AfterFunc(parent, func() { c.end(parent.Err()) })
+	c.mu.Unlock()
 	return c, func() { c.end(context.Canceled) }
 }
 
@@ -26,10 +30,10 @@ func WithDeadline(parent context.Context, limit time.Duration) (context.Context,
 type callCtx struct {
 	parent context.Context
 	done   chan struct{}
-	timer  *time.Timer
-	stop   func() bool
 
 	mu     sync.Mutex
+	timer  *time.Timer
+	stop   func() bool // stops following the parent
 	err    error
 	at     time.Time     // the deadline, while not paused
 	left   time.Duration // the time left, while paused
@@ -75,9 +79,10 @@ func (c *callCtx) end(err error) {
 	}
 	c.err = err
 	close(c.done)
+	timer, stop := c.timer, c.stop
 	c.mu.Unlock()
-	c.timer.Stop()
-	c.stop()
+	timer.Stop()
+	stop()
 }
 
 // Pause stops the clock of the [WithDeadline] context in ctx, if any, and

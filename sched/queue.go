@@ -40,6 +40,12 @@ type call struct {
 	late     bool // eta is after deadline
 	sentPos  int
 	sentEta  time.Time
+	widx     int    // index in core.watchList while watched
+	mark     uint64 // core.markGen: reported by projectOrder's plan
+
+	// fx is min(cost, K) in 1/1024 units, or -1 if that is not exact
+	// (see core.qunits).
+	fx int64
 }
 
 // session is one MCP session's queue and usage.
@@ -56,6 +62,9 @@ type session struct {
 	start, finish float64
 	lastFinish    float64 // finish tag of the last grant
 	epoch         uint64  // lastFinish is stale unless epoch == core.epoch
+
+	// Its places while it waits: in core.tags and in core.order.
+	hidx, slot int
 }
 
 // counters are the cumulative numbers behind Stats.
@@ -80,14 +89,23 @@ type core struct {
 	vt       float64   // virtual time: start tag of the last fair grant
 	epoch    uint64    // bumped whenever the queue runs empty
 	sessions map[string]*session
-	waiting  []*session // sessions with queued calls, longest waiting first
-	queued   int        // calls in all queues
-	seq      uint64     // arrivals
-	grants   uint64     // grants, for Grant.Seq
-	next     time.Time  // earliest instant the next grant can happen; zero if none waits
+	tags     tagHeap   // waiting sessions by start tag (order.go)
+	order    orderTree // waiting sessions, longest waiting first (order.go)
+	unitMax  int64     // the most one head call charges or needs, ns: max(Per, charge of K)
+	scan     bool      // decide by scanning, as for limits too large for the tree; tests set it
+	queued   int       // calls in all queues
+	seq      uint64    // arrivals
+	grants   uint64    // grants, for Grant.Seq
+	next     time.Time // earliest instant the next grant can happen; zero if none waits
 
-	watchers  int // waiting calls with a deadline or an OnQueued callback
-	blocking  int // waiting calls of blocked Wait calls
+	watchers  int     // waiting calls with a deadline or an OnQueued callback
+	watchList []*call // those calls
+	qunits    int64   // sum of fx over the queued calls whose fx is exact
+	qinexact  int     // queued calls whose fx is not
+	hits      []planHit
+	markGen   uint64
+	plans     struct{ order, dry int } // how project planned, for tests
+	blocking  int                      // waiting calls of blocked Wait calls
 	lastSweep time.Time
 	stats     counters
 
@@ -104,7 +122,54 @@ func newCore(l Limit, forget time.Duration, platformUnits float64) *core {
 		sessions:      make(map[string]*session),
 	}
 	q.b = newBucket(l, q.declared())
+	q.limitChanged()
 	return q
+}
+
+// limitChanged recomputes what depends on the limit: unitMax, the calls'
+// fx and the tree's values.
+func (q *core) limitChanged() {
+	q.unitMax = int64(max(q.limit.Per, q.b.charge(q.declared(), true)))
+	q.qunits, q.qinexact = 0, 0
+	q.order.each(func(s *session) {
+		for _, c := range s.queue {
+			c.fx = q.fixedUnits(c.cost)
+			q.count(c, 1)
+		}
+	})
+	q.rebuild(q.order.live)
+}
+
+// setLimit is Scheduler.SetLimitAt on the core.
+func (q *core) setLimit(t time.Time, l Limit) {
+	t = q.at(t)
+	q.limit = l
+	q.b.setLimit(t, l, q.declared())
+	q.order.each(q.retag)
+	q.tags.init()
+	q.limitChanged()
+	q.advance(t)
+}
+
+// fixedUnits is min(cost, K) in 1/1024 units, or -1 if that is not exact
+// or above 2^30 units. While every queued call's is exact, the float sum
+// of the queued units that planning uses is exact in any order, and
+// incremental sums reproduce it (see projectOrder).
+func (q *core) fixedUnits(cost float64) int64 {
+	u := min(cost, q.declared()) * 1024
+	if u != math.Trunc(u) || u > 1<<40 {
+		return -1
+	}
+	return int64(u)
+}
+
+// count adds (sign 1) or removes (sign -1) c from qunits and qinexact.
+func (q *core) count(c *call, sign int64) {
+	if c.fx < 0 {
+		q.qinexact += int(sign)
+	} else {
+		q.qunits += sign * c.fx
+	}
 }
 
 // at returns t, or the latest instant seen if t is earlier: time never runs
@@ -179,6 +244,94 @@ func (q *core) usage(t time.Time, id string) float64 {
 	return s.used
 }
 
+// leaf is s's node in the order tree: its head's charge, and its deadline
+// less its head's need.
+func (q *core) leaf(s *session) onode {
+	h := s.queue[0]
+	d := max(q.order.rel(s.since.Add(q.limit.Per)), -maxSum)
+	n := min(int64(q.b.need(h.cost)), farAway)
+	return onode{sum: int64(q.b.charge(h.cost, true)), slack: d - n, minD: d}
+}
+
+// join puts s, just tagged, behind every waiting session.
+func (q *core) join(s *session) {
+	o := &q.order
+	if o.live == 0 {
+		o.next, o.front, o.base = 0, 0, q.now
+	}
+	if o.next == len(o.slots) {
+		q.rebuild(o.live + 1)
+	}
+	s.slot = o.next
+	o.next++
+	o.slots[s.slot] = s
+	o.live++
+	o.set(s.slot, q.leaf(s))
+	q.tags.push(s)
+}
+
+// leave takes s out of the waiting sessions.
+func (q *core) leave(s *session) {
+	q.tags.remove(s)
+	o := &q.order
+	o.slots[s.slot] = nil
+	o.set(s.slot, emptyNode)
+	o.live--
+	s.slot = -1
+	if o.live == 0 {
+		o.next, o.front, o.base = 0, 0, q.now
+	}
+}
+
+// headChanged follows a change of s's head call or tags while s waits.
+func (q *core) headChanged(s *session) {
+	q.tags.fix(s.hidx)
+	q.order.set(s.slot, q.leaf(s))
+}
+
+// rebuild compacts the order tree's slots for at least n sessions and
+// recomputes it on the present instant: O(slots), after as many joins.
+func (q *core) rebuild(n int) {
+	o := &q.order
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	slots := make([]*session, size)
+	k := 0
+	o.each(func(s *session) {
+		s.slot = k
+		slots[k] = s
+		k++
+	})
+	o.slots, o.next, o.front, o.size, o.base = slots, k, 0, size, q.now
+	if len(o.nodes) != 2*size {
+		o.nodes = make([]onode, 2*size)
+	}
+	for i := range size {
+		o.nodes[size+i] = emptyNode
+		if i < k {
+			o.nodes[size+i] = q.leaf(slots[i])
+		}
+	}
+	for i := size - 1; i >= 1; i-- {
+		o.nodes[i] = combine(o.nodes[2*i], o.nodes[2*i+1])
+	}
+}
+
+// treeUsable reports whether the order tree's values are exact (see the
+// magnitudes in order.go), rebuilding it on a new base if the busy
+// period has grown too long.
+func (q *core) treeUsable() bool {
+	if q.scan {
+		return false
+	}
+	if q.now.Sub(q.order.base) >= rebaseAfter {
+		q.rebuild(q.order.live)
+	}
+	return q.unitMax <= maxSum/int64(q.order.live+2)
+}
+
 // tagHead gives a session that has just become backlogged its start tag.
 func (q *core) tagHead(s *session) {
 	if s.epoch != q.epoch {
@@ -203,21 +356,23 @@ func (q *core) enqueue(t time.Time, r Request) (*call, error) {
 	q.advance(t)
 	s := q.session(t, r.Session)
 	q.seq++
-	c := &call{sess: s, cost: r.Cost, arrived: t, seq: q.seq, done: make(chan struct{})}
+	c := &call{sess: s, cost: r.Cost, arrived: t, seq: q.seq, done: make(chan struct{}), fx: q.fixedUnits(r.Cost)}
 	s.lastSeen = t
 	switch {
 	case len(s.queue) == 0:
 		s.queue = append(s.queue, c)
 		s.since = t
 		q.tagHead(s)
-		q.waiting = append(q.waiting, s)
+		q.join(s)
 	case r.Front:
 		s.queue = slices.Insert(s.queue, 0, c)
 		q.retag(s)
+		q.headChanged(s)
 	default:
 		s.queue = append(s.queue, c)
 	}
 	q.queued++
+	q.count(c, 1)
 	q.advance(t)
 	return c, nil
 }
@@ -241,22 +396,61 @@ func (q *core) advance(t time.Time) {
 // (fair), unless serving it first would make some waiting session miss its
 // deadline; then the session that has waited longest.
 func (q *core) pick(t time.Time) (s *session, fair bool) {
-	b := q.waiting[0]
-	for _, s := range q.waiting[1:] {
-		if s.start < b.start || s.start == b.start && s.finish < b.finish {
-			b = s
-		}
-	}
-	if b == q.waiting[0] || q.meets(t, b) {
+	w := q.order.first()
+	b := q.tags[0]
+	if b == w || q.meets(t, b) {
 		return b, true
 	}
-	return q.waiting[0], false
+	return w, false
 }
 
 // meets reports whether, with first served first and then every other
 // waiting session's head in order of waiting time, each session would get
 // its call by its deadline (since + Per), assuming no new arrivals.
+//
+// Served back to back from t, the i-th call of that plan goes at
+//
+//	x_i = max(x0, E0 + S_i + need_i)
+//
+// where x0 is t or the end of a pause, E0 the instant the bucket is empty
+// capped to x0 − Per, S_i the charges of the calls before it, and need_i
+// what it needs in the bucket: readyAt is max(x_{i−1}, E_{i−1} + need_i),
+// and as no need exceeds its own charge nor Per, the cap never applies
+// after the first call and the latest term of the max is the last one. So
+// each session meets its deadline D_i iff x0 ≤ D_i and E0 + S_i ≤
+// D_i − need_i, and the order tree keeps the minima of those right-hand
+// sides over runs of sessions: O(log n) instead of a simulation over all.
 func (q *core) meets(t time.Time, first *session) bool {
+	if !q.treeUsable() {
+		return q.meetsScan(t, first)
+	}
+	o := &q.order
+	x0t := q.b.at(t)
+	if o.rel(x0t) > o.nodes[1].minD {
+		return false
+	}
+	e := q.b.empty
+	if lo := x0t.Add(-q.limit.Per); e.Before(lo) {
+		e = lo
+	}
+	e0 := o.rel(e)
+	f := o.nodes[o.size+first.slot]
+	if e0 > f.slack {
+		return false
+	}
+	// The sessions before first are served after it, the ones after it
+	// as in order.
+	l := o.query(0, first.slot)
+	if l.slack != inf && e0+f.sum > l.slack {
+		return false
+	}
+	r := o.query(first.slot+1, o.size)
+	return r.slack == inf || e0+l.sum+f.sum <= r.slack
+}
+
+// meetsScan is meets by simulation, for limits whose window is too long
+// for the tree's arithmetic.
+func (q *core) meetsScan(t time.Time, first *session) bool {
 	p := q.b.snapshot()
 	ok := func(s *session) bool {
 		x := p.serve(t, s.queue[0].cost)
@@ -266,8 +460,9 @@ func (q *core) meets(t time.Time, first *session) bool {
 	if !ok(first) {
 		return false
 	}
-	for _, s := range q.waiting {
-		if s != first && !ok(s) {
+	o := &q.order
+	for _, s := range o.slots[o.front:o.next] {
+		if s != nil && s != first && !ok(s) {
 			return false
 		}
 	}
@@ -289,12 +484,13 @@ func (q *core) grant(t time.Time, s *session, fair bool) {
 		s.used += c.cost
 	}
 	s.lastSeen = t
-	q.waiting = slices.DeleteFunc(q.waiting, func(x *session) bool { return x == s })
+	q.count(c, -1)
+	q.leave(s)
 	if len(s.queue) > 0 {
 		s.since = t
 		s.start = max(q.vt, s.lastFinish)
 		q.retag(s)
-		q.waiting = append(q.waiting, s)
+		q.join(s)
 	} else {
 		s.queue = nil
 	}
@@ -326,6 +522,10 @@ func (q *core) unwatch(c *call) {
 	if c.watched {
 		c.watched = false
 		q.watchers--
+		last := q.watchList[len(q.watchList)-1]
+		q.watchList[c.widx], last.widx = last, c.widx
+		q.watchList[len(q.watchList)-1] = nil
+		q.watchList = q.watchList[:len(q.watchList)-1]
 	}
 	if c.blocking {
 		c.blocking = false
@@ -344,12 +544,14 @@ func (q *core) cancel(t time.Time, c *call, refund bool) (wasGranted bool) {
 		i := slices.Index(s.queue, c)
 		s.queue = slices.Delete(s.queue, i, i+1)
 		q.queued--
+		q.count(c, -1)
 		switch {
 		case len(s.queue) == 0:
 			s.queue = nil
-			q.waiting = slices.DeleteFunc(q.waiting, func(x *session) bool { return x == s })
+			q.leave(s)
 		case i == 0:
 			q.retag(s)
+			q.headChanged(s)
 		}
 		c.state = stateCancelled
 		q.unwatch(c)
@@ -373,68 +575,10 @@ func (q *core) cancel(t time.Time, c *call, refund bool) (wasGranted bool) {
 	return wasGranted
 }
 
-// MaxPlan bounds a projection: beyond this many grants ahead, the calls
-// still queued are assumed to come after every other queued unit. The
-// cluster's Lua port of the policy (package sched/schedlua) is given this
-// value rather than a copy of it.
-const MaxPlan = 2048
-
-// project plans the queue from t assuming no new arrivals, and reports for
-// every waiting call for which want returns true its position (1 = next)
-// and expected grant instant.
-func (q *core) project(t time.Time, want func(*call) bool, report func(c *call, pos int, eta time.Time)) {
-	n := 0
-	for _, s := range q.waiting {
-		for _, c := range s.queue {
-			if want(c) {
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return
-	}
-	snap := q.b.snapshot()
-	d := &core{
-		limit: q.limit, platformUnits: q.platformUnits, forget: q.forget, b: &snap,
-		now: q.now, vt: q.vt, epoch: q.epoch,
-		queued: q.queued, grants: q.grants,
-	}
-	for _, s := range q.waiting {
-		cp := *s
-		cp.queue = slices.Clone(s.queue)
-		d.waiting = append(d.waiting, &cp)
-	}
-	pos := 0
-	d.onGrant = func(c *call, g Grant) {
-		pos++
-		if want(c) {
-			report(c, pos, g.At)
-			n--
-		}
-	}
-	at := q.at(t)
-	for pos < MaxPlan && n > 0 && d.queued > 0 {
-		d.advance(at)
-		at = d.next
-	}
-	if n == 0 || d.queued == 0 {
-		return
-	}
-	// Too deep to plan: assume everything still queued goes first, each
-	// call charged what the bucket charges it.
-	units := 0.0
-	for _, s := range d.waiting {
-		for _, c := range s.queue {
-			units += min(c.cost, q.declared())
-		}
-	}
-	eta := at.Add(q.limit.unitDur(units, true))
-	for _, s := range d.waiting {
-		for _, c := range s.queue {
-			if want(c) {
-				report(c, pos+d.queued, eta)
-			}
-		}
-	}
+// watch marks c, waiting for a blocked Wait, as planned for.
+func (q *core) watch(c *call) {
+	c.watched = true
+	q.watchers++
+	c.widx = len(q.watchList)
+	q.watchList = append(q.watchList, c)
 }

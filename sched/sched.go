@@ -118,27 +118,16 @@ func (s *Scheduler) Wait(ctx context.Context, r Request) (Grant, error) {
 		return Grant{}, err
 	}
 	s.mu.Lock()
-	c, err := s.q.enqueue(s.clock.Now(), r)
+	dl, _ := ctx.Deadline()
+	c, err := s.admitLocked(s.clock.Now(), r, dl)
 	if err != nil {
 		s.mu.Unlock()
 		return Grant{}, err
 	}
 	if c.state == stateGranted {
-		s.afterLocked()
 		s.mu.Unlock()
 		return c.grant, nil
 	}
-	c.blocking = true
-	s.q.blocking++
-	dl, hasDeadline := ctx.Deadline()
-	if hasDeadline || r.OnQueued != nil {
-		c.watched = true
-		s.q.watchers++
-		c.onQueued = r.OnQueued
-		c.deadline = dl
-		c.notify = make(chan struct{}, 1)
-	}
-	s.afterLocked()
 	if c.late {
 		err := s.rejectLocked(c)
 		s.mu.Unlock()
@@ -175,6 +164,31 @@ func (s *Scheduler) Wait(ctx context.Context, r Request) (Grant, error) {
 			return Grant{}, ctx.Err()
 		}
 	}
+}
+
+// admitLocked is Wait's arrival: it queues r at now for a blocked caller
+// whose deadline is dl (zero: none), grants what is due, and plans the
+// queue for the watched calls. The call it returns may be granted already,
+// or late (its expected grant falls after dl).
+func (s *Scheduler) admitLocked(now time.Time, r Request, dl time.Time) (*call, error) {
+	c, err := s.q.enqueue(now, r)
+	if err != nil {
+		return nil, err
+	}
+	if c.state == stateGranted {
+		s.afterLocked()
+		return c, nil
+	}
+	c.blocking = true
+	s.q.blocking++
+	if !dl.IsZero() || r.OnQueued != nil {
+		s.q.watch(c)
+		c.onQueued = r.OnQueued
+		c.deadline = dl
+		c.notify = make(chan struct{}, 1)
+	}
+	s.afterLocked()
+	return c, nil
 }
 
 // rejectLocked withdraws c, whose expected grant falls after its deadline.
@@ -230,7 +244,7 @@ func (s *Scheduler) fire(gen uint64) {
 // noticeable change of its position or expected grant, or that the grant
 // is now expected after its deadline.
 func (s *Scheduler) watchLocked(now time.Time) {
-	s.q.project(now, func(c *call) bool { return c.watched }, func(c *call, pos int, eta time.Time) {
+	s.q.project(now, func(c *call, pos int, eta time.Time) {
 		c.pos, c.eta = pos, eta
 		late := !c.deadline.IsZero() && eta.After(c.deadline)
 		moved := eta.Sub(c.sentEta)
@@ -406,13 +420,7 @@ func (s *Scheduler) SetLimitAt(t time.Time, l Limit) {
 	checkPlatformUnits(l, s.q.platformUnits)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t = s.q.at(t)
-	s.q.limit = l
-	s.q.b.setLimit(t, l, s.q.declared())
-	for _, w := range s.q.waiting {
-		s.q.retag(w)
-	}
-	s.q.advance(t)
+	s.q.setLimit(t, l)
 	s.afterLocked()
 }
 
@@ -445,7 +453,7 @@ func (s *Scheduler) StatsAt(t time.Time) Stats {
 		PlatformUnits:   q.declared(),
 		Tokens:          q.b.tokens(t),
 		Queued:          q.queued,
-		WaitingSessions: len(q.waiting),
+		WaitingSessions: q.order.live,
 		Calls:           q.stats.calls,
 		Units:           q.stats.units,
 		TotalWait:       q.stats.totalWait,

@@ -1,0 +1,211 @@
+package sched
+
+import (
+	"slices"
+	"time"
+)
+
+// MaxPlan bounds a projection: beyond this many grants ahead, the calls
+// still queued are assumed to come after every other queued unit. The
+// cluster's Lua port of the policy (package sched/schedlua) is given this
+// value rather than a copy of it.
+const MaxPlan = 2048
+
+// planLimit is MaxPlan; the differential test lowers it to reach the
+// plan's tail with small queues.
+var planLimit = MaxPlan
+
+// project plans the queue from t assuming no new arrivals, and reports for
+// every watched call (core.watchList) its position (1 = next) and expected
+// grant instant.
+//
+// The plan is the one a dry run of the scheduler makes (projectDry), up
+// to MaxPlan grants ahead. When the queue is longer than a window can
+// serve, the plan's first grants are the waiting sessions' heads in the
+// order they started waiting, and projectOrder reads that part of the plan
+// off the order tree instead of simulating it.
+func (q *core) project(t time.Time, report func(c *call, pos int, eta time.Time)) {
+	if len(q.watchList) == 0 || q.queued == 0 {
+		return
+	}
+	at := q.at(t)
+	if q.projectOrder(at, report) {
+		q.plans.order++
+		return
+	}
+	q.plans.dry++
+	q.projectDry(at, report)
+}
+
+// projectDry plans by a dry run on a copy of the waiting sessions: O(n)
+// to copy them, and O(log n) per grant planned.
+func (q *core) projectDry(at time.Time, report func(c *call, pos int, eta time.Time)) {
+	n := len(q.watchList)
+	d := q.dryCopy()
+	pos := 0
+	d.onGrant = func(c *call, g Grant) {
+		pos++
+		if c.watched {
+			report(c, pos, g.At)
+			n--
+		}
+	}
+	for pos < planLimit && n > 0 && d.queued > 0 {
+		d.advance(at)
+		at = d.next
+	}
+	if n == 0 || d.queued == 0 {
+		return
+	}
+	// Too deep to plan: assume everything still queued goes first, each
+	// call charged what the bucket charges it.
+	units := 0.0
+	d.order.each(func(s *session) {
+		for _, c := range s.queue {
+			units += min(c.cost, q.declared())
+		}
+	})
+	eta := at.Add(q.limit.unitDur(units, true))
+	d.order.each(func(s *session) {
+		for _, c := range s.queue {
+			if c.watched {
+				report(c, pos+d.queued, eta)
+			}
+		}
+	})
+}
+
+// dryCopy returns a copy of q to plan on. The waiting sessions and their
+// queues are copied; the calls are shared, and the copy's grants leave
+// them untouched (onGrant).
+func (q *core) dryCopy() *core {
+	snap := q.b.snapshot()
+	d := &core{
+		limit: q.limit, platformUnits: q.platformUnits, forget: q.forget, b: &snap,
+		now: q.now, vt: q.vt, epoch: q.epoch, queued: q.queued, grants: q.grants,
+		unitMax: q.unitMax, scan: q.scan,
+	}
+	d.tags = make(tagHeap, len(q.tags))
+	o := &q.order
+	d.order = orderTree{
+		slots: make([]*session, len(o.slots)), next: o.next, front: o.front, live: o.live,
+		size: o.size, nodes: slices.Clone(o.nodes), base: o.base,
+	}
+	for i, s := range q.tags {
+		cp := *s
+		cp.queue = slices.Clone(s.queue)
+		d.tags[i] = &cp
+		d.order.slots[cp.slot] = &cp
+	}
+	return d
+}
+
+// planHit is a watched call that projectOrder found in the plan.
+type planHit struct {
+	c   *call
+	pos int
+	x   int64 // its expected grant, relative to the order tree's base
+}
+
+// projectOrder reports what projectDry would, without a dry run, when the
+// plan's part that matters is served in order of waiting; it returns false,
+// having reported nothing, when it cannot tell.
+//
+// The plan serves the session that has waited longest whenever serving the
+// fair choice first would make a session miss its deadline (pick). If two
+// sessions miss their deadlines even when every waiting session is served
+// in order of waiting, each session before the first of them is served in
+// that order: whichever session is the fair choice, at least one of the
+// two is not it and, served after it, misses all the more; and as the
+// plan serves the sessions before them, those two stay as late as they
+// were (the plan's charges before each stay the same). Those grants go at
+// max(x0, E0 + charges before + need) (see meets), one per instant once
+// the bucket is empty. So the plan up to the first of the two is a prefix
+// sum over the order of waiting: O(sessions planned for + watched calls),
+// with no copy of the queue and no simulation.
+//
+// The plan's tail, when it stops at MaxPlan, is estimated from the units
+// still queued; projectOrder knows them exactly while every queued call's
+// units are a multiple of 1/1024 (core.qunits), when the dry run's float
+// sum is exact too.
+func (q *core) projectOrder(at time.Time, report func(c *call, pos int, eta time.Time)) bool {
+	if !q.treeUsable() {
+		return false
+	}
+	o := &q.order
+	x0t := q.b.at(at)
+	x0 := o.rel(x0t)
+	if x0 >= farAway {
+		return false
+	}
+	e := q.b.empty
+	if lo := x0t.Add(-q.limit.Per); e.Before(lo) {
+		e = lo
+	}
+	e0 := o.rel(e)
+	late := o.lastBelow(e0, o.next)
+	if late < 0 {
+		return false
+	}
+	late = o.lastBelow(e0, late)
+	if late < 0 {
+		return false
+	}
+	// Sweep the sessions before the first of the two, in order.
+	n := len(q.watchList)
+	hits := q.hits[:0]
+	var (
+		sum      int64 // charges before the session at hand
+		pos      int   // its position in the plan
+		units    int64 // fx of the heads planned
+		lastE    int64 // E0 + charges before + need of the MaxPlan-th
+		nextX    int64 // grant of the one after the MaxPlan-th
+		planFull bool  // the sweep reached position MaxPlan + 1
+	)
+	for i := o.front; i < late && len(hits) < n; i++ {
+		s := o.slots[i]
+		if s == nil {
+			continue
+		}
+		pos++
+		lf := o.nodes[o.size+i]
+		eNeed := e0 + sum + (lf.minD - lf.slack)
+		if pos > planLimit {
+			nextX, planFull = max(x0, eNeed), true
+			break
+		}
+		if h := s.queue[0]; h.watched {
+			hits = append(hits, planHit{h, pos, max(x0, eNeed)})
+		}
+		units += s.queue[0].fx
+		lastE = eNeed
+		sum += lf.sum
+	}
+	q.hits = hits[:0]
+	if len(hits) == n {
+		for _, h := range hits {
+			report(h.c, h.pos, o.base.Add(time.Duration(h.x)))
+		}
+		return true
+	}
+	// Some watched call is not among the first MaxPlan heads: the plan
+	// stops at MaxPlan, which must lie in the certain part, after the
+	// grants the bucket's content allows at once (one instant each from
+	// there), with exact units for the tail.
+	if !planFull || lastE <= x0 || q.qinexact > 0 || q.qunits > 1<<53 {
+		return false
+	}
+	q.markGen++
+	for _, h := range hits {
+		h.c.mark = q.markGen
+		report(h.c, h.pos, o.base.Add(time.Duration(h.x)))
+	}
+	tail := float64(q.qunits-units) / 1024
+	eta := o.base.Add(time.Duration(nextX)).Add(q.limit.unitDur(tail, true))
+	for _, c := range q.watchList {
+		if c.mark != q.markGen {
+			report(c, q.queued, eta)
+		}
+	}
+	return true
+}

@@ -30,19 +30,16 @@ func (q *core) project(t time.Time, report func(c *call, pos int, eta time.Time)
 	}
 	at := q.at(t)
 	if q.projectOrder(at, report) {
-		q.plans.order++
 		return
 	}
 	q.plans.dry++
-	q.projectDry(at, report)
+	q.projectDry(q.dryCopy(), at, 0, len(q.watchList), report)
 }
 
-// projectDry plans by a dry run on a copy of the waiting sessions: O(n)
-// to copy them, and O(log n) per grant planned.
-func (q *core) projectDry(at time.Time, report func(c *call, pos int, eta time.Time)) {
-	n := len(q.watchList)
-	d := q.dryCopy()
-	pos := 0
+// projectDry plans by a dry run on d, a copy of the waiting sessions
+// after pos grants of the plan, n watched calls still to report: O(log n)
+// per grant planned, after O(n) to copy them.
+func (q *core) projectDry(d *core, at time.Time, pos, n int, report func(c *call, pos int, eta time.Time)) {
 	d.onGrant = func(c *call, g Grant) {
 		pos++
 		if c.watched {
@@ -153,7 +150,7 @@ func (q *core) projectOrder(at time.Time, report func(c *call, pos int, eta time
 	}
 	// Sweep the sessions before the first of the two, in order.
 	n := len(q.watchList)
-	hits := q.hits[:0]
+	hits, prefix := q.hits[:0], q.prefix[:0]
 	var (
 		sum      int64 // charges before the session at hand
 		pos      int   // its position in the plan
@@ -180,21 +177,40 @@ func (q *core) projectOrder(at time.Time, report func(c *call, pos int, eta time
 		units += s.queue[0].fx
 		lastE = eNeed
 		sum += lf.sum
+		prefix = append(prefix, s)
 	}
-	q.hits = hits[:0]
+	q.hits, q.prefix = hits[:0], prefix[:0]
 	if len(hits) == n {
+		q.plans.order++
 		for _, h := range hits {
 			report(h.c, h.pos, o.base.Add(time.Duration(h.x)))
 		}
+		return true
+	}
+	if !planFull {
+		// The plan goes on past the certain part: dry-run only the rest
+		// (which starts with a check of the plan limit after the prefix's
+		// last grant, as projectDry's loop does after every instant).
+		if len(prefix) == 0 || len(prefix) >= planLimit {
+			return false
+		}
+		q.plans.part++
+		for _, h := range hits {
+			report(h.c, h.pos, o.base.Add(time.Duration(h.x)))
+		}
+		d, at := q.dryAfter(prefix, late, x0, e0)
+		q.projectDry(d, at, len(prefix), n-len(hits), report)
+		clear(prefix)
 		return true
 	}
 	// Some watched call is not among the first MaxPlan heads: the plan
 	// stops at MaxPlan, which must lie in the certain part, after the
 	// grants the bucket's content allows at once (one instant each from
 	// there), with exact units for the tail.
-	if !planFull || lastE <= x0 || q.qinexact > 0 || q.qunits > 1<<53 {
+	if lastE <= x0 || q.qinexact > 0 || q.qunits > 1<<53 {
 		return false
 	}
+	q.plans.order++
 	q.markGen++
 	for _, h := range hits {
 		h.c.mark = q.markGen
@@ -208,4 +224,78 @@ func (q *core) projectOrder(at time.Time, report func(c *call, pos int, eta time
 		}
 	}
 	return true
+}
+
+// dryAfter returns a copy of the waiting sessions as the plan leaves them
+// after serving prefix, the sessions before slot late, in order of waiting
+// (projectOrder's certain part), and the instant of the last of those
+// grants. It does what those grants do (grant): the bucket is charged,
+// virtual time follows the grants that were the fair choice, and a
+// session with more calls waits again, behind everyone, with its next
+// call. O(n), with no simulation of the prefix.
+func (q *core) dryAfter(prefix []*session, late int, x0, e0 int64) (*core, time.Time) {
+	o := &q.order
+	snap := q.b.snapshot()
+	d := &core{
+		limit: q.limit, platformUnits: q.platformUnits, forget: q.forget, b: &snap,
+		now: q.now, vt: q.vt, epoch: q.epoch, queued: q.queued - len(prefix), grants: q.grants + uint64(len(prefix)),
+		unitMax: q.unitMax, scan: q.scan,
+	}
+	// A prefix grant was the fair choice if its session came first by tag
+	// among the sessions then waiting: the prefix's later sessions, the
+	// rest, and the sessions waiting again after an earlier grant.
+	var restMin *session
+	for _, s := range o.slots[late:o.next] {
+		if s != nil {
+			if restMin == nil || tagLess(s, restMin) {
+				restMin = s
+			}
+			cp := *s
+			cp.queue = slices.Clone(s.queue)
+			d.join(&cp)
+		}
+	}
+	after := make([]*session, len(prefix)) // after[j]: the smallest of prefix[j+1:] and the rest
+	m := restMin
+	for j := len(prefix) - 1; j >= 0; j-- {
+		after[j] = m
+		if m == nil || tagLess(prefix[j], m) {
+			m = prefix[j]
+		}
+	}
+	// The smallest tags of the sessions waiting again: they wait behind
+	// every prefix session, so a prefix session with the same tags goes
+	// first.
+	again, againStart, againFinish := false, 0.0, 0.0
+	sum := int64(0)
+	x := int64(0)
+	for j, s := range prefix {
+		lf := o.nodes[o.size+s.slot]
+		x = max(x0, e0+sum+(lf.minD-lf.slack))
+		sum += lf.sum
+		h := s.queue[0]
+		fair := (after[j] == nil || tagLess(s, after[j])) &&
+			(!again || s.start < againStart || s.start == againStart && s.finish <= againFinish)
+		if fair {
+			d.vt = max(d.vt, s.start)
+		}
+		if len(s.queue) == 1 {
+			continue
+		}
+		cp := *s
+		cp.queue = slices.Clone(s.queue[1:])
+		cp.lastFinish = cp.finish
+		if !cp.public {
+			cp.used += h.cost
+		}
+		cp.since = o.base.Add(time.Duration(x))
+		cp.start = max(d.vt, cp.lastFinish)
+		d.retag(&cp)
+		if !again || cp.start < againStart || cp.start == againStart && cp.finish < againFinish {
+			again, againStart, againFinish = true, cp.start, cp.finish
+		}
+		d.join(&cp)
+	}
+	snap.empty = o.base.Add(time.Duration(e0 + sum))
+	return d, o.base.Add(time.Duration(x))
 }

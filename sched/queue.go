@@ -100,14 +100,17 @@ type core struct {
 
 	watchers  int     // waiting calls with a deadline or an OnQueued callback
 	watchList []*call // those calls
-	qunits    int64   // sum of fx over the queued calls whose fx is exact
-	qinexact  int     // queued calls whose fx is not
-	hits      []planHit
-	markGen   uint64
-	plans     struct{ order, dry int } // how project planned, for tests
-	blocking  int                      // waiting calls of blocked Wait calls
+	blocking  int     // waiting calls of blocked Wait calls
 	lastSweep time.Time
 	stats     counters
+
+	// Planning (plan.go).
+	qunits   int64      // sum of fx over the queued calls whose fx is exact
+	qinexact int        // queued calls whose fx is not
+	hits     []planHit  // scratch
+	prefix   []*session // scratch
+	markGen  uint64
+	plans    struct{ order, part, dry int } // how project planned, for tests
 
 	// onGrant, when set, makes this a dry run (see project): grants are
 	// reported to it and calls are left untouched.

@@ -192,7 +192,7 @@ func publicInfo() *callinfo.Info {
 }
 
 // newStatusJob builds the Laadstatus job over every loaded platform.
-func (h *Host) newStatusJob() *loadstatus.Job {
+func (h *Host) newStatusJob(updated func()) *loadstatus.Job {
 	var ts []loadstatus.Target
 	for _, p := range h.platforms {
 		t := loadstatus.Target{ID: p.id, Title: p.manifest.Title, Reach: h.reachProbe(p)}
@@ -217,6 +217,7 @@ func (h *Host) newStatusJob() *loadstatus.Job {
 		Clock:     h.o.Clock,
 		Logger:    h.log,
 		Quotas:    h.quotaStatus,
+		Updated:   updated,
 	})
 }
 
@@ -321,6 +322,36 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 			return nil, fmt.Errorf("invalid arguments: %v", err)
 		}
 	}
+	b, err := h.statusJSON(a.Platform, a.Organization)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b),
+		Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: 0, mcpserver.MetaUpstreamMS: 0}}, nil
+}
+
+// statusURI is the Laadstatus as a resource.
+const statusURI = "besluitbron://status"
+
+// statusResource is besluitbron://status: besluitbron_status's answer for
+// every platform, as a resource that clients may subscribe to; every
+// status round tells the subscribers it changed.
+func (h *Host) statusResource() mcpserver.HostResource {
+	return mcpserver.HostResource{
+		Resource: &mcp.Resource{
+			URI: statusURI, Name: "laadstatus", Title: "Load status of the platforms (Laadstatus)", MIMEType: "application/json",
+			Description: "Whether each platform answers, how fast and how fresh its data is, and the limits kept per upstream host, as the last status round found them. " +
+				"Subscribe (resources/subscribe) to be told after every round (every few minutes). Reading it never calls a platform.",
+		},
+		Read:         func(context.Context) (string, error) { b, err := h.statusJSON("", ""); return string(b), err },
+		Subscribable: true,
+	}
+}
+
+// statusJSON is besluitbron_status's answer: of one platform or all, and
+// the freshness of the organisations matching org.
+func (h *Host) statusJSON(platform, org string) ([]byte, error) {
+	a := struct{ Platform, Organization string }{platform, org}
 	snap := h.lstatus.Snapshot()
 	if a.Platform != "" {
 		if _, ok := snap.Platform(a.Platform); !ok {
@@ -331,7 +362,7 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 	if !h.cfg.Status.Enabled {
 		out.Summary = append(out.Summary, "The load-status job is switched off in this installation ([status] enabled = false): platforms are not checked.")
 	}
-	org := strings.TrimSpace(a.Organization)
+	org = strings.TrimSpace(a.Organization)
 	for _, s := range snap.Platforms {
 		if a.Platform != "" && s.Platform != a.Platform {
 			continue
@@ -379,12 +410,7 @@ func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.
 	if org != "" && len(out.Organizations) == 0 {
 		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only OpenBesluitvorming does, once its first check has run).")
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b),
-		Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: 0, mcpserver.MetaUpstreamMS: 0}}, nil
+	return json.Marshal(out)
 }
 
 // describeQuota says in a sentence what limit BesluitBron keeps at a host,

@@ -165,7 +165,13 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	// through h.mcp once it exists), the host tools, the MCP server that
 	// serves them with every connector's tools, and the pages over all of
 	// it.
-	h.lstatus = h.newStatusJob()
+	h.lstatus = h.newStatusJob(func() {
+		// After every status round: tell besluitbron://status's
+		// subscribers (h.mcp exists by the time a round runs).
+		if h.mcp != nil {
+			h.mcp.ResourceUpdated(context.Background(), statusURI)
+		}
+	})
 	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
 	plan := h.planExposure()
 	hostTools := h.hostTools(plan.onUnified)
@@ -174,13 +180,14 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		h.log.Warn(w)
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
-		Version:      h.o.Version,
-		Platforms:    plats,
-		HostTools:    hostTools,
-		Logger:       h.log,
-		Instructions: instructions(plan.onUnified),
-		Observe:      h.metrics.observe,
-		Memo:         h.memo,
+		Version:       h.o.Version,
+		Platforms:     plats,
+		HostTools:     hostTools,
+		Logger:        h.log,
+		HostResources: []mcpserver.HostResource{h.statusResource()},
+		Instructions:  instructions(plan.onUnified),
+		Observe:       h.metrics.observe,
+		Memo:          h.memo,
 	})
 	if err != nil {
 		h.Close(ctx)

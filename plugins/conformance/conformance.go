@@ -63,6 +63,7 @@ func Plugin() *sdk.Plugin {
 				tool("test_error_handling", "Always fails with a tool error.", noArgs),
 				tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features.", schema2020),
 				tool("read_static_text", "Reads the static text resource.", noArgs),
+				tool("read_watched_resource", "Reads the watched resource (the suite subscribes to it).", noArgs),
 				tool("read_static_binary", "Reads the static binary resource.", noArgs),
 				tool("read_template_data", "Reads the templated data resource of an id.",
 					`{"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"additionalProperties":false}`),
@@ -77,6 +78,7 @@ func Plugin() *sdk.Plugin {
 			},
 			Resources: []connector.ResourceTemplate{
 				{Name: "static-text", URITemplate: "besluitbron://conformance/static-text", Description: "A static text resource.", MIMEType: "text/plain", Tool: "read_static_text"},
+				{Name: "watched-resource", URITemplate: "besluitbron://conformance/watched-resource", Description: "A resource clients may subscribe to.", MIMEType: "text/plain", Tool: "read_watched_resource", Subscribable: true},
 				{Name: "static-binary", URITemplate: "besluitbron://conformance/static-binary", Description: "A static binary resource (PNG).", MIMEType: "image/png", Tool: "read_static_binary"},
 				{Name: "template-data", URITemplate: "besluitbron://conformance/template/{id}/data", Description: "Data for an id.", MIMEType: "application/json", Tool: "read_template_data"},
 			},
@@ -126,6 +128,7 @@ func Plugin() *sdk.Plugin {
 			},
 			"json_schema_2020_12_tool": echo,
 			"read_static_text":         fixed(connector.CallResult{Text: staticText}),
+			"read_watched_resource":    fixed(connector.CallResult{Text: "Watched resource content."}),
 			"read_static_binary": fixed(connector.CallResult{Content: []connector.Content{
 				{Type: connector.ContentImage, Data: img, MIMEType: "image/png"}}}),
 			"read_template_data":                templateData,

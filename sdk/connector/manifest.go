@@ -253,6 +253,11 @@ type ResourceTemplate struct {
 	Description string `json:"description,omitempty"`
 	MIMEType    string `json:"mime_type,omitempty"`
 	Tool        string `json:"tool"`
+	// Subscribable marks a resource whose content changes (a list, a
+	// state), never a published document: clients may subscribe to it
+	// and get notifications/resources/updated when the host sees its
+	// content change. Only a URI without variables can be.
+	Subscribable bool `json:"subscribable,omitempty"`
 }
 
 // Prompt is an MCP prompt; Template may use {{name}} for each argument.

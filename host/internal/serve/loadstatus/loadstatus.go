@@ -207,6 +207,10 @@ type Options struct {
 	Quotas func() []Quota
 	// History configures that sampling.
 	History HistoryOptions
+	// Updated, when set, is called after every round and every check of
+	// one platform: the besluitbron://status resource's subscribers are
+	// told from here.
+	Updated func()
 }
 
 // Job checks every target each Interval. The zero value is not usable;
@@ -330,6 +334,13 @@ func (j *Job) CheckAll(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	j.updated()
+}
+
+func (j *Job) updated() {
+	if j.o.Updated != nil {
+		j.o.Updated()
+	}
 }
 
 // Check checks one target now. The error names an unknown id.
@@ -337,6 +348,7 @@ func (j *Job) Check(ctx context.Context, id string) error {
 	for _, t := range j.targets {
 		if t.ID == id {
 			j.check(ctx, t)
+			j.updated()
 			return nil
 		}
 	}

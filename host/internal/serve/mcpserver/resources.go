@@ -78,14 +78,33 @@ func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp
 			}
 			return nil, fmt.Errorf("%s", text)
 		}
-		return &mcp.ReadResourceResult{Contents: readContents(req.Params.URI, mime, res)}, nil
+		contents := readContents(req.Params.URI, mime, res)
+		if r.Subscribable {
+			var all []byte
+			for _, c := range contents {
+				all = append(append(all, c.Text...), c.Blob...)
+			}
+			changed := s.watches[""].seen(req.Params.URI, all)
+			if changed {
+				go s.ResourceUpdated(context.WithoutCancel(ctx), req.Params.URI)
+			}
+		}
+		return &mcp.ReadResourceResult{Contents: contents}, nil
 	}
 	if len(names) == 0 {
 		// No variables: one resource, listed by resources/list.
 		rs := &mcp.Resource{Name: r.Name, URI: uriTemplate, Description: r.Description, MIMEType: mime}
+		if r.Subscribable {
+			rs.Meta = subscribableMeta()
+			s.watches[""].add(uriTemplate)
+			s.watches[p.Manifest.ID].add(uriTemplate)
+		}
 		one.AddResource(rs, h)
 		s.unified.AddResource(rs, h)
 		return nil
+	}
+	if r.Subscribable {
+		return fmt.Errorf("connector %q resource %q: subscribable, but %s has variables: only one fixed URI can be subscribed to", p.Manifest.ID, r.Name, r.URITemplate)
 	}
 	rt := &mcp.ResourceTemplate{Name: r.Name, URITemplate: uriTemplate, Description: r.Description, MIMEType: mime}
 	one.AddResourceTemplate(rt, h)

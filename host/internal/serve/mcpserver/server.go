@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,8 @@ type Options struct {
 	Platforms []Platform
 	// HostTools are added to the unified address.
 	HostTools []HostTool
+	// HostResources are added to the unified address (subscribe.go).
+	HostResources []HostResource
 	// Instructions for clients.
 	Instructions string
 	Logger       *slog.Logger
@@ -99,6 +102,8 @@ type Server struct {
 	lastLive atomic.Pointer[live]
 	// lastResumer is the orphaned calls' table of the last Handler.
 	lastResumer atomic.Pointer[resumer]
+	// watches are each address's subscribable resources ("": unified).
+	watches map[string]*watch
 }
 
 type toolEntry struct {
@@ -118,9 +123,14 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{}}
+	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{},
+		watches: map[string]*watch{"": newWatch()}}
 	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
-	s.unified = mcp.NewServer(impl, &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete})
+	uo := &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete}
+	if subscribable(o) {
+		subscriptionOptions(uo, s.watches[""])
+	}
+	s.unified = mcp.NewServer(impl, uo)
 	s.unified.AddReceivingMiddleware(boundErrors, s.followPost)
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
@@ -129,8 +139,12 @@ func New(o Options) (*Server, error) {
 			return nil, fmt.Errorf("mcpserver: connector %q loaded twice", id)
 		}
 		s.ids = append(s.ids, id)
-		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version},
-			&mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete})
+		oo := &mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete}
+		if slices.ContainsFunc(p.Manifest.Resources, func(r connector.ResourceTemplate) bool { return r.Subscribable }) {
+			s.watches[id] = newWatch()
+			subscriptionOptions(oo, s.watches[id])
+		}
+		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
 		one.AddReceivingMiddleware(boundErrors, s.followPost)
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
@@ -160,6 +174,9 @@ func New(o Options) (*Server, error) {
 			}
 		}
 	}
+	for _, hr := range o.HostResources {
+		s.addHostResource(hr)
+	}
 	for _, ht := range o.HostTools {
 		ht := ht
 		if _, dup := s.tools[ht.Tool.Name]; dup {
@@ -178,6 +195,24 @@ func New(o Options) (*Server, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// subscribable says whether the unified address has a resource that
+// can be subscribed to.
+func subscribable(o Options) bool {
+	for _, hr := range o.HostResources {
+		if hr.Subscribable {
+			return true
+		}
+	}
+	for _, p := range o.Platforms {
+		for _, r := range p.Manifest.Resources {
+			if r.Subscribable {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // describe appends the cost note, so the assistant sees what a call costs
 // and can take the cheaper route.

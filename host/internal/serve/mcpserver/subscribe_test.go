@@ -1,0 +1,98 @@
+package mcpserver
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A subscribable host resource: subscribing works and the subscriber is
+// told of updates until it unsubscribes; a platform document's URI is
+// refused with the list of what can be subscribed to; the unified
+// address advertises the capability and marks the resource, while a
+// connector's own address without subscribable resources does not
+// advertise it. It catches a capability promising notifications for
+// documents, and updates sent to sessions that did not subscribe.
+func TestSubscribeToWhatChanges(t *testing.T) {
+	ctx := context.Background()
+	state := "eerste ronde"
+	s, err := New(Options{Version: "test", Platforms: []Platform{fixtures(t, nil, "")}, Logger: quiet,
+		HostResources: []HostResource{{
+			Resource:     &mcp.Resource{URI: "besluitbron://status", Name: "laadstatus", MIMEType: "application/json"},
+			Read:         func(context.Context) (string, error) { return state, nil },
+			Subscribable: true,
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates := make(chan string, 10)
+	// Over streamable HTTP, as clients meet it: sessions there negotiate
+	// 2025-11-25, whose resources/subscribe this is (2026-07-28 replaces
+	// it with subscriptions/listen, on stateless transports only).
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	t.Cleanup(srv.Close) // after the sessions' cleanups: they close first
+	connect := func(path string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+			ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updates <- r.Params.URI },
+		}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	cs := connect("/mcp/unified/v1")
+	if c := cs.InitializeResult().Capabilities.Resources; c == nil || !c.Subscribe {
+		t.Fatalf("unified capabilities %+v: want resources.subscribe", c)
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.Resources {
+		if got := r.Meta["subscribable"] == true; got != (r.URI == "besluitbron://status") {
+			t.Errorf("%s: _meta.subscribable %v", r.URI, r.Meta["subscribable"])
+		}
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "besluitbron://conformance/static-text"}); err == nil ||
+		!strings.Contains(err.Error(), "cannot be subscribed to") || !strings.Contains(err.Error(), "besluitbron://status") {
+		t.Fatalf("subscribing to a document: %v; want a refusal naming besluitbron://status", err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "besluitbron://status"}); err != nil {
+		t.Fatal(err)
+	}
+	s.ResourceUpdated(ctx, "besluitbron://status")
+	select {
+	case u := <-updates:
+		if u != "besluitbron://status" {
+			t.Fatalf("update for %s", u)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/resources/updated after an update")
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "besluitbron://status"}); err != nil {
+		t.Fatal(err)
+	}
+	s.ResourceUpdated(ctx, "besluitbron://status")
+	// A round trip after the update: had a notification been sent, it
+	// would have arrived before the answer on this ordered transport.
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "besluitbron://status"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-updates:
+		t.Fatalf("update for %s after unsubscribing", u)
+	default:
+	}
+	if c := connect("/mcp/conformance/v1").InitializeResult().Capabilities.Resources; c != nil && c.Subscribe && !subscribableFixture(s) {
+		t.Errorf("the connector's own address advertises subscriptions without a subscribable resource")
+	}
+}
+
+// subscribableFixture says whether the conformance fixture declares a
+// subscribable resource (its own address then rightly advertises them).
+func subscribableFixture(s *Server) bool { return s.watches["conformance"] != nil }

@@ -20,7 +20,11 @@
 // out when an organisation is given, unless named. Organisation names are
 // resolved through each platform's own list tool (obv_list_sources,
 // ori_list_organizations, openarchivaris_list_governments), cached by the
-// host like any list.
+// host like any list, and read by the council connectors' rules (orgmatch.go:
+// a key, a name with kind words and province, the start of a name). A name
+// that fits several organisations of a platform is never settled by
+// picking one: that platform is not searched, and its section lists the
+// candidates with what to pass; the other platforms still answer.
 //
 // A Searcher is safe for concurrent use. Time enters only through
 // Options.Now and context deadlines, so tests run under testing/synctest.

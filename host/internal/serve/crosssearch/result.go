@@ -36,6 +36,11 @@ type Section struct {
 	HasMore   bool           `json:"has_more,omitempty"`
 	Results   []Item         `json:"results,omitempty"`
 	Notes     []string       `json:"notes,omitempty"`
+	// Candidates are, when organization fits several of the platform's
+	// organisations, the first maxListed of them (the platform was then
+	// not searched); MoreCandidates counts the rest.
+	Candidates     []Candidate `json:"candidates,omitempty"`
+	MoreCandidates int         `json:"more_candidates,omitempty"`
 	// Cache, QueuedMS and UpstreamMS are the platform call's _meta;
 	// ElapsedMS is how long the platform's part took.
 	Cache      string `json:"cache,omitempty"`

@@ -119,7 +119,7 @@ func (s *Searcher) Tool() *mcp.Tool {
 			noOrg = append(noOrg, id)
 		}
 	}
-	d := "Search Dutch public decision-making on several platforms at once with one query: each platform is searched in parallel with its own deadline, and the answer has one section per platform (its results, or why it has none: error, timeout, skipped). A slow or failing platform never holds up the others. " +
+	d := "Search Dutch public decision-making on several platforms at once with one query: each platform is searched in parallel with its own deadline, and the answer has one section per platform (its results, or why it has none: error, timeout, skipped). An organization name that fits several organisations of a platform is never settled by picking one: that platform is skipped and its section lists the candidates (candidates: label, key, and what to pass as organization). A slow or failing platform never holds up the others. " +
 		"By default searched: " + strings.Join(def, ", ") + "."
 	if len(named) > 0 {
 		d += " Only when named in platforms: " + strings.Join(named, ", ") + " (no free-text search)."
@@ -353,7 +353,14 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		return sec
 	}
 	var sk *skip
+	var amb *ambiguous
 	switch {
+	case errors.As(err, &amb):
+		// Not a failure of the platform, and not a guess either: the
+		// section says which organisations the name fits and what to pass.
+		amb.platform = s.title[id]
+		sec.Candidates, sec.MoreCandidates = amb.listed, amb.total-len(amb.listed)
+		return finish(StatusSkipped, amb.Error())
 	case errors.As(err, &sk):
 		return finish(StatusSkipped, sk.reason)
 	case err != nil && ctx.Err() != nil:
@@ -393,6 +400,11 @@ func (s *Searcher) IDs() []string { return append([]string(nil), s.ids...) }
 // sub-call's own error is already cut, but seven of them add up.
 const maxReason = 300
 
+// maxCandidatesReason bounds the reason of a section that lists the
+// organisations an ambiguous name fits: maxListed labels and keys of at
+// most 100 bytes each, and the words around them.
+const maxCandidatesReason = 3000
+
 // noneAnswered is the tool error when no platform answered: one line per
 // platform with its outcome and reason, and what the caller can do.
 func noneAnswered(res Result) string {
@@ -408,7 +420,13 @@ func noneAnswered(res Result) string {
 		if what == "" {
 			what = sec.Status
 		}
-		fmt.Fprintf(&b, "\n- %s (%s) %s: %s", sec.Title, sec.Platform, what, clip(sec.Error, maxReason))
+		limit := maxReason
+		if len(sec.Candidates) > 0 {
+			// The candidates are the answer to act on; their list is
+			// bounded where it is made (maxListed of them, labels cut).
+			limit = maxCandidatesReason
+		}
+		fmt.Fprintf(&b, "\n- %s (%s) %s: %s", sec.Title, sec.Platform, what, clip(sec.Error, limit))
 		timedOut = timedOut || sec.Status == StatusTimeout
 	}
 	if timedOut {

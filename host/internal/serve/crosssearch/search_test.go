@@ -405,12 +405,12 @@ func TestOrganisationMatching(t *testing.T) {
 		"Zuid-Holland": "zuid_holland", "provincie zuid-holland": "zuid_holland", "Gemeente Utrecht": "utrecht",
 		"UTRECHT": "utrecht", "'s-Gravenhage": "s-gravenhage",
 	} {
-		got, err := resolveOrg(context.Background(), l, "x_list", nil, want)
+		got, _, err := resolveOrg(context.Background(), l, "x", "x_list", nil, want)
 		if err != nil || got.ID != id {
 			t.Errorf("%q → %q %v, want %q", want, got.ID, err, id)
 		}
 	}
-	if _, err := resolveOrg(context.Background(), l, "x_list", nil, "Amsterdam"); err == nil {
+	if _, _, err := resolveOrg(context.Background(), l, "x", "x_list", nil, "Amsterdam"); err == nil {
 		t.Error("Amsterdam matched")
 	}
 	if got := stripKind("Gemeente Den Helder"); got != "Den Helder" {

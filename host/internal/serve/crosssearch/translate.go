@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -52,6 +49,7 @@ func fromProfile(id string, sp *connector.SearchProfile) translator {
 			limitArg = "limit"
 		}
 		args := map[string]any{limitArg: limit}
+		var notes []string
 		if sp.QueryArg != "" {
 			args[sp.QueryArg] = a.Query
 		}
@@ -80,19 +78,19 @@ func fromProfile(id string, sp *connector.SearchProfile) translator {
 				if listArgs == nil {
 					listArgs = map[string]any{}
 				}
-				org, err := resolveOrg(ctx, l, id+"_"+o.ListTool, listArgs, a.Organization)
+				org, orgNotes, err := resolveOrg(ctx, l, id, id+"_"+o.ListTool, listArgs, a.Organization)
 				if err != nil {
 					return nil, nil, err
 				}
+				notes = append(notes, orgNotes...)
 				args[o.Arg] = org.ID
 				if o.Value == connector.OrgByTitle {
 					args[o.Arg] = org.Title
 				}
 			}
 		}
-		var notes []string
 		if sp.Note != "" {
-			notes = []string{sp.Note}
+			notes = append([]string{sp.Note}, notes...)
 		}
 		return args, notes, nil
 	}
@@ -114,60 +112,44 @@ func stripKind(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// foldName lower-cases, drops diacritics and punctuation, and treats -, _
-// and spaces alike, so that "Den Helder", "den_helder" and "den-helder"
-// compare equal.
-func foldName(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range norm.NFD.String(s) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			space = true
-		}
-	}
-	return b.String()
-}
-
-// resolveOrg finds an organisation in a platform's list by key or name,
-// with or without its kind ("Soest", "soest", "Gemeente Soest"), or by
-// abbreviation, and returns it. Not found is a *skip naming the list tool.
-func resolveOrg(ctx context.Context, l lister, tool string, args map[string]any, want string) (connector.Item, error) {
+// resolveOrg finds an organisation in a platform's list by the rules of
+// matchOrg (a key, a name with or without its kind words and province, an
+// abbreviation the list gives, the start or words of a name) and returns
+// it, with a note when it was read from part of a name or when a key's
+// name fits others too. Not found is a *skip naming the list tool; a name
+// that fits several organisations is an *ambiguous listing them, never the
+// first of them.
+func resolveOrg(ctx context.Context, l lister, id, tool string, args map[string]any, want string) (connector.Item, []string, error) {
 	items, err := l(ctx, tool, args)
 	if err != nil {
-		return connector.Item{}, fmt.Errorf("looking up organization %q with %s: %w", want, tool, err)
+		return connector.Item{}, nil, fmt.Errorf("looking up organization %q with %s: %w", want, tool, err)
 	}
-	w := foldName(want)
-	wk := foldName(stripKind(want))
-	for _, pass := range []func(it connector.Item) bool{
-		func(it connector.Item) bool { return foldName(it.ID) == w || foldName(it.Title) == w },
-		func(it connector.Item) bool {
-			return foldName(stripKind(it.Title)) == wk || foldName(it.ID) == wk
-		},
-		// An abbreviation the platform gives (a court's "HR", "RBAMS").
-		func(it connector.Item) bool {
-			for _, x := range it.Extra {
-				if ab, ok := x["abbreviation"].(string); ok && foldName(ab) == w {
-					return true
-				}
+	orgs := orgsOf(id, items)
+	m := matchOrg(orgs, want)
+	switch len(m.cands) {
+	case 0:
+		return connector.Item{}, nil, &skip{fmt.Sprintf("organization %q is not among this platform's organisations (see %s)", want, tool)}
+	case 1:
+	default:
+		return connector.Item{}, nil, newAmbiguous(orgs, m, want, id)
+	}
+	o := m.cands[0]
+	var notes []string
+	switch {
+	case m.by == byKey && len(m.namesakes) > 0:
+		var others []string
+		for i, n := range m.namesakes {
+			if i == maxListed {
+				others = append(others, fmt.Sprintf("and %d more", len(m.namesakes)-maxListed))
+				break
 			}
-			return false
-		},
-	} {
-		for _, it := range items {
-			if pass(it) {
-				return it, nil
-			}
+			others = append(others, fmt.Sprintf("%s (key %q)", n.label(), clip(n.key, 100)))
 		}
+		notes = append(notes, fmt.Sprintf("organization %s is the key of %s here; the name also fits %s.", quoteCut(want, 100), o.label(), strings.Join(others, "; ")))
+	case m.by == byPrefix || m.by == byWords:
+		notes = append(notes, fmt.Sprintf("organization %s is read as %s (key %q), the only organisation here whose name fits.", quoteCut(want, 100), o.label(), clip(o.key, 100)))
 	}
-	return connector.Item{}, &skip{fmt.Sprintf("organization %q is not among this platform's organisations (see %s)", want, tool)}
+	return o.item, notes, nil
 }
 
 // listItems reads a list tool's answer.

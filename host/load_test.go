@@ -3,7 +3,10 @@ package host_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -112,12 +115,29 @@ func TestLoad(t *testing.T) {
 	warm := heapMB()
 	peak := warm
 	var samples []string
+	// The event store's size, sampled through the load (sessions end, and
+	// their events go, when each round of the load ends).
+	var storePeak atomic.Int64
+	sampling, stopSampling := context.WithCancel(context.Background())
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for sampling.Err() == nil {
+			storePeak.Store(max(storePeak.Load(), int64(metricValue(base, "besluitbron_event_store_bytes"))))
+			select {
+			case <-sampling.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
 	for end := time.Now().Add(total); time.Now().Before(end); {
 		runLoad(t, base, loadSessions, time.Now().Add(min(total/4, time.Minute)), &st)
 		h := heapMB()
 		peak = max(peak, h)
 		samples = append(samples, fmt.Sprintf("%.0f", h))
 	}
+	stopSampling()
+	<-sampled
 	t.Logf("%d calls by %d sessions in %v: %d cache hits, %d tool errors %v; heap after warm-up %.0f MiB, then %v MiB",
 		st.calls.Load(), loadSessions, total, st.hits.Load(), st.toolErrors.Load(), st.toolErrorSample, warm, samples)
 	if n := st.protocolErrors.Load(); n != 0 {
@@ -125,6 +145,13 @@ func TestLoad(t *testing.T) {
 	}
 	if n := counter.fiveXX.Load(); n != 0 {
 		t.Errorf("BesluitBron answered %d HTTP 5xx (last %v)", n, counter.lastFiveX.Load())
+	}
+	// The events kept for resuming streams stay within their bound under
+	// the load (besluitbron_event_store_bytes counts bookkeeping too).
+	if b, max := storePeak.Load(), sumMetric(t, base, "besluitbron_event_store_max_bytes", ""); b <= 0 || float64(b) > max {
+		t.Errorf("event store held at most %d bytes under load, bound %.0f: want some, within the bound", b, max)
+	} else {
+		t.Logf("event store: at most %d of %.0f bytes under load", b, max)
 	}
 	// Bounded: the caches have fixed budgets and everything else is per
 	// call; growth past the warm-up beyond 96 MiB would be a leak.
@@ -149,4 +176,28 @@ func TestLoad(t *testing.T) {
 			t.Errorf("%s saw no request: the load missed it", m.ID)
 		}
 	}
+}
+
+// metricValue is a metric's value on /metrics (summed over its labels), 0
+// when it cannot be read: for sampling from a goroutine, where a test may
+// not fail.
+func metricValue(base, name string) float64 {
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	sum := 0.0
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
+			sum += v
+		}
+	}
+	return sum
 }

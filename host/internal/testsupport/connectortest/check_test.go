@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
+	"github.com/besluitbron/besluitbron/plugins/conformance"
 	"github.com/besluitbron/besluitbron/plugins/example"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -150,10 +153,18 @@ func TestParseCaseErrors(t *testing.T) {
 		"x\n-- routes --\n":                    "no call section",
 		"x\n-- call --\nsearch {\n":            "are not JSON",
 		"x\n-- call --\nsearch\n-- other --\n": `unknown section "other"`,
-		"x\n-- call --\ns\n-- routes --\nu 99 b\n":             "routes line 1: status",
-		"x\n-- call --\ns\n-- routes --\nu fetcherror odd m\n": `kind "odd"`,
-		"x\n-- call --\ns\n-- routes --\nu 200 @nope/nope\n":   "no such file",
-		"x\n-- call --\ns\n-- call --\ns\n":                    `section "call" twice`,
+		"x\n-- call --\ns\n-- routes --\nu 99 b\n":                                                            "routes line 1: status",
+		"x\n-- call --\ns\n-- routes --\nu fetcherror odd m\n":                                                `kind "odd"`,
+		"x\n-- call --\ns\n-- routes --\nu 200 @nope/nope\n":                                                  "no such file",
+		"x\n-- call --\ns\n-- call --\ns\n":                                                                   `section "call" twice`,
+		"x\n-- call --\ns\n-- grant --\nteleport\n":                                                           `grant: "teleport" is not a client feature`,
+		"x\n-- call --\ns\n-- grant --\n\n":                                                                   "grant: empty",
+		"x\n-- call --\ns\n-- grant --\nroots, roots\n":                                                       "granted twice",
+		"x\n-- call --\ns\n-- elicit --\n{\"action\":\"accept\"}\n":                                           "not granted \"elicitation\"",
+		"x\n-- call --\ns\n-- grant --\nelicitation\n-- elicit --\n{\"action\":\"maybe\"}\n":                  `action "maybe"`,
+		"x\n-- call --\ns\n-- grant --\nelicitation\n-- elicit --\n{\"action\":\"decline\",\"content\":{}}\n": "only accept carries content",
+		"x\n-- call --\ns\n-- grant --\nelicitation\n-- elicit --\n{\"act\":1}\n":                             "answer 1",
+		"x\n-- call --\ns\n-- grant --\nelicitation\n-- elicit --\n\n":                                        "no answer",
 	}
 	for body, want := range cases {
 		p := filepath.Join(t.TempDir(), "c.txtar")
@@ -162,10 +173,38 @@ func TestParseCaseErrors(t *testing.T) {
 			t.Errorf("%q: %v, want an error naming the file and %q", body, err, want)
 		}
 	}
-	p := filepath.Join(t.TempDir(), "c.txtar")
+	p := filepath.Join(t.TempDir(), "g.txtar")
+	os.WriteFile(p, []byte("ok\n-- call --\nsearch\n-- grant --\n[\"roots\", \"elicitation\"]\n-- elicit --\n{\"action\":\"accept\",\"content\":{\"choice\":\"a\"}}\n{\"action\":\"cancel\"}\n"), 0o644)
+	if c, err := ParseCase(p); err != nil || !slices.Equal(c.Grant, []string{"elicitation", "roots"}) || len(c.Elicit) != 2 || c.Elicit[1].Action != connector.ElicitCancel {
+		t.Errorf("grant and elicit: %+v, %v", c, err)
+	}
+	p = filepath.Join(t.TempDir(), "c.txtar")
 	os.WriteFile(p, []byte("ok\n-- call --\nsearch\n-- routes --\n# comment\nhttps://x.test/* fetcherror queue_timeout no room\n"), 0o644)
 	c, err := ParseCase(p)
 	if err != nil || string(c.Args) != "{}" || len(c.Routes) != 1 || c.Routes[0].Err.Kind != connector.FetchQueueTimeout || c.Routes[0].Err.Message != "no room" {
 		t.Errorf("case %+v, %v", c, err)
+	}
+}
+
+// TestInProcessRefusesAsTheHost: the in-process runtime answers client
+// features through the host's gate, as the WebAssembly and native ones
+// do: not granted is the real host's refusal naming the grant to add,
+// whatever the client could do; granted, the call's client is asked.
+func TestInProcessRefusesAsTheHost(t *testing.T) {
+	c := Case{Tool: "test_elicitation", Args: []byte(`{"message":"Which one?"}`), Elicit: []connector.ElicitResult{{Action: connector.ElicitAccept, Content: []byte(`{"username":"u","email":"e@x.nl"}`)}}}
+	conn := InProcess().Open(t, "example")
+	if _, ok := conn.(gated); !ok {
+		t.Fatalf("in-process connector %T is not behind the gate", conn)
+	}
+	g := gated{Connector: conformance.Plugin(), gate: clientcall.New(clientcall.Options{ID: "conformance"})}
+	o := call(t, g, c)
+	want := `client feature "elicitation" is not granted to connector "conformance": add it to connectors.conformance.grant`
+	if !strings.Contains(o.Text+o.Failure+fmt.Sprint(o.Result), want) || len(o.Elicitations) != 0 {
+		t.Errorf("not granted: %+v, want %q and no question", o, want)
+	}
+	g.gate = clientcall.New(clientcall.Options{ID: "conformance", Grant: []string{connector.FeatureElicitation}})
+	o = call(t, g, c)
+	if len(o.Elicitations) != 1 || o.Elicitations[0].Message == "" || o.IsError {
+		t.Errorf("granted: %+v", o)
 	}
 }

@@ -10,7 +10,11 @@
 // tool call, the recorded upstream answers (files from the repository's
 // testdata/<platform>/, served through sdk/sdktest's fake host), and the
 // expected outcome (see [Case] for the format). Every tool a connector
-// declares needs at least one case.
+// declares needs at least one case. A case may grant the connector client
+// features and script the client's answers to its elicitations; every
+// runtime reaches the client through the host's own gate
+// (host/internal/runtime/clientcall), so what is not granted is refused in
+// the real host's words in all three.
 //
 //	func TestContract(t *testing.T) {
 //		for _, id := range connectortest.Connectors() {

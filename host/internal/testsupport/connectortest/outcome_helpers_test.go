@@ -30,6 +30,16 @@ type Outcome struct {
 	Failure string `json:"failure,omitempty"`
 	// Fetches are the connector's upstream requests, one line each.
 	Fetches []string `json:"fetches"`
+	// Elicitations are what the connector asked the client, in order
+	// (those the gate let through to it).
+	Elicitations []Asked `json:"elicitations,omitempty"`
+}
+
+// Asked is one elicitation a connector put to the call's client.
+type Asked struct {
+	Message string `json:"message"`
+	// Schema is the requested schema, decoded.
+	Schema any `json:"schema"`
 }
 
 var connectorPrefix = regexp.MustCompile(`^connector "[a-z0-9]+": `)

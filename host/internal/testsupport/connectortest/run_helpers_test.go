@@ -3,7 +3,9 @@ package connectortest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -56,10 +58,23 @@ func Run(t *testing.T, id string, o *Options) {
 	if len(cases) == 0 {
 		t.Fatalf("connectortest: no cases in %s", opts.Dir)
 	}
-	conns := make([]connector.Connector, len(opts.Runtimes))
-	for i, rt := range opts.Runtimes {
-		conns[i] = rt.Open(t, id)
+	// Each runtime is opened once per grant the cases give (a grant is
+	// the admin's, fixed when the host loads a connector); most cases
+	// grant nothing and share the first.
+	opened := map[string][]connector.Connector{}
+	connsFor := func(grant []string) []connector.Connector {
+		k := strings.Join(grant, ",")
+		if cs, ok := opened[k]; ok {
+			return cs
+		}
+		cs := make([]connector.Connector, len(opts.Runtimes))
+		for i, rt := range opts.Runtimes {
+			cs[i] = rt.Open(t, id, grant...)
+		}
+		opened[k] = cs
+		return cs
 	}
+	conns := connsFor(nil)
 	ref := opts.Runtimes[0].Name
 	manifest, err := conns[0].Describe(context.Background())
 	if err != nil {
@@ -93,7 +108,14 @@ func Run(t *testing.T, id string, o *Options) {
 		names[i] = rt.Name
 	}
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) { check(t, c, conns, names, opts.Update) })
+		for _, f := range c.Grant {
+			if !slices.Contains(manifest.ClientFeatures, f) {
+				t.Errorf("%s grants %q, which %s's manifest does not ask for (client_features %v): the host refuses such a grant", c.path, f, id, manifest.ClientFeatures)
+			}
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) { check(t, c, connsFor(c.Grant), names, opts.Update) })
 	}
 }
 
@@ -133,5 +155,11 @@ func call(tb testing.TB, conn connector.Connector, c Case) Outcome {
 	defer cancel()
 	h := c.Host(tb)
 	res, err := conn.Call(ctx, connector.CallRequest{Tool: c.Tool, Arguments: c.Args}, h)
-	return Normalise(res, err, h.Requests())
+	o := Normalise(res, err, h.Requests())
+	for _, e := range h.Elicitations() {
+		var schema any
+		_ = json.Unmarshal(e.RequestedSchema, &schema) // validated by the host
+		o.Elicitations = append(o.Elicitations, Asked{Message: e.Message, Schema: schema})
+	}
+	return o
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/nativert"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
 	"github.com/besluitbron/besluitbron/host/internal/testsupport/nativerttest"
@@ -52,10 +53,14 @@ func Connectors() []string {
 }
 
 // Runtime is one way of running a connector. Open builds what it needs
-// from source and returns the connector, closed when the test ends.
+// from source and returns the connector, closed when the test ends, with
+// grant as the admin's connectors.<id>.grant. Every runtime puts the
+// host's own gate (clientcall) between the connector and the call's
+// client, so that a feature is refused, or reaches the client, in the same
+// words in all of them.
 type Runtime struct {
 	Name string
-	Open func(tb testing.TB, id string) connector.Connector
+	Open func(tb testing.TB, id string, grant ...string) connector.Connector
 }
 
 // Runtimes returns the three runtimes: in-process (the reference),
@@ -104,19 +109,31 @@ func compilationCache() wazero.CompilationCache {
 	return cc
 }
 
-// InProcess runs the connector's Go code in the test process.
+// InProcess runs the connector's Go code in the test process, behind the
+// gate the other runtimes keep in the host.
 func InProcess() Runtime {
-	return Runtime{Name: "inprocess", Open: func(tb testing.TB, id string) connector.Connector {
-		return constructor(tb, id)()
+	return Runtime{Name: "inprocess", Open: func(tb testing.TB, id string, grant ...string) connector.Connector {
+		return gated{Connector: constructor(tb, id)(), gate: clientcall.New(clientcall.Options{ID: id, Grant: grant})}
 	}}
+}
+
+// gated is an in-process connector whose calls reach their client through
+// the host's gate, as a WebAssembly or native connector's do.
+type gated struct {
+	connector.Connector
+	gate *clientcall.Gate
+}
+
+func (g gated) Call(ctx context.Context, req connector.CallRequest, h connector.Host) (connector.CallResult, error) {
+	return g.Connector.Call(ctx, req, g.gate.Host(h))
 }
 
 // WASM runs the connector's WebAssembly build under wasmrt.
 func WASM() Runtime {
-	return Runtime{Name: "wasm", Open: func(tb testing.TB, id string) connector.Connector {
+	return Runtime{Name: "wasm", Open: func(tb testing.TB, id string, grant ...string) connector.Connector {
 		tb.Helper()
 		constructor(tb, id)
-		c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: id, Wasm: wasmbuild.Bytes(tb, pkg(id)), Logger: quiet(), CompilationCache: compilationCache()})
+		c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: id, Wasm: wasmbuild.Bytes(tb, pkg(id)), Logger: quiet(), CompilationCache: compilationCache(), Grant: grant})
 		if err != nil {
 			tb.Fatalf("connectortest: %v", err)
 		}
@@ -128,11 +145,11 @@ func WASM() Runtime {
 // Process runs the connector's native build as a go-plugin process under
 // nativert.
 func Process() Runtime {
-	return Runtime{Name: "process", Open: func(tb testing.TB, id string) connector.Connector {
+	return Runtime{Name: "process", Open: func(tb testing.TB, id string, grant ...string) connector.Connector {
 		tb.Helper()
 		constructor(tb, id)
 		bin := nativerttest.Build(tb, nativePkg(id))
-		c, err := nativert.Load(context.Background(), nativert.Options{ID: id, Path: bin, SHA256: nativerttest.SHA256(tb, bin), Logger: quiet()})
+		c, err := nativert.Load(context.Background(), nativert.Options{ID: id, Path: bin, SHA256: nativerttest.SHA256(tb, bin), Logger: quiet(), Grant: grant})
 		if err != nil {
 			tb.Fatalf("connectortest: %v", err)
 		}

@@ -129,8 +129,8 @@ func TestNamesDefaultAndConfigured(t *testing.T) {
 			t.Errorf("read %s: %v %+v", tc.uri, err, rr)
 		}
 		lr, err := cs.ListResources(ctx, nil)
-		if err != nil || len(lr.Resources) != 2 {
-			t.Errorf("resources/list: %v %d resources, want the 2 without variables", err, len(lr.Resources))
+		if err != nil || len(lr.Resources) != 3 {
+			t.Errorf("resources/list: %v %d resources, want the 3 without variables", err, len(lr.Resources))
 		}
 		// The host's own code calls tools by <id>_<tool> whatever the prefix.
 		if r := s.Call(ctx, testInfo(), "conformance_test_simple_text", nil); r.IsError {

@@ -176,7 +176,14 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				}
 				defer done()
 			case r.Method == http.MethodGet:
-				done, no := lv.openStream(lv.session(r.Header.Get(sessionHeader)), ip)
+				// A GET with Last-Event-ID resumes a POST's stream (one per
+				// call that was polled or dropped): it counts against the
+				// address's streams, not against the session's own few.
+				slot := lv.session(r.Header.Get(sessionHeader))
+				if r.Header.Get(lastEventIDHeader) != "" {
+					slot = nil
+				}
+				done, no := lv.openStream(slot, ip)
 				if no != nil {
 					no.write(w)
 					return

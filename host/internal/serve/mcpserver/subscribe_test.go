@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,7 +55,8 @@ func TestSubscribeToWhatChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range list.Resources {
-		if got := r.Meta["subscribable"] == true; got != (r.URI == "besluitbron://status") {
+		want := r.URI == "besluitbron://status" || r.URI == "besluitbron://conformance/watched-resource"
+		if got := r.Meta["subscribable"] == true; got != want {
 			t.Errorf("%s: _meta.subscribable %v", r.URI, r.Meta["subscribable"])
 		}
 	}
@@ -88,11 +90,38 @@ func TestSubscribeToWhatChanges(t *testing.T) {
 		t.Fatalf("update for %s after unsubscribing", u)
 	default:
 	}
-	if c := connect("/mcp/conformance/v1").InitializeResult().Capabilities.Resources; c != nil && c.Subscribe && !subscribableFixture(s) {
-		t.Errorf("the connector's own address advertises subscriptions without a subscribable resource")
+	// The fixture's own address serves its watched resource: it
+	// advertises subscriptions, for that URI only.
+	own := connect("/mcp/conformance/v1")
+	if c := own.InitializeResult().Capabilities.Resources; c == nil || !c.Subscribe {
+		t.Errorf("the fixture's own address does not advertise subscriptions for its watched resource")
+	}
+	if err := own.Subscribe(ctx, &mcp.SubscribeParams{URI: "besluitbron://status"}); err == nil {
+		t.Errorf("the fixture's own address accepts a subscription to the host's status, which it does not serve")
+	}
+	// A connector without a subscribable resource advertises none.
+	plain, err := New(Options{Version: "test", Platforms: []Platform{withoutSubscriptions(fixtures(t, nil, ""))}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	psrv := httptest.NewServer(plain.Handler(HTTPOptions{}))
+	t.Cleanup(psrv.Close)
+	pc, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: psrv.URL + "/mcp/unified/v1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	if c := pc.InitializeResult().Capabilities.Resources; c != nil && c.Subscribe {
+		t.Errorf("an address with no subscribable resource advertises subscriptions")
 	}
 }
 
-// subscribableFixture says whether the conformance fixture declares a
-// subscribable resource (its own address then rightly advertises them).
-func subscribableFixture(s *Server) bool { return s.watches["conformance"] != nil }
+// withoutSubscriptions is p with no resource marked subscribable.
+func withoutSubscriptions(p Platform) Platform {
+	rs := append([]connector.ResourceTemplate(nil), p.Manifest.Resources...)
+	for i := range rs {
+		rs[i].Subscribable = false
+	}
+	p.Manifest.Resources = rs
+	return p
+}

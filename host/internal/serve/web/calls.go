@@ -122,6 +122,9 @@ const (
 	kindInvalid     = "invalid"
 	kindError       = "error"
 	kindUnsupported = "unsupported"
+	// kindAmbiguous: the filter names several organisations; the
+	// section lists them to choose from.
+	kindAmbiguous = "ambiguous"
 )
 
 // classify names what went wrong in a tool error. The fetch gate's error

@@ -48,6 +48,8 @@ var messages = map[string][2]string{
 	"kind.down":              {"%s is niet bereikbaar. Resultaten van dit platform ontbreken.", "%s cannot be reached. Results from this platform are missing."},
 	"kind.invalid":           {"Deze zoekopdracht past niet bij %s.", "This search does not fit %s."},
 	"kind.error":             {"%s gaf een fout.", "%s returned an error."},
+	"kind.ambiguous":         {"„%s” past bij %d organisaties bij %s. Kies welke u bedoelt:", "“%s” fits %d organisations on %s. Choose the one you mean:"},
+	"kind.ambiguous.more":    {"en nog %d; typ een vollediger naam, bijvoorbeeld met de provincie: „Bergen (NH)”.", "and %d more; type a fuller name, for instance with the province: “Bergen (NH)”."},
 	"kind.unsupp":            {"%s kan niet op trefwoord zoeken. Kies bij dit platform een filter om er te zoeken.", "%s cannot search by keyword. Choose a filter for this platform to search it."},
 	"reload":                 {"Opnieuw laden", "Reload"},
 	"state.up":               {"bereikbaar", "up"},

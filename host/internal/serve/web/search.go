@@ -106,6 +106,9 @@ type section struct {
 	QueuedMS   int64
 	Position   int
 	ETA        int // seconds
+	// Ambiguous is the organisations the filter fits, when it fits
+	// several (Kind is kindAmbiguous).
+	Ambiguous *ambiguity
 	// Fragment is the URL that renders this section alone (for the
 	// script to fetch again while the platform is still answering).
 	Fragment string
@@ -215,6 +218,9 @@ func (s *Server) searchOne(ctx context.Context, p *Platform, f form) *section {
 	sec.Cache, sec.QueuedMS = sum.Cache, sum.Queued.Milliseconds()
 	if err := pc.ans.Err; err != nil {
 		sec.Kind, sec.Message = classify(err.Error()), err.Error()
+		if a := parseAmbiguity(err.Error()); a != nil {
+			sec.Kind, sec.Ambiguous = kindAmbiguous, a
+		}
 		return sec
 	}
 	var r connector.SearchResult

@@ -217,10 +217,10 @@ func (q *core) weight(s *session) float64 {
 func (q *core) session(t time.Time, id string) *session {
 	s := q.sessions[id]
 	if s == nil {
-		s = &session{id: id, public: id == PublicSession}
+		s = &session{id: id, public: id == PublicSession, hidx: -1, slot: -1}
 		q.sessions[id] = s
 	} else if len(s.queue) == 0 && t.Sub(s.lastSeen) >= q.forget {
-		*s = session{id: id, public: s.public}
+		*s = session{id: id, public: s.public, hidx: -1, slot: -1}
 	}
 	return s
 }
@@ -366,6 +366,16 @@ func (q *core) enqueue(t time.Time, r Request) (*call, error) {
 		s.queue = append(s.queue, c)
 		s.since = t
 		q.tagHead(s)
+		if q.order.live == 0 && !q.b.readyAt(t, c.cost).After(t) {
+			// Nothing else waits and the bucket holds the call: advance
+			// would pick s, fairly, and grant it at once. The waiting
+			// sessions' structures need not hear of it.
+			q.queued++
+			q.count(c, 1)
+			q.grant(t, s, true)
+			q.advance(t)
+			return c, nil
+		}
 		q.join(s)
 	case r.Front:
 		s.queue = slices.Insert(s.queue, 0, c)
@@ -488,7 +498,9 @@ func (q *core) grant(t time.Time, s *session, fair bool) {
 	}
 	s.lastSeen = t
 	q.count(c, -1)
-	q.leave(s)
+	if s.slot >= 0 {
+		q.leave(s)
+	}
 	if len(s.queue) > 0 {
 		s.since = t
 		s.start = max(q.vt, s.lastFinish)

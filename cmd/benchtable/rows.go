@@ -142,6 +142,26 @@ var rows = []row{
 		target: "≤ 1 (+10 ms)",
 	},
 	{
+		figure: "Scheduler grant at 10,000 waiting sessions vs at 10",
+		bench:  bench{"./sched", "^BenchmarkSchedGrant$/^10(000)?$/^plain$", "20000x"},
+		value:  metric{"BenchmarkSchedGrant/10000/plain", "ns/grant"},
+		ref:    &metric{"BenchmarkSchedGrant/10/plain", "ns/grant"},
+		target: "≤ 5 µs",
+	},
+	{
+		figure: "Scheduler arrival with a deadline at 10,000 waiting sessions vs at 10",
+		bench:  bench{"./sched", "^BenchmarkSchedArrival$/^10(000)?$/^deadline$", "2000x"},
+		value:  metric{"BenchmarkSchedArrival/10000/deadline", "ns/arrival"},
+		ref:    &metric{"BenchmarkSchedArrival/10/deadline", "ns/arrival"},
+		target: "≤ 50 µs",
+	},
+	{
+		figure: "Scheduler arrival with a deadline at 10,000 waiting sessions vs at 10, every waiting call with a deadline too",
+		bench:  bench{"./sched", "^BenchmarkSchedArrival$/^10(000)?$/^deadlines$", "200x"},
+		value:  metric{"BenchmarkSchedArrival/10000/deadlines", "ns/arrival"},
+		ref:    &metric{"BenchmarkSchedArrival/10/deadlines", "ns/arrival"},
+	},
+	{
 		figure: "Healthy platforms' median latency with four platforms failing vs none",
 		bench:  bench{"./host", "^BenchmarkFaultIsolation$", "1x"},
 		value:  metric{"BenchmarkFaultIsolation", "healthy-ms-faults"},

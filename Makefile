@@ -125,7 +125,7 @@ vet:
 # One table of every performance figure, each against its reference, with
 # the command that reproduces each row; docs/benchmarks.md keeps the latest.
 bench: redis-deps
-	GO=$(GO) $(GO) run ./cmd/benchtable -o docs/benchmarks.md
+	BESLUITBRON_TS_CLIENT_DIR=$$(scripts/ts-deps.sh) GO=$(GO) $(GO) run ./cmd/benchtable -o docs/benchmarks.md
 
 clean:
 	rm -rf bin var

@@ -19,7 +19,7 @@ import (
 )
 
 // fakeOBV serves recorded OpenBesluitvorming responses.
-func fakeOBV(t *testing.T, hits *atomic.Int64) *httptest.Server {
+func fakeOBV(t testing.TB, hits *atomic.Int64) *httptest.Server {
 	t.Helper()
 	root := filepath.Join(wasmbuild.Root(), "testdata", "obv")
 	file := func(name string) []byte {

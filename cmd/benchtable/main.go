@@ -213,6 +213,8 @@ func human(v float64, unit string) string {
 		return fmt.Sprintf("%.2f s", v)
 	case strings.HasSuffix(unit, "-MB"):
 		return fmt.Sprintf("%.1f MB", v)
+	case strings.HasSuffix(unit, "calls/s"):
+		return fmt.Sprintf("%.0f calls/s", v)
 	}
 	return fmt.Sprintf("%.3g %s", v, unit)
 }

@@ -22,10 +22,23 @@ import (
 // number of nanoseconds, so the tree's sums and minima decide exactly what
 // the step-by-step plan decided.
 
+// tagEntry is a waiting session in the heap, with the keys it is ordered
+// by copied in: a sift compares entries without visiting the sessions,
+// which at 10,000 waiting sessions are mostly out of the cache.
+type tagEntry struct {
+	start, finish float64
+	slot          int
+	s             *session
+}
+
 // tagLess orders sessions for the fair choice: the smallest start tag, then
 // the smallest finish tag, then the one waiting longest (the smaller slot),
 // which is the order in which a scan of the waiting sessions met them.
 func tagLess(a, b *session) bool {
+	return entryLess(&tagEntry{a.start, a.finish, a.slot, a}, &tagEntry{b.start, b.finish, b.slot, b})
+}
+
+func entryLess(a, b *tagEntry) bool {
 	if a.start != b.start {
 		return a.start < b.start
 	}
@@ -35,42 +48,56 @@ func tagLess(a, b *session) bool {
 	return a.slot < b.slot
 }
 
-// tagHeap is a binary min-heap of the waiting sessions by tagLess; each
-// session knows its index (hidx).
-type tagHeap []*session
+// tagHeap is a binary min-heap of the waiting sessions by tagLess. pos
+// holds each entry's index by the session's slot in the order tree.
+type tagHeap struct {
+	a   []tagEntry
+	pos []int
+}
+
+// min returns the fair choice.
+func (h *tagHeap) min() *session { return h.a[0].s }
 
 func (h *tagHeap) push(s *session) {
-	*h = append(*h, s)
-	s.hidx = len(*h) - 1
-	h.up(s.hidx)
+	if s.slot >= len(h.pos) {
+		h.pos = append(h.pos, make([]int, s.slot+1-len(h.pos))...)
+	}
+	h.a = append(h.a, tagEntry{s.start, s.finish, s.slot, s})
+	i := len(h.a) - 1
+	h.pos[s.slot] = i
+	h.up(i)
 }
 
 func (h *tagHeap) remove(s *session) {
-	a := *h
-	i, last := s.hidx, len(a)-1
+	i, last := h.pos[s.slot], len(h.a)-1
 	if i != last {
-		a[i] = a[last]
-		a[i].hidx = i
+		h.a[i] = h.a[last]
+		h.pos[h.a[i].slot] = i
 	}
-	a[last] = nil
-	*h = a[:last]
-	s.hidx = -1
+	h.a[last] = tagEntry{}
+	h.a = h.a[:last]
 	if i != last {
-		h.fix(i)
+		h.fixAt(i)
 	}
 }
 
-// fix restores the heap after the tags of the session at i changed.
-func (h tagHeap) fix(i int) {
+// fix restores the heap after s's tags changed.
+func (h *tagHeap) fix(s *session) {
+	i := h.pos[s.slot]
+	h.a[i].start, h.a[i].finish = s.start, s.finish
+	h.fixAt(i)
+}
+
+func (h *tagHeap) fixAt(i int) {
 	if !h.down(i) {
 		h.up(i)
 	}
 }
 
-func (h tagHeap) up(i int) {
+func (h *tagHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !tagLess(h[i], h[p]) {
+		if !entryLess(&h.a[i], &h.a[p]) {
 			return
 		}
 		h.swap(i, p)
@@ -78,18 +105,18 @@ func (h tagHeap) up(i int) {
 	}
 }
 
-func (h tagHeap) down(i0 int) bool {
-	i := i0
+func (h *tagHeap) down(i0 int) bool {
+	i, n := i0, len(h.a)
 	for {
 		l := 2*i + 1
-		if l >= len(h) {
+		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < len(h) && tagLess(h[r], h[l]) {
+		if r := l + 1; r < n && entryLess(&h.a[r], &h.a[l]) {
 			m = r
 		}
-		if !tagLess(h[m], h[i]) {
+		if !entryLess(&h.a[m], &h.a[i]) {
 			break
 		}
 		h.swap(i, m)
@@ -98,14 +125,29 @@ func (h tagHeap) down(i0 int) bool {
 	return i > i0
 }
 
-func (h tagHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].hidx, h[j].hidx = i, j
+func (h *tagHeap) swap(i, j int) {
+	h.a[i], h.a[j] = h.a[j], h.a[i]
+	h.pos[h.a[i].slot], h.pos[h.a[j].slot] = i, j
+}
+
+// reindex follows a renumbering of the slots, which keeps their order and
+// so the heap's; n is the number of slots.
+func (h *tagHeap) reindex(n int) {
+	if len(h.pos) < n {
+		h.pos = make([]int, n)
+	}
+	for i := range h.a {
+		h.a[i].slot = h.a[i].s.slot
+		h.pos[h.a[i].slot] = i
+	}
 }
 
 // init restores the heap after every session's tags changed.
-func (h tagHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
+func (h *tagHeap) init() {
+	for i := range h.a {
+		h.a[i].start, h.a[i].finish = h.a[i].s.start, h.a[i].s.finish
+	}
+	for i := len(h.a)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
 }

@@ -82,16 +82,16 @@ func (q *core) dryCopy() *core {
 		now: q.now, vt: q.vt, epoch: q.epoch, queued: q.queued, grants: q.grants,
 		unitMax: q.unitMax, scan: q.scan,
 	}
-	d.tags = make(tagHeap, len(q.tags))
+	d.tags = tagHeap{a: slices.Clone(q.tags.a), pos: slices.Clone(q.tags.pos)}
 	o := &q.order
 	d.order = orderTree{
 		slots: make([]*session, len(o.slots)), next: o.next, front: o.front, live: o.live,
 		size: o.size, nodes: slices.Clone(o.nodes), base: o.base,
 	}
-	for i, s := range q.tags {
-		cp := *s
-		cp.queue = slices.Clone(s.queue)
-		d.tags[i] = &cp
+	for i := range d.tags.a {
+		cp := *d.tags.a[i].s
+		cp.queue = slices.Clone(cp.queue)
+		d.tags.a[i].s = &cp
 		d.order.slots[cp.slot] = &cp
 	}
 	return d

@@ -46,6 +46,9 @@ type call struct {
 	// fx is min(cost, K) in 1/1024 units, or -1 if that is not exact
 	// (see core.qunits).
 	fx int64
+	// need and charge are the bucket's need and charge (rounded up) for
+	// the call, kept for the order tree's leaf.
+	need, charge time.Duration
 }
 
 // session is one MCP session's queue and usage.
@@ -63,8 +66,9 @@ type session struct {
 	lastFinish    float64 // finish tag of the last grant
 	epoch         uint64  // lastFinish is stale unless epoch == core.epoch
 
-	// Its places while it waits: in core.tags and in core.order.
-	hidx, slot int
+	// Its place in core.order while it waits (and, through it, in
+	// core.tags); -1 otherwise.
+	slot int
 }
 
 // counters are the cumulative numbers behind Stats.
@@ -136,7 +140,7 @@ func (q *core) limitChanged() {
 	q.qunits, q.qinexact = 0, 0
 	q.order.each(func(s *session) {
 		for _, c := range s.queue {
-			c.fx = q.fixedUnits(c.cost)
+			q.price(c)
 			q.count(c, 1)
 		}
 	})
@@ -152,6 +156,12 @@ func (q *core) setLimit(t time.Time, l Limit) {
 	q.tags.init()
 	q.limitChanged()
 	q.advance(t)
+}
+
+// price computes what the call's cost means under the present limit.
+func (q *core) price(c *call) {
+	c.fx = q.fixedUnits(c.cost)
+	c.need, c.charge = q.b.need(c.cost), q.b.charge(c.cost, true)
 }
 
 // fixedUnits is min(cost, K) in 1/1024 units, or -1 if that is not exact
@@ -217,10 +227,10 @@ func (q *core) weight(s *session) float64 {
 func (q *core) session(t time.Time, id string) *session {
 	s := q.sessions[id]
 	if s == nil {
-		s = &session{id: id, public: id == PublicSession, hidx: -1, slot: -1}
+		s = &session{id: id, public: id == PublicSession, slot: -1}
 		q.sessions[id] = s
 	} else if len(s.queue) == 0 && t.Sub(s.lastSeen) >= q.forget {
-		*s = session{id: id, public: s.public, hidx: -1, slot: -1}
+		*s = session{id: id, public: s.public, slot: -1}
 	}
 	return s
 }
@@ -252,8 +262,8 @@ func (q *core) usage(t time.Time, id string) float64 {
 func (q *core) leaf(s *session) onode {
 	h := s.queue[0]
 	d := max(q.order.rel(s.since.Add(q.limit.Per)), -maxSum)
-	n := min(int64(q.b.need(h.cost)), farAway)
-	return onode{sum: int64(q.b.charge(h.cost, true)), slack: d - n, minD: d}
+	n := min(int64(h.need), farAway)
+	return onode{sum: int64(h.charge), slack: d - n, minD: d}
 }
 
 // join puts s, just tagged, behind every waiting session.
@@ -288,7 +298,7 @@ func (q *core) leave(s *session) {
 
 // headChanged follows a change of s's head call or tags while s waits.
 func (q *core) headChanged(s *session) {
-	q.tags.fix(s.hidx)
+	q.tags.fix(s)
 	q.order.set(s.slot, q.leaf(s))
 }
 
@@ -308,6 +318,7 @@ func (q *core) rebuild(n int) {
 		k++
 	})
 	o.slots, o.next, o.front, o.size, o.base = slots, k, 0, size, q.now
+	q.tags.reindex(size)
 	if len(o.nodes) != 2*size {
 		o.nodes = make([]onode, 2*size)
 	}
@@ -359,7 +370,8 @@ func (q *core) enqueue(t time.Time, r Request) (*call, error) {
 	q.advance(t)
 	s := q.session(t, r.Session)
 	q.seq++
-	c := &call{sess: s, cost: r.Cost, arrived: t, seq: q.seq, done: make(chan struct{}), fx: q.fixedUnits(r.Cost)}
+	c := &call{sess: s, cost: r.Cost, arrived: t, seq: q.seq, done: make(chan struct{})}
+	q.price(c)
 	s.lastSeen = t
 	switch {
 	case len(s.queue) == 0:
@@ -410,7 +422,7 @@ func (q *core) advance(t time.Time) {
 // deadline; then the session that has waited longest.
 func (q *core) pick(t time.Time) (s *session, fair bool) {
 	w := q.order.first()
-	b := q.tags[0]
+	b := q.tags.min()
 	if b == w || q.meets(t, b) {
 		return b, true
 	}

@@ -35,7 +35,7 @@ func binary(t *testing.T, version string) string {
 	if p, ok := bins[version]; ok {
 		return p
 	}
-	p := filepath.Join(sharedCompilationCache(t), "besluitbron-"+version)
+	p := filepath.Join(binDir(t), "besluitbron-"+version)
 	cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", p, "./cmd/besluitbron")
 	cmd.Dir = wasmbuild.Root()
 	if out, err := cmd.CombinedOutput(); err != nil {

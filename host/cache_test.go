@@ -101,21 +101,27 @@ func writeConfigTB(t testing.TB, body string) string {
 }
 
 var (
-	compileOnce sync.Once
-	compileDir  string
+	binDirOnce sync.Once
+	binDirPath string
 )
 
-// sharedCompilationCache is one wazero compilation cache for this test
-// process, so that each test does not compile the module again.
+// sharedCompilationCache is the package's wazero compilation cache
+// (proofCompileDir), so that each test does not compile the module again.
 func sharedCompilationCache(t testing.TB) string {
-	compileOnce.Do(func() {
-		d, err := os.MkdirTemp("", "besluitbron-cache-test-wazero-")
+	return proofCompileDir(t)
+}
+
+// binDir is a temporary folder for the binaries the tests build, once per
+// test process.
+func binDir(t testing.TB) string {
+	binDirOnce.Do(func() {
+		d, err := os.MkdirTemp("", "besluitbron-test-bin-")
 		if err != nil {
 			t.Fatal(err)
 		}
-		compileDir = d
+		binDirPath = d
 	})
-	return compileDir
+	return binDirPath
 }
 
 // cacheHost starts a host on the config and returns it with its base URL;

@@ -201,8 +201,8 @@ func TestORIOfflineSaysUnreachable(t *testing.T) {
 	closed := ln.Addr().String()
 	ln.Close() // now nothing listens there: connection refused
 	wasm := wasmbuild.Path(t, "./plugins/ori/cmd")
-	cfg := fmt.Sprintf("[runtime]\ncompilation_cache_dir = \"\"\n[cache]\ndir = %q\n[status]\nenabled = false\n"+
-		"[connectors.ori]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\n", t.TempDir(), wasm, "http://"+closed+"/v1/elastic")
+	cfg := fmt.Sprintf("[runtime]\ncompilation_cache_dir = %q\n[cache]\ndir = %q\n[status]\nenabled = false\n"+
+		"[connectors.ori]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\n", proofCompileDir(t), t.TempDir(), wasm, "http://"+closed+"/v1/elastic")
 	c, err := host.LoadConfig(writeConfig(t, cfg), []string{})
 	if err != nil {
 		t.Fatal(err)

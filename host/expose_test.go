@@ -38,7 +38,7 @@ func exposeHost(t *testing.T, server, obvExtra, tkExtra string) (*host.Host, *pl
 	t.Cleanup(sim.Close)
 	urls, rewrites := platformsim.BaseURLs(up.URL), platformsim.URLRewrites(up.URL)
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = \"\"\n[cache]\nenabled = false\n[status]\nenabled = false\n[server]\n%s\n", server)
+	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = %q\n[cache]\nenabled = false\n[status]\nenabled = false\n[server]\n%s\n", proofCompileDir(t), server)
 	for _, c := range []struct{ id, extra string }{{"obv", obvExtra}, {"tk", tkExtra}} {
 		fmt.Fprintf(&cfg, "[connectors.%s]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\npool_size = 1\n%s\n",
 			c.id, wasmbuild.Path(t, "./plugins/"+c.id+"/cmd"), urls[c.id], c.extra)

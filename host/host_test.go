@@ -69,7 +69,7 @@ func startHost(t *testing.T, upstream string) (*host.Host, string) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfgPath := writeConfig(t, `
 [runtime]
-compilation_cache_dir = ""
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [connectors.obv]
 module = "`+wasm+`"
 base_url = "`+upstream+`"
@@ -249,7 +249,7 @@ func TestUpstreamDownIsToolError(t *testing.T) {
 func TestLoopbackWithoutConsentRefused(t *testing.T) {
 	up := fakeOBV(t, nil)
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
-	cfg, err := host.LoadConfig(writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule = '"+wasm+"'\nbase_url = '"+up.URL+"'\n"), []string{})
+	cfg, err := host.LoadConfig(writeConfig(t, "[runtime]\ncompilation_cache_dir='"+proofCompileDir(t)+"'\n[connectors.obv]\nmodule = '"+wasm+"'\nbase_url = '"+up.URL+"'\n"), []string{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestBadConfigNamesKey(t *testing.T) {
 		{"[connectors.obv]\nmodule = '" + wasm + "'\n[connectors.obv.limits.search]\nunits = 1\nper = '1s'", "connectors.obv.limits.search"},
 		{"[connectors.tk]\nmodule = '" + wasm + "'", `configured as "tk"`},
 	} {
-		cfg, err := host.LoadConfig(writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n"+c.body), []string{})
+		cfg, err := host.LoadConfig(writeConfig(t, "[runtime]\ncompilation_cache_dir='"+proofCompileDir(t)+"'\n"+c.body), []string{})
 		if err == nil {
 			_, err = host.New(context.Background(), &host.Options{Config: cfg})
 		}

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,7 +37,7 @@ func serveReal(t *testing.T, upstream, server string) *servedHost {
 addr = "127.0.0.1:0"
 `+server+`
 [runtime]
-compilation_cache_dir = "`+filepath.Join(filepath.Dir(wasm), "wazero-cache")+`"
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [cache]
 enabled = false
 [status]

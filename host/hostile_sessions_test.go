@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -34,7 +33,7 @@ func startSessionsHost(t *testing.T, extra string) *sessionsHost {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
 [runtime]
-compilation_cache_dir = "`+filepath.Join(filepath.Dir(wasm), "wazero-cache")+`"
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [status]
 enabled = false
 [connectors.obv]

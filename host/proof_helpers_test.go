@@ -38,10 +38,13 @@ var (
 	proofCompile string
 )
 
-// proofCompileDir is a wazero compilation cache the proof tests share,
-// also between the plain and the -race runs of make test (var/ is
-// git-ignored; wazero keys entries by module and wazero version), so only
-// the first host of a checkout compiles the seven modules.
+// proofCompileDir is the wazero compilation cache every host test of this
+// package shares (a host without one compiles each module again: seconds
+// a module, most of a minute under -race), also between the plain and the
+// -race runs of make test (var/ is git-ignored; wazero keys entries by
+// module and wazero version), so only the first host of a checkout
+// compiles a module. What a test proves does not depend on it: a cached
+// module is the same compiled code.
 func proofCompileDir(tb testing.TB) string {
 	proofOnce.Do(func() {
 		d := filepath.Join(wasmbuild.Root(), "var", "wazero-proof")

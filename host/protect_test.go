@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,8 +25,8 @@ import (
 
 // limitedHost is a Host behind real HTTP whose client limits read a
 // frozen fake clock: buckets refill only when the test says so. The hosts
-// share a wazero compilation cache beside the built module (the test
-// binary's own temporary folder), so only the first compiles it.
+// share the package's wazero compilation cache (proofCompileDir), so only
+// the first compiles the module.
 type limitedHost struct {
 	h     *host.Host
 	base  string
@@ -50,7 +49,7 @@ func startHostClock(t *testing.T, extra string, clk sched.Clock) *limitedHost {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
 [runtime]
-compilation_cache_dir = "`+filepath.Join(filepath.Dir(wasm), "wazero-cache")+`"
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [connectors.obv]
 module = "`+wasm+`"
 base_url = "`+up.URL+`"

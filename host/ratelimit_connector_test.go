@@ -53,7 +53,7 @@ func startTwoConnectors(t *testing.T, extra string) *twoConnectorHost {
 	rsWasm := wasmbuild.Path(t, "./plugins/rechtspraak/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
 [runtime]
-compilation_cache_dir = "`+filepath.Join(filepath.Dir(obvWasm), "wazero-cache")+`"
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [status]
 enabled = false
 [connectors.obv]

@@ -175,7 +175,7 @@ func TestProcessRuntimeRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfgPath := writeConfig(t, "[runtime]\ncompilation_cache_dir = \"\"\n[cache]\nenabled = false\n[connectors.obv]\nruntime = \""+c.runtime+"\"\nmodule = \""+c.module+"\"\n"+c.extra+"\n")
+			cfgPath := writeConfig(t, "[runtime]\ncompilation_cache_dir = \""+proofCompileDir(t)+"\"\n[cache]\nenabled = false\n[connectors.obv]\nruntime = \""+c.runtime+"\"\nmodule = \""+c.module+"\"\n"+c.extra+"\n")
 			cfg, err := host.LoadConfig(cfgPath, []string{})
 			if err != nil {
 				t.Fatal(err)

@@ -85,7 +85,7 @@ func TestFloodAndNewcomerThroughMCP(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
 [runtime]
-compilation_cache_dir = ""
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [connectors.obv]
 module = "`+wasm+`"
 base_url = "`+up.URL+`"

@@ -46,7 +46,7 @@ func simHost(t *testing.T) (*platformsim.Sim, string) {
 	}
 	t.Logf("modules built after %v", time.Since(t0))
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = \"\"\n[cache]\ndir = %q\n[status]\nenabled = false\n", t.TempDir())
+	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = %q\n[cache]\ndir = %q\n[status]\nenabled = false\n", proofCompileDir(t), t.TempDir())
 	urls, rewrites := platformsim.BaseURLs(up.URL), platformsim.URLRewrites(up.URL)
 	for _, id := range simConnectors {
 		fmt.Fprintf(&cfg, "[connectors.%s]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\npool_size = 2\n", id, wasm[id], urls[id])

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -168,13 +167,15 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-// testCompilationCache is a wazero compilation cache shared by this
-// package's test hosts: compiling the same module again for every host
-// costs a minute under -race.
+// testCompilationCache is the wazero compilation cache shared by this
+// package's test hosts, the one the external tests' proofCompileDir names
+// (var/wazero-proof, kept between runs and between the plain and -race
+// steps): compiling the same module again for every host costs a minute
+// under -race.
 func testCompilationCache(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("besluitbron-test-wazero-%d", os.Getuid()))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir := filepath.Join(wasmbuild.Root(), "var", "wazero-proof")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -19,7 +19,7 @@ import (
 func TestCheckConfigOutput(t *testing.T) {
 	obv := wasmbuild.Path(t, "./plugins/obv/cmd")
 	rs := wasmbuild.Path(t, "./plugins/rechtspraak/cmd")
-	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[server]\naddr='127.0.0.1:0'\n[connectors.obv]\nmodule='"+obv+"'\n[connectors.rechtspraak]\nmodule='"+rs+"'\nexpose=false\n")
+	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[server]\naddr='127.0.0.1:0'\n[connectors.obv]\nmodule='"+obv+"'\n[connectors.rechtspraak]\nmodule='"+rs+"'\nexpose=false\n")
 	code, out, errs := runCmd("check-config", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("check-config: %d\n%s\n%s", code, out, errs)
@@ -54,7 +54,7 @@ func TestCheckConfigOutput(t *testing.T) {
 // `addr = 8080` passing check-config and failing only at serve.
 func TestCheckConfigRefusesWhatServeRefuses(t *testing.T) {
 	obv := wasmbuild.Path(t, "./plugins/obv/cmd")
-	mod := "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='" + obv + "'\n"
+	mod := "[runtime]\ncompilation_cache_dir='" + compileDir(t) + "'\n[connectors.obv]\nmodule='" + obv + "'\n"
 	for _, c := range []struct{ body, want string }{
 		{"[server]\naddr = 8080\n" + mod, `server.addr: want "host:port" in quotes`},
 		{"[server]\naddr = \"8080\"\n" + mod, `server.addr "8080" is a port without a host`},
@@ -111,7 +111,7 @@ func TestServeFailsFastOnBusyAddress(t *testing.T) {
 	}
 	// check-config does not fail on it (the server it checks may be the
 	// one holding the address) but says so.
-	okCfg := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[server]\naddr='"+busy.Addr().String()+"'\n[connectors.obv]\nmodule='"+obv+"'\n")
+	okCfg := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[server]\naddr='"+busy.Addr().String()+"'\n[connectors.obv]\nmodule='"+obv+"'\n")
 	if code, out, errs := runCmd("check-config", "--config", okCfg); code != 0 || !strings.Contains(out, "note: server.addr "+busy.Addr().String()+": address already in use") {
 		t.Errorf("check-config on a busy address: %d %q %q", code, out, errs)
 	}

@@ -37,6 +37,20 @@ func TestVersionAndUsage(t *testing.T) {
 	}
 }
 
+// compileDir is the wazero compilation cache these tests' configs name:
+// the host tests' var/wazero-proof (git-ignored, kept between runs; wazero
+// keys entries by module and wazero version), so check-config and serve
+// do not compile obv again for every config (seconds each). A cached
+// module is the same compiled code: no test here is about compiling.
+func compileDir(t *testing.T) string {
+	t.Helper()
+	d := filepath.Join(wasmbuild.Root(), "var", "wazero-proof")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func writeConfig(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "plugins.toml")
@@ -48,7 +62,7 @@ func writeConfig(t *testing.T, body string) string {
 
 func TestCheckConfig(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
-	good := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\n")
+	good := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[connectors.obv]\nmodule='"+wasm+"'\n")
 	code, out, errs := runCmd("check-config", "--config", good)
 	if code != 0 || !strings.Contains(out, "config OK: "+good+", 1 connector, ") {
 		t.Errorf("good config: %d %q %q", code, out, errs)
@@ -61,7 +75,7 @@ func TestCheckConfig(t *testing.T) {
 	if !strings.Contains(out, pin) {
 		t.Fatalf("check-config does not print the pin %q:\n%s", pin, out)
 	}
-	pinned := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\nsha256 = \""+sum+"\"\n")
+	pinned := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[connectors.obv]\nmodule='"+wasm+"'\nsha256 = \""+sum+"\"\n")
 	if code, out, errs := runCmd("check-config", "--config", pinned); code != 0 {
 		t.Errorf("pinned with the printed digest: %d %q %q", code, out, errs)
 	}
@@ -69,7 +83,7 @@ func TestCheckConfig(t *testing.T) {
 	if sum[0] == '0' {
 		wrong = "1" + sum[1:]
 	}
-	mispinned := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[connectors.obv]\nmodule='"+wasm+"'\nsha256 = \""+wrong+"\"\n")
+	mispinned := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[connectors.obv]\nmodule='"+wasm+"'\nsha256 = \""+wrong+"\"\n")
 	if code, _, errs := runCmd("check-config", "--config", mispinned); code != 1 || !strings.Contains(errs, "connectors.obv.sha256") {
 		t.Errorf("a wrong pin: %d %q", code, errs)
 	}
@@ -91,7 +105,7 @@ func TestStdio(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
-	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir=''\n[log]\nlevel='warn'\n[connectors.obv]\nmodule='"+wasm+"'\n")
+	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[log]\nlevel='warn'\n[connectors.obv]\nmodule='"+wasm+"'\n")
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bin, "stdio", "--config", cfg)}, nil)
 	if err != nil {

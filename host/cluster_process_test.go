@@ -84,6 +84,9 @@ func TestThreeReplicaProcessesShareOBV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three server processes and a few seconds of real traffic")
 	}
+	if proofRace {
+		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
+	}
 	redisURL := redistest.Start(t).URL()
 	const units, per = 10.0, 5 * time.Second
 	// The simulator's own bucket is the limit BesluitBron is told: 10

@@ -19,32 +19,12 @@ import (
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
-var (
-	crashBinOnce sync.Once
-	crashBin     string
-	crashBinErr  error
-)
-
-// crashBinary builds cmd/besluitbron once per test binary.
+// crashBinary is cmd/besluitbron as the cache tests build it first
+// (binary, version 1.0.0-a): the crash and hostile tests need a binary, not
+// a version of their own, so the package links one fewer.
 func crashBinary(t *testing.T) string {
 	t.Helper()
-	crashBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "besluitbron-crash-bin-")
-		if err != nil {
-			crashBinErr = err
-			return
-		}
-		crashBin = filepath.Join(dir, "besluitbron")
-		cmd := exec.Command("go", "build", "-o", crashBin, "./cmd/besluitbron")
-		cmd.Dir = wasmbuild.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			crashBinErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if crashBinErr != nil {
-		t.Fatal(crashBinErr)
-	}
-	return crashBin
+	return binary(t, "1.0.0-a")
 }
 
 // crashPlatforms are the platforms the crash test caches (three suffice:
@@ -148,6 +128,9 @@ func killDuringSave(t *testing.T, s *crashServer, cacheDir string, timeout time.
 func TestKillDuringCacheSave(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and three connectors")
+	}
+	if proofRace {
+		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
 	}
 	bin := crashBinary(t)
 	_, simURL := proofSim(t)

@@ -266,8 +266,8 @@ var diffWorkloads = []diffWorkload{
 
 func TestDifferentialAgainstReference(t *testing.T) {
 	seeds := 12
-	if testing.Short() {
-		seeds = 4
+	if testing.Short() || raceEnabled {
+		seeds = 3 // the cores are single-goroutine: the race detector adds little
 	}
 	order, part, dry := 0, 0, 0
 	for _, w := range diffWorkloads {

@@ -88,11 +88,19 @@ func (q *core) dryCopy() *core {
 		slots: make([]*session, len(o.slots)), next: o.next, front: o.front, live: o.live,
 		size: o.size, nodes: slices.Clone(o.nodes), base: o.base,
 	}
+	// Two allocations, not one per session and one per queue: the copies
+	// live in one slice and their queues in another (each capped, and a
+	// dry run only takes from the front).
+	copies := make([]session, len(d.tags.a))
+	calls := make([]*call, 0, q.queued)
 	for i := range d.tags.a {
-		cp := *d.tags.a[i].s
-		cp.queue = slices.Clone(cp.queue)
-		d.tags.a[i].s = &cp
-		d.order.slots[cp.slot] = &cp
+		cp := &copies[i]
+		*cp = *d.tags.a[i].s
+		k := len(calls)
+		calls = append(calls, cp.queue...)
+		cp.queue = calls[k:len(calls):len(calls)]
+		d.tags.a[i].s = cp
+		d.order.slots[cp.slot] = cp
 	}
 	return d
 }

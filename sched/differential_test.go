@@ -265,7 +265,7 @@ var diffWorkloads = []diffWorkload{
 }
 
 func TestDifferentialAgainstReference(t *testing.T) {
-	seeds := 12
+	seeds := 6
 	if testing.Short() || raceEnabled {
 		seeds = 3 // the cores are single-goroutine: the race detector adds little
 	}

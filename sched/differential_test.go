@@ -288,3 +288,31 @@ func TestDifferentialAgainstReference(t *testing.T) {
 		t.Fatalf("the workloads did not exercise every way of planning (%d from the tree, %d partly, %d by dry run)", order, part, dry)
 	}
 }
+
+// TestDifferentialAtScale compares the plans where projectOrder earns its
+// keep: 3,000 sessions on OpenBesluitvorming's limit as the host runs it,
+// a third of their calls watched, planned to the real MaxPlan.
+func TestDifferentialAtScale(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("the reference takes seconds to plan 3,000 sessions")
+	}
+	d := newDiffRun(t, 19, Limit{Units: 59, Per: 59 * time.Second}, 60)
+	d.lower(0)
+	for i := range 3000 {
+		cost := []float64{1, 1, 2, 0.125}[i%4]
+		d.ask(fmt.Sprintf("s%d", i), cost, false, i%3 == 0)
+		if i%2 == 0 {
+			d.ask(fmt.Sprintf("s%d", i), 1, false, i%5 == 0)
+		}
+	}
+	d.check()
+	for range 3 {
+		d.advance(d.q.next)
+		d.ask("newcomer", 1, false, true)
+		d.check()
+	}
+	t.Logf("plans read off the order tree: %d; partly: %d; by dry run: %d", d.q.plans.order, d.q.plans.part, d.q.plans.dry)
+	if d.q.plans.order == 0 {
+		t.Fatal("projectOrder never answered")
+	}
+}

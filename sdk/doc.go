@@ -40,22 +40,31 @@
 // only for WebAssembly does not pull them in. The native build's fetches
 // and log lines still go through the host.
 //
-// # The ABI (version 1)
+// # The ABI (version 2)
 //
 // The module is a WASI preview 1 reactor. The host instantiates it without
 // running a start function, calls `_initialize` once (Go's runtime and
 // package init, where [Export] runs), then calls the exports below, one
-// call at a time per instance. Every payload is JSON; the guest pulls its
-// input and pushes its output through host functions, so the guest needs
-// no exported allocator.
+// call at a time per instance. The guest pulls its input and pushes its
+// output through host functions, so the guest needs no exported
+// allocator.
+//
+// Version 2 encodes the payloads of the hot path with package wasmabi
+// (length-prefixed fields; a body as raw bytes): the call's request and
+// result, fetch requests and replies, text_page's request and reply,
+// text_put's text and refusal. The manifest and the client features'
+// requests and replies stay JSON, as every payload was in version 1. The host serves modules of both versions: a module built with
+// an sdk of version 1 keeps working. A host of version 1 refuses a module
+// of version 2 at load, naming both versions.
 //
 // Guest exports:
 //
-//	besluitbron_abi_version() -> i32    the ABI version, [connector.ABIVersion]
+//	besluitbron_abi_version() -> i32    the ABI version, [wasmabi.Version]
 //	besluitbron_describe()    -> i32    writes the Manifest JSON as output; 0 = ok
-//	besluitbron_call()        -> i32    reads a CallRequest from input, writes a
+//	besluitbron_call()        -> i32    reads a CallRequest (and whether the host
+//	                                    keeps texts) from input, writes a
 //	                                    CallResult as output; nonzero = the output
-//	                                    is an error message
+//	                                    is an error message (text)
 //
 // Host functions, module "besluitbron" (pointers are offsets in the guest's
 // memory):
@@ -63,15 +72,16 @@
 //	input_size() -> i32                 size of the current call's input
 //	input_read(ptr)                     copies the input to ptr
 //	output_write(ptr, len)              sets the current call's output
-//	fetch(ptr, len) -> i32              performs the FetchRequest JSON at ptr;
-//	                                    returns the size of the FetchReply JSON
+//	fetch(ptr, len) -> i32              performs the FetchRequest at ptr;
+//	                                    returns the size of the FetchReply
 //	fetch_read(ptr)                     copies the last reply (a FetchReply's or a
 //	                                    TextReply's) to ptr
-//	text_page(ptr, len) -> i32          asks for a page of a kept text (TextRequest
-//	                                    JSON); returns the size of the TextReply
-//	text_put(ptr, len) -> i32           keeps an extracted text (ExtractedText
-//	                                    JSON); returns 0, or the size of a
-//	                                    TextReply carrying the refusal
+//	text_page(ptr, len) -> i32          asks for a page of a kept text (a
+//	                                    TextRequest); returns the size of the
+//	                                    TextReply
+//	text_put(ptr, len) -> i32           keeps an extracted text (an
+//	                                    ExtractedText); returns 0, or the size
+//	                                    of a TextReply carrying the refusal
 //	                                    (text_page and text_put came after
 //	                                    version 1's first release: a host
 //	                                    without them cannot instantiate a

@@ -3,7 +3,6 @@
 package sdk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/wasmabi"
 )
 
 var exported *Plugin
@@ -102,7 +102,7 @@ func exportABIVersion() uint32 {
 	if keepInterruptCheck {
 		hostInterruptCheck()
 	}
-	return connector.ABIVersion
+	return wasmabi.Version
 }
 
 //go:wasmexport besluitbron_describe
@@ -131,24 +131,38 @@ func exportCall() uint32 {
 		writeOutput([]byte("sdk: no connector exported"))
 		return 1
 	}
-	var req connector.CallRequest
-	if err := json.Unmarshal(readInput(), &req); err != nil {
+	req, keepsTexts, err := wasmabi.DecodeCallRequest(readInput())
+	if err != nil {
 		writeOutput([]byte(fmt.Sprintf("sdk: bad call request: %v", err)))
 		return 1
 	}
 	defer collect()
-	res, err := exported.Call(context.Background(), req, wasmHost{})
+	var h connector.Host = wasmHost{}
+	if keepsTexts {
+		h = textHost{}
+	}
+	res, err := exported.Call(context.Background(), req, h)
 	if err != nil {
 		writeOutput([]byte(err.Error()))
 		return 1
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		writeOutput([]byte(err.Error()))
-		return 1
-	}
-	writeOutput(b)
+	outBuf = wasmabi.AppendCallResult(outBuf[:0], res)
+	writeOutput(outBuf)
+	outBuf = reusable(outBuf)
 	return 0
+}
+
+// outBuf and fetchBuf are buffers reused from call to call: the host copies
+// what they hold before the guest goes on.
+var outBuf, fetchBuf []byte
+
+// reusable returns b for reuse, or nil when it grew too large to hold on to
+// between calls.
+func reusable(b []byte) []byte {
+	if cap(b) > 64<<10 {
+		return nil
+	}
+	return b[:0]
 }
 
 // moved counts the bytes a call took in and gave out (its input, fetch
@@ -178,18 +192,21 @@ func collect() {
 	moved = 0
 }
 
-type wasmHost struct{}
+// wasmHost is the host of a call, and textHost that of a call whose host
+// keeps texts (a connector.TextStore), as the call's input says: a
+// connector sees the same host as it would in-process.
+type (
+	wasmHost struct{}
+	textHost struct{ wasmHost }
+)
 
 func (wasmHost) Fetch(_ context.Context, req connector.FetchRequest) (connector.FetchResponse, error) {
-	in, err := json.Marshal(req)
-	if err != nil {
-		return connector.FetchResponse{}, &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
-	}
+	in := wasmabi.AppendFetchRequest(fetchBuf[:0], req)
 	n := hostFetch(ptrOf(in), uint32(len(in)))
 	runtime.KeepAlive(in)
-	out := readReply(n)
-	var rep connector.FetchReply
-	if err := json.Unmarshal(out, &rep); err != nil {
+	fetchBuf = reusable(in)
+	rep, err := wasmabi.DecodeFetchReply(readReply(n))
+	if err != nil {
 		return connector.FetchResponse{}, &connector.FetchError{Kind: connector.FetchUnavailable, Message: "sdk: bad fetch reply from host: " + err.Error()}
 	}
 	if rep.Error != nil {
@@ -213,15 +230,12 @@ func readReply(n uint32) []byte {
 }
 
 // TextPage implements connector.TextStore.
-func (wasmHost) TextPage(_ context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
-	in, err := json.Marshal(connector.TextRequest{TextKey: key, Page: n})
-	if err != nil {
-		return connector.TextPage{}, false, err
-	}
+func (textHost) TextPage(_ context.Context, key connector.TextKey, n int) (connector.TextPage, bool, error) {
+	in := wasmabi.AppendTextRequest(nil, connector.TextRequest{TextKey: key, Page: n})
 	size := hostTextPage(ptrOf(in), uint32(len(in)))
 	runtime.KeepAlive(in)
-	var rep connector.TextReply
-	if err := json.Unmarshal(readReply(size), &rep); err != nil {
+	rep, err := wasmabi.DecodeTextReply(readReply(size))
+	if err != nil {
 		return connector.TextPage{}, false, fmt.Errorf("sdk: bad text reply from host: %v", err)
 	}
 	if rep.Error != nil {
@@ -234,22 +248,16 @@ func (wasmHost) TextPage(_ context.Context, key connector.TextKey, n int) (conne
 }
 
 // PutText implements connector.TextStore.
-func (wasmHost) PutText(_ context.Context, t connector.ExtractedText) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // texts are full of <, > and &; no need to inflate them
-	if err := enc.Encode(t); err != nil {
-		return err
-	}
-	in := buf.Bytes()
+func (textHost) PutText(_ context.Context, t connector.ExtractedText) error {
+	in := wasmabi.AppendExtractedText(nil, t)
 	moved += len(in)
 	size := hostTextPut(ptrOf(in), uint32(len(in)))
 	runtime.KeepAlive(in)
 	if size == 0 {
 		return nil
 	}
-	var rep connector.TextReply
-	if err := json.Unmarshal(readReply(size), &rep); err != nil {
+	rep, err := wasmabi.DecodeTextReply(readReply(size))
+	if err != nil {
 		return fmt.Errorf("sdk: bad text reply from host: %v", err)
 	}
 	if rep.Error != nil {
@@ -332,6 +340,7 @@ func (wasmHost) ListRoots(context.Context) (connector.RootsResult, error) {
 }
 
 var (
-	_ connector.TextStore = wasmHost{}
+	_ connector.TextStore = textHost{}
 	_ connector.Client    = wasmHost{}
+	_ connector.Client    = textHost{}
 )

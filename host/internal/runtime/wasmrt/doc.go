@@ -15,7 +15,11 @@
 // fetch goes to the [connector.Host] passed to Call, and whose client_*
 // calls go through the connector's client features gate (package
 // clientcall: the admin's grant, the call's MCP client, a bounded wait
-// during which the call's deadline stops). Each call runs under a deadline, so a
+// during which the call's deadline stops). Modules of ABI version 2 (the
+// sdk's now) get their call, fetches and kept texts in package wasmabi's
+// encoding, and the host does the JSON work version 1's guest did
+// (compacting arguments and structured content, valid UTF-8 strings);
+// modules of version 1 are still served, in JSON. Each call runs under a deadline, so a
 // spinning guest is stopped rather than freezing the host, and under a
 // memory limit per connector. A module built with the sdk is stopped by
 // the loop budget package wasmbudget instruments it with (a decrement per

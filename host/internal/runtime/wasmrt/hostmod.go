@@ -1,6 +1,7 @@
 package wasmrt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/wasmabi"
 )
 
 // maxFetchRequest caps a guest's fetch request JSON (URL, headers, body).
@@ -36,6 +38,9 @@ type callState struct {
 	logger    *slog.Logger
 	id        string
 	err       error // a host-side refusal that must fail the call
+	// binary is set for a module of ABI version 2: fetch and text_page
+	// requests and replies are package wasmabi's encoding, not JSON.
+	binary bool
 }
 
 type stateKey struct{}
@@ -84,30 +89,49 @@ func interruptCheck(ctx context.Context) uint32 {
 	return checkBudget
 }
 
+// i32 is the one value type of the hot host functions' parameters and
+// results.
+var i32 = api.ValueTypeI32
+
+// The hot host functions are api.GoModuleFunc: wazero calls them without
+// reflection, which WithFunc's typed functions go through (a microsecond
+// or so per call, several calls a tool call).
 func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
-	_, err := r.NewHostModuleBuilder("besluitbron").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context) uint32 {
-		return uint32(len(state(ctx).input))
-	}).Export("input_size").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr uint32) {
-		write(mod, ptr, state(ctx).input)
-	}).Export("input_read").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr, size uint32) {
+	b := r.NewHostModuleBuilder("besluitbron")
+	fn := func(name string, f api.GoModuleFunc, params, results []api.ValueType) {
+		b.NewFunctionBuilder().WithGoModuleFunction(f, params, results).Export(name)
+	}
+	fn("input_size", func(ctx context.Context, _ api.Module, stack []uint64) {
+		stack[0] = uint64(len(state(ctx).input))
+	}, nil, []api.ValueType{i32})
+	fn("input_read", func(ctx context.Context, mod api.Module, stack []uint64) {
+		write(mod, uint32(stack[0]), state(ctx).input)
+	}, []api.ValueType{i32}, nil)
+	fn("output_write", func(ctx context.Context, mod api.Module, stack []uint64) {
+		ptr, size := uint32(stack[0]), uint32(stack[1])
 		st := state(ctx)
 		if int(size) > st.maxOutput {
 			st.err = fmt.Errorf("result of %d bytes exceeds the %d-byte limit", size, st.maxOutput)
 			panic(st.err)
 		}
 		st.output = read(mod, ptr, size)
-	}).Export("output_write").
-		NewFunctionBuilder().WithFunc(hostFetch).Export("fetch").
-		NewFunctionBuilder().WithFunc(hostTextPage).Export("text_page").
-		NewFunctionBuilder().WithFunc(hostTextPut).Export("text_put").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, ptr uint32) {
+	}, []api.ValueType{i32, i32}, nil)
+	fn("fetch", func(ctx context.Context, mod api.Module, stack []uint64) {
+		stack[0] = uint64(hostFetch(ctx, mod, uint32(stack[0]), uint32(stack[1])))
+	}, []api.ValueType{i32, i32}, []api.ValueType{i32})
+	fn("text_page", func(ctx context.Context, mod api.Module, stack []uint64) {
+		stack[0] = uint64(hostTextPage(ctx, mod, uint32(stack[0]), uint32(stack[1])))
+	}, []api.ValueType{i32, i32}, []api.ValueType{i32})
+	fn("fetch_read", func(ctx context.Context, mod api.Module, stack []uint64) {
 		st := state(ctx)
-		write(mod, ptr, st.reply)
+		write(mod, uint32(stack[0]), st.reply)
 		st.reply = nil
-	}).Export("fetch_read").
+	}, []api.ValueType{i32}, nil)
+	fn(wasmbudget.ImportName, func(ctx context.Context, _ api.Module, stack []uint64) {
+		stack[0] = uint64(interruptCheck(ctx))
+	}, nil, []api.ValueType{i32})
+	_, err := b.
+		NewFunctionBuilder().WithFunc(hostTextPut).Export("text_put").
 		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, level int32, ptr, size uint32) {
 		st := state(ctx)
 		if size > 64<<10 {
@@ -123,7 +147,6 @@ func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
 		}
 		st.logger.Log(ctx, slog.Level(level), msg, "connector", st.id)
 	}).Export("log").
-		NewFunctionBuilder().WithFunc(interruptCheck).Export(wasmbudget.ImportName).
 		NewFunctionBuilder().WithFunc(func(ctx context.Context, mod api.Module, done, total float64, ptr, size uint32) {
 		st := state(ctx)
 		if size > 4<<10 {
@@ -147,8 +170,8 @@ func hostFetch(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 	if size > maxFetchRequest {
 		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("fetch request of %d bytes exceeds %d", size, maxFetchRequest)}
 	} else {
-		var req connector.FetchRequest
-		if err := json.Unmarshal(read(mod, ptr, size), &req); err != nil {
+		req, err := st.decodeFetchRequest(read(mod, ptr, size))
+		if err != nil {
 			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "malformed fetch request: " + err.Error()}
 		} else if st.host == nil {
 			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "fetch is not available here"}
@@ -165,12 +188,49 @@ func hostFetch(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 			}
 		}
 	}
-	b, err := json.Marshal(rep)
-	if err != nil {
-		panic(err)
+	if st.binary {
+		if rep.Response != nil {
+			rep.Response = &connector.FetchResponse{Status: rep.Response.Status, Header: validMap(rep.Response.Header), Body: rep.Response.Body}
+		} else {
+			rep.Error = validError(rep.Error)
+		}
+		st.reply = wasmabi.AppendFetchReply(st.reply[:0], rep)
+		return uint32(len(st.reply))
 	}
-	st.reply = b
-	return uint32(len(b))
+	return st.setReply(rep)
+}
+
+func (st *callState) decodeFetchRequest(b []byte) (connector.FetchRequest, error) {
+	var req connector.FetchRequest
+	if st.binary {
+		return wasmabi.DecodeFetchRequest(b)
+	}
+	err := json.Unmarshal(b, &req)
+	return req, err
+}
+
+// validMap is m with its keys and values valid UTF-8, as JSON carried
+// them in version 1.
+func validMap(m map[string]string) map[string]string {
+	for k, v := range m {
+		if k != wasmabi.ValidString(k) || v != wasmabi.ValidString(v) {
+			n := make(map[string]string, len(m))
+			for k, v := range m {
+				n[wasmabi.ValidString(k)] = wasmabi.ValidString(v)
+			}
+			return n
+		}
+	}
+	return m
+}
+
+// validError is e with valid UTF-8 strings. The guest's decoder also
+// replaces invalid bytes; doing it here keeps the reply's size honest.
+func validError(e *connector.FetchError) *connector.FetchError {
+	if e == nil {
+		return nil
+	}
+	return &connector.FetchError{Kind: wasmabi.ValidString(e.Kind), Message: wasmabi.ValidString(e.Message)}
 }
 
 // hostTextPage answers a guest's connector.TextRequest with a
@@ -184,7 +244,7 @@ func hostTextPage(ctx context.Context, mod api.Module, ptr, size uint32) uint32 
 	switch {
 	case size > connector.MaxTextKey+1024:
 		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("text request of %d bytes is too large", size)}
-	case json.Unmarshal(read(mod, ptr, size), &req) != nil:
+	case st.decodeTextRequest(read(mod, ptr, size), &req) != nil:
 		rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "malformed text request"}
 	case store == nil:
 		// A host without a text store keeps nothing: the guest extracts.
@@ -197,7 +257,30 @@ func hostTextPage(ctx context.Context, mod api.Module, ptr, size uint32) uint32 
 			rep.Found, rep.Page = true, &page
 		}
 	}
+	if st.binary {
+		if rep.Page != nil {
+			head, err := wasmabi.CompactJSON(rep.Page.Head)
+			if err != nil {
+				panic(err) // as json.Marshal's error in setReply
+			}
+			p := *rep.Page
+			p.Head, p.Text = head, wasmabi.ValidString(p.Text)
+			rep.Page = &p
+		}
+		rep.Error = validError(rep.Error)
+		st.reply = wasmabi.AppendTextReply(st.reply[:0], rep)
+		return uint32(len(st.reply))
+	}
 	return st.setReply(rep)
+}
+
+func (st *callState) decodeTextRequest(b []byte, req *connector.TextRequest) error {
+	if st.binary {
+		r, err := wasmabi.DecodeTextRequest(b)
+		*req = r
+		return err
+	}
+	return json.Unmarshal(b, req)
 }
 
 // hostTextPut keeps a guest's connector.ExtractedText. It returns 0, or
@@ -213,7 +296,7 @@ func hostTextPut(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 	case store == nil:
 		return 0
 	default:
-		if err := json.Unmarshal(read(mod, ptr, size), &t); err != nil {
+		if err := st.decodeExtractedText(read(mod, ptr, size), &t); err != nil {
 			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: "malformed text: " + err.Error()}
 		} else if err := t.Validate(); err != nil {
 			rep.Error = &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
@@ -224,7 +307,34 @@ func hostTextPut(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 	if rep.Error == nil {
 		return 0
 	}
+	if st.binary {
+		rep.Error = validError(rep.Error)
+		st.reply = wasmabi.AppendTextReply(st.reply[:0], rep)
+		return uint32(len(st.reply))
+	}
 	return st.setReply(rep)
+}
+
+// decodeExtractedText reads a text to keep: for version 2 its head is
+// checked and compacted here, as version 1's guest encoded it (without
+// escaping HTML) and json.Unmarshal checked it.
+func (st *callState) decodeExtractedText(b []byte, t *connector.ExtractedText) error {
+	if !st.binary {
+		return json.Unmarshal(b, t)
+	}
+	r, err := wasmabi.DecodeExtractedText(b)
+	if err != nil {
+		return err
+	}
+	if len(r.Head) > 0 {
+		var head bytes.Buffer
+		if err := json.Compact(&head, r.Head); err != nil {
+			return err
+		}
+		r.Head = head.Bytes()
+	}
+	*t = r
+	return nil
 }
 
 // The client features' requests are small: a message and a form, or a

@@ -21,6 +21,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/wasmabi"
 )
 
 // Options configure one connector module. The zero value of each field
@@ -77,6 +78,9 @@ type Connector struct {
 	// Instrumented reports that the module runs with package wasmbudget's
 	// loop budget instead of wazero's per-loop exit to Go.
 	Instrumented bool
+	// abi is the module's ABI version: 1 (JSON payloads) or 2 (package
+	// wasmabi's).
+	abi uint32
 
 	slots chan struct{}  // one token per instance that may exist
 	idle  chan *instance // instantiated, ready
@@ -197,8 +201,13 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	if err != nil {
 		return fail(fmt.Errorf("reading ABI version: %w", err))
 	}
-	if v := uint32(res[0]); v != connector.ABIVersion {
-		return fail(&connector.ABIError{Connector: o.ID, Got: v, Want: connector.ABIVersion})
+	// Version 1 is still served: a module built with an older sdk
+	// keeps working, with JSON payloads.
+	switch v := uint32(res[0]); v {
+	case connector.ABIVersion, wasmabi.Version:
+		c.abi = v
+	default:
+		return fail(&connector.ABIError{Connector: o.ID, Got: v, Want: wasmabi.Version})
 	}
 	out, err := c.invoke(ctx, mod2, "besluitbron_describe", nil, nil)
 	if err != nil {
@@ -385,7 +394,8 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 	// The call's deadline stops while it waits for its client's answer.
 	ctx, cancel := clientcall.WithDeadline(ctx, c.opts.CallTimeout)
 	defer cancel()
-	in, err := json.Marshal(req)
+	_, keepsTexts := h.(connector.TextStore)
+	in, err := c.encodeRequest(req, keepsTexts)
 	if err != nil {
 		return connector.CallResult{}, err
 	}
@@ -401,12 +411,50 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 		c.release(ctx, inst, false)
 		return connector.CallResult{}, c.describeErr(ctx, err, headline)
 	}
-	var res connector.CallResult
-	if err := json.Unmarshal(out, &res); err != nil {
+	res, err := c.decodeResult(out)
+	if err != nil {
 		c.release(ctx, inst, false)
 		return connector.CallResult{}, fmt.Errorf("connector %q: malformed result: %v", c.id, err)
 	}
 	c.release(ctx, inst, true)
+	return res, nil
+}
+
+// encodeRequest is a call's input: JSON for a module of version 1; for
+// version 2, package wasmabi's encoding with the arguments as json.Marshal
+// left them in version 1 (compacted, "null" when there are none), and
+// whether the call's host keeps texts.
+func (c *Connector) encodeRequest(req connector.CallRequest, keepsTexts bool) ([]byte, error) {
+	if c.abi != wasmabi.Version {
+		return json.Marshal(req)
+	}
+	args := []byte("null")
+	if len(req.Arguments) > 0 {
+		var err error
+		if args, err = wasmabi.CompactJSON(req.Arguments); err != nil {
+			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
+		}
+	}
+	req.Arguments = args
+	return wasmabi.AppendCallRequest(make([]byte, 0, 16+len(req.Tool)+len(args)), req, keepsTexts), nil
+}
+
+// decodeResult reads a call's output. For version 2 the structured
+// content is checked and compacted here, as version 1's json.Marshal in
+// the guest and json.Unmarshal in the host did.
+func (c *Connector) decodeResult(out []byte) (connector.CallResult, error) {
+	var res connector.CallResult
+	if c.abi != wasmabi.Version {
+		err := json.Unmarshal(out, &res)
+		return res, err
+	}
+	res, err := wasmabi.DecodeCallResult(out)
+	if err != nil {
+		return connector.CallResult{}, err
+	}
+	if res.Structured, err = wasmabi.CompactJSON(res.Structured); err != nil {
+		return connector.CallResult{}, fmt.Errorf("structured content: %v", err)
+	}
 	return res, nil
 }
 
@@ -437,7 +485,7 @@ func (c *Connector) invoke(ctx context.Context, mod api.Module, fn string, in []
 }
 
 func (c *Connector) invokeFn(ctx context.Context, f api.Function, fn string, in []byte, h connector.Host) ([]byte, error) {
-	st := &callState{input: in, host: h, gate: c.gate, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id}
+	st := &callState{input: in, host: h, gate: c.gate, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id, binary: c.abi == wasmabi.Version}
 	res, err := f.Call(withState(ctx, st))
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/sdktest"
+	"github.com/besluitbron/besluitbron/sdk/wasmabi"
 )
 
 func loadHostile(t *testing.T, o wasmrt.Options) *wasmrt.Connector {
@@ -86,8 +87,8 @@ func TestHostileGuests(t *testing.T) {
 func TestBadABI(t *testing.T) {
 	_, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "badabi", Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/badabi")})
 	var abi *connector.ABIError
-	if !errors.As(err, &abi) || !errors.Is(err, connector.ErrABIMismatch) || abi.Got != 99 || abi.Want != connector.ABIVersion {
-		t.Fatalf("got %v, want an ABI error 99 vs %d", err, connector.ABIVersion)
+	if !errors.As(err, &abi) || !errors.Is(err, connector.ErrABIMismatch) || abi.Got != 99 || abi.Want != wasmabi.Version {
+		t.Fatalf("got %v, want an ABI error 99 vs %d", err, wasmabi.Version)
 	}
 	if !strings.Contains(err.Error(), `"badabi"`) || !strings.Contains(err.Error(), "99") {
 		t.Errorf("error should name connector and versions: %v", err)
@@ -165,5 +166,30 @@ func TestGuestWithoutTheCheckRunsUninstrumented(t *testing.T) {
 	res, err := call(c, "any", `{"out":"eyJ0ZXh0Ijoib2sifQ==","rc":0}`, nil)
 	if err != nil || res.Text != "ok" {
 		t.Fatalf("call: %+v, %v", res, err)
+	}
+}
+
+// TestABIVersion1Guest: a module of ABI version 1 (JSON payloads, built by
+// an sdk before version 2) still loads and is served in JSON: its call,
+// its fetch, its kept-text page.
+func TestABIVersion1Guest(t *testing.T) {
+	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "abiv1", Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/abiv1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	h := sdktest.NewHost(t).HandleBody("https://example.org/x", 200, []byte("hé <b>"))
+	if err := h.PutText(context.Background(), connector.ExtractedText{TextKey: connector.TextKey{Key: "https://example.org/x", CacheClass: "document"}, Pages: []string{"kept"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := call(c, "get", `{"url":"https://example.org/x"}`, h)
+	want := `{"body":"hé \u003cb\u003e","kept":"kept","status":200}`
+	if err != nil || res.IsError || res.Text != want || string(res.Structured) != want {
+		t.Fatalf("got %+v %v, want %s", res, err, want)
+	}
+	h.HandleErr("https://example.org/refused", &connector.FetchError{Kind: connector.FetchRefused, Message: "host not allowed"})
+	res, err = call(c, "get", `{"url":"https://example.org/refused"}`, h)
+	if err != nil || !res.IsError || res.Text != "refused: host not allowed" {
+		t.Fatalf("%+v %v", res, err)
 	}
 }

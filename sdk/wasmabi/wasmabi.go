@@ -1,0 +1,411 @@
+// Package wasmabi encodes the payloads that cross the WebAssembly boundary
+// in version 2 of the ABI (see package sdk's documentation): a call's
+// request and result, a fetch's request and reply, a kept text's page
+// request and reply. Both sides use it: the sdk in the guest, the host in
+// package wasmrt.
+//
+// Version 1 sent these as JSON, and Go compiled to WebAssembly is slow at
+// JSON: scanning a string costs an indirect call per byte, and a body
+// travelled as base64 inside a JSON string. Version 2 lays them out as
+// length-prefixed fields (little-endian uint32 lengths, int64 and float64
+// as 8 bytes, a byte for a flag or a choice), so that a body is copied
+// once into guest memory and read in place.
+//
+// What the guest gets and gives is what version 1's JSON gave: every
+// string is valid UTF-8, an invalid byte read as U+FFFD as encoding/json
+// does, and the JSON values a payload carries (a call's arguments, a
+// result's structured content, a text's head) are compacted and
+// HTML-escaped by the host, as json.Marshal did, so the guest does no JSON
+// work for the boundary at all.
+//
+// A decoder never panics on malformed input: it returns [ErrMalformed].
+package wasmabi
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"unicode/utf8"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Version is the ABI version whose payloads this package encodes.
+const Version = 2
+
+// ErrMalformed is the error of every decoder on input it cannot read.
+var ErrMalformed = errors.New("malformed payload")
+
+// The tags of a reply's kind.
+const (
+	replyResponse = 1 // a FetchReply's response / a TextReply's page
+	replyError    = 2 // a FetchError
+	replyNone     = 3 // a TextReply that found nothing
+	resultError   = 1 // CallResult.IsError
+
+	callKeepsTexts = 1 // the call's host is a connector.TextStore
+)
+
+func appendU32(b []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(b, v) }
+func appendU64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
+
+func appendBytes(b, s []byte) []byte {
+	b = appendU32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = appendU32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+func appendMap(b []byte, m map[string]string) []byte {
+	b = appendU32(b, uint32(len(m)))
+	for k, v := range m {
+		b = appendString(b, k)
+		b = appendString(b, v)
+	}
+	return b
+}
+
+// reader reads fields off a payload; the first failure sticks.
+type reader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *reader) u8() byte {
+	if len(r.b) < 1 {
+		r.bad = true
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *reader) u32() uint32 {
+	if len(r.b) < 4 {
+		r.bad = true
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *reader) u64() uint64 {
+	if len(r.b) < 8 {
+		r.bad = true
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+// bytes returns the next field in place (no copy), capacity clipped so
+// that appending to it never writes over what follows.
+func (r *reader) bytes() []byte {
+	n := r.u32()
+	if r.bad || uint64(n) > uint64(len(r.b)) {
+		r.bad = true
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+// raw is bytes, nil when empty (as an omitted JSON field was).
+func (r *reader) raw() []byte {
+	v := r.bytes()
+	if len(v) == 0 {
+		return nil
+	}
+	return v
+}
+
+func (r *reader) str() string { return ValidString(string(r.bytes())) }
+
+func (r *reader) strMap() map[string]string {
+	n := r.u32()
+	// Each entry takes at least 8 bytes: a count beyond that is a lie.
+	if r.bad || uint64(n) > uint64(len(r.b))/8 {
+		r.bad = true
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	m := make(map[string]string, n)
+	for range n {
+		k := r.str()
+		m[k] = r.str()
+	}
+	return m
+}
+
+func (r *reader) end() error {
+	if r.bad || len(r.b) != 0 {
+		return ErrMalformed
+	}
+	return nil
+}
+
+// ValidString is s with every byte that is not part of valid UTF-8
+// replaced by U+FFFD, as encoding/json writes a string.
+func ValidString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
+}
+
+// CompactJSON is what json.Marshal makes of raw as a json.RawMessage:
+// compacted, with <, >, & and U+2028/U+2029 escaped, or an error when raw
+// is not JSON. Empty stays empty (an omitted field). The host applies it
+// to the JSON values it sends and receives, which version 1 marshalled.
+func CompactJSON(raw []byte) ([]byte, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(json.RawMessage(raw))
+}
+
+// AppendCallRequest appends req's encoding, and whether the call's host
+// keeps texts (is a connector.TextStore): a guest whose host keeps none
+// neither asks for kept pages nor offers its texts, as a connector run
+// in-process by such a host does not. The host compacts the arguments
+// first (see [CompactJSON]).
+func AppendCallRequest(b []byte, req connector.CallRequest, keepsTexts bool) []byte {
+	var flags byte
+	if keepsTexts {
+		flags |= callKeepsTexts
+	}
+	b = append(b, flags)
+	b = appendString(b, req.Tool)
+	return appendBytes(b, req.Arguments)
+}
+
+// DecodeCallRequest reads a call request. Its Arguments are a slice of b.
+func DecodeCallRequest(b []byte) (req connector.CallRequest, keepsTexts bool, err error) {
+	r := reader{b: b}
+	flags := r.u8()
+	req = connector.CallRequest{Tool: r.str(), Arguments: r.raw()}
+	if flags&^callKeepsTexts != 0 {
+		r.bad = true
+	}
+	return req, flags&callKeepsTexts != 0, r.end()
+}
+
+// AppendCallResult appends res's encoding.
+func AppendCallResult(b []byte, res connector.CallResult) []byte {
+	var flags byte
+	if res.IsError {
+		flags |= resultError
+	}
+	b = append(b, flags)
+	b = appendString(b, res.Text)
+	b = appendBytes(b, res.Structured)
+	b = appendU32(b, uint32(len(res.Content)))
+	for _, c := range res.Content {
+		b = appendString(b, c.Type)
+		b = appendString(b, c.Text)
+		b = appendBytes(b, c.Data)
+		b = appendString(b, c.MIMEType)
+		b = appendString(b, c.URI)
+	}
+	return b
+}
+
+// DecodeCallResult reads a call result. Its Structured is a slice of b,
+// not yet checked to be JSON (the host does that, see [CompactJSON]); the
+// Data of its content items too.
+func DecodeCallResult(b []byte) (connector.CallResult, error) {
+	r := reader{b: b}
+	flags := r.u8()
+	res := connector.CallResult{IsError: flags&resultError != 0, Text: r.str(), Structured: r.raw()}
+	n := r.u32()
+	// An item takes at least 20 bytes.
+	if r.bad || flags&^resultError != 0 || uint64(n) > uint64(len(r.b))/20 {
+		return connector.CallResult{}, ErrMalformed
+	}
+	if n > 0 {
+		res.Content = make([]connector.Content, n)
+		for i := range res.Content {
+			res.Content[i] = connector.Content{Type: r.str(), Text: r.str(), Data: r.raw(), MIMEType: r.str(), URI: r.str()}
+		}
+	}
+	return res, r.end()
+}
+
+// AppendFetchRequest appends req's encoding.
+func AppendFetchRequest(b []byte, req connector.FetchRequest) []byte {
+	b = appendString(b, req.Method)
+	b = appendString(b, req.URL)
+	b = appendMap(b, req.Header)
+	b = appendBytes(b, req.Body)
+	b = appendString(b, req.Service)
+	b = appendU64(b, math.Float64bits(req.Cost))
+	return appendString(b, req.CacheClass)
+}
+
+// DecodeFetchRequest reads a fetch request. Its Body is a slice of b.
+func DecodeFetchRequest(b []byte) (connector.FetchRequest, error) {
+	r := reader{b: b}
+	req := connector.FetchRequest{Method: r.str(), URL: r.str(), Header: r.strMap(), Body: r.raw(), Service: r.str()}
+	req.Cost = math.Float64frombits(r.u64())
+	req.CacheClass = r.str()
+	if math.IsNaN(req.Cost) || math.IsInf(req.Cost, 0) {
+		return connector.FetchRequest{}, ErrMalformed // JSON has neither
+	}
+	return req, r.end()
+}
+
+func appendFetchError(b []byte, e *connector.FetchError) []byte {
+	b = append(b, replyError)
+	b = appendString(b, e.Kind)
+	return appendString(b, e.Message)
+}
+
+func (r *reader) fetchError() *connector.FetchError {
+	return &connector.FetchError{Kind: r.str(), Message: r.str()}
+}
+
+// AppendFetchReply appends rep's encoding: its response, else its error.
+func AppendFetchReply(b []byte, rep connector.FetchReply) []byte {
+	if rep.Response == nil {
+		e := rep.Error
+		if e == nil {
+			e = &connector.FetchError{}
+		}
+		return appendFetchError(b, e)
+	}
+	b = append(b, replyResponse)
+	b = appendU64(b, uint64(int64(rep.Response.Status)))
+	b = appendMap(b, rep.Response.Header)
+	return appendBytes(b, rep.Response.Body)
+}
+
+// DecodeFetchReply reads a fetch reply. The response's Body is a slice of
+// b.
+func DecodeFetchReply(b []byte) (connector.FetchReply, error) {
+	r := reader{b: b}
+	var rep connector.FetchReply
+	switch r.u8() {
+	case replyResponse:
+		rep.Response = &connector.FetchResponse{Status: int(int64(r.u64())), Header: r.strMap(), Body: r.raw()}
+	case replyError:
+		rep.Error = r.fetchError()
+	default:
+		return rep, ErrMalformed
+	}
+	return rep, r.end()
+}
+
+// AppendTextRequest appends req's encoding.
+func AppendTextRequest(b []byte, req connector.TextRequest) []byte {
+	b = appendString(b, req.Key)
+	b = appendString(b, req.CacheClass)
+	return appendU64(b, uint64(int64(req.Page)))
+}
+
+// DecodeTextRequest reads a text page request.
+func DecodeTextRequest(b []byte) (connector.TextRequest, error) {
+	r := reader{b: b}
+	var req connector.TextRequest
+	req.Key, req.CacheClass = r.str(), r.str()
+	req.Page = int(int64(r.u64()))
+	return req, r.end()
+}
+
+// AppendTextReply appends rep's encoding: its error, else its page when
+// found, else that nothing was found. The host compacts the page's head
+// first (see [CompactJSON]).
+func AppendTextReply(b []byte, rep connector.TextReply) []byte {
+	switch {
+	case rep.Error != nil:
+		return appendFetchError(b, rep.Error)
+	case rep.Page == nil:
+		b = append(b, replyNone)
+		if rep.Found {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		return b
+	}
+	b = append(b, replyResponse)
+	if rep.Found {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = appendBytes(b, rep.Page.Head)
+	b = appendString(b, rep.Page.Text)
+	b = appendU64(b, uint64(int64(rep.Page.Page)))
+	return appendU64(b, uint64(int64(rep.Page.Pages)))
+}
+
+// DecodeTextReply reads a text page reply. The page's Head is a slice of
+// b.
+func DecodeTextReply(b []byte) (connector.TextReply, error) {
+	r := reader{b: b}
+	var rep connector.TextReply
+	switch r.u8() {
+	case replyError:
+		rep.Error = r.fetchError()
+	case replyNone:
+		rep.Found = r.u8() == 1
+	case replyResponse:
+		rep.Found = r.u8() == 1
+		p := &connector.TextPage{Head: r.raw(), Text: r.str()}
+		p.Page = int(int64(r.u64()))
+		p.Pages = int(int64(r.u64()))
+		rep.Page = p
+	default:
+		return rep, ErrMalformed
+	}
+	return rep, r.end()
+}
+
+// AppendExtractedText appends t's encoding.
+func AppendExtractedText(b []byte, t connector.ExtractedText) []byte {
+	b = appendString(b, t.Key)
+	b = appendString(b, t.CacheClass)
+	b = appendBytes(b, t.Head)
+	b = appendU32(b, uint32(len(t.Pages)))
+	for _, p := range t.Pages {
+		b = appendString(b, p)
+	}
+	return b
+}
+
+// DecodeExtractedText reads a text to keep. Its Head is a slice of b, not
+// yet checked to be JSON.
+func DecodeExtractedText(b []byte) (connector.ExtractedText, error) {
+	r := reader{b: b}
+	var t connector.ExtractedText
+	t.Key, t.CacheClass, t.Head = r.str(), r.str(), r.raw()
+	n := r.u32()
+	if r.bad || uint64(n) > uint64(len(r.b))/4 {
+		return connector.ExtractedText{}, ErrMalformed
+	}
+	t.Pages = make([]string, n)
+	for i := range t.Pages {
+		t.Pages[i] = r.str()
+	}
+	return t, r.end()
+}

@@ -1,0 +1,116 @@
+package wasmabi
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// Every payload reads back as it was written.
+func TestRoundTrip(t *testing.T) {
+	req := connector.CallRequest{Tool: "search", Arguments: json.RawMessage(`{"q":"x"}`)}
+	for _, keeps := range []bool{false, true} {
+		got, k, err := DecodeCallRequest(AppendCallRequest(nil, req, keeps))
+		if err != nil || k != keeps || !reflect.DeepEqual(got, req) {
+			t.Errorf("call request: %+v %v %v", got, k, err)
+		}
+	}
+	res := connector.CallResult{Text: "t", Structured: json.RawMessage(`{"a":1}`), IsError: true,
+		Content: []connector.Content{{Type: "image", Data: []byte{1, 2}, MIMEType: "image/png"}, {Type: "resource", URI: "besluitbron://x/y", Text: "z"}}}
+	if got, err := DecodeCallResult(AppendCallResult(nil, res)); err != nil || !reflect.DeepEqual(got, res) {
+		t.Errorf("call result: %+v %v", got, err)
+	}
+	freq := connector.FetchRequest{Method: "POST", URL: "https://x/y", Header: map[string]string{"A": "b", "C": ""}, Body: []byte("body"), Service: "api", Cost: 2.5, CacheClass: "search"}
+	if got, err := DecodeFetchRequest(AppendFetchRequest(nil, freq)); err != nil || !reflect.DeepEqual(got, freq) {
+		t.Errorf("fetch request: %+v %v", got, err)
+	}
+	for _, rep := range []connector.FetchReply{
+		{Response: &connector.FetchResponse{Status: 404, Header: map[string]string{"Content-Type": "text/html"}, Body: []byte("<p>")}},
+		{Response: &connector.FetchResponse{Status: 200}},
+		{Error: &connector.FetchError{Kind: connector.FetchRefused, Message: "no"}},
+	} {
+		if got, err := DecodeFetchReply(AppendFetchReply(nil, rep)); err != nil || !reflect.DeepEqual(got, rep) {
+			t.Errorf("fetch reply: %+v %v", got, err)
+		}
+	}
+	treq := connector.TextRequest{TextKey: connector.TextKey{Key: "k", CacheClass: "document"}, Page: 3}
+	if got, err := DecodeTextRequest(AppendTextRequest(nil, treq)); err != nil || got != treq {
+		t.Errorf("text request: %+v %v", got, err)
+	}
+	for _, rep := range []connector.TextReply{
+		{}, {Found: true, Page: &connector.TextPage{Head: json.RawMessage(`{"t":1}`), Text: "page", Page: 2, Pages: 5}},
+		{Error: &connector.FetchError{Kind: connector.FetchUnavailable, Message: "down"}},
+	} {
+		if got, err := DecodeTextReply(AppendTextReply(nil, rep)); err != nil || !reflect.DeepEqual(got, rep) {
+			t.Errorf("text reply: %+v %v", got, err)
+		}
+	}
+	et := connector.ExtractedText{TextKey: treq.TextKey, Head: json.RawMessage(`{}`), Pages: []string{"a", "b"}}
+	if got, err := DecodeExtractedText(AppendExtractedText(nil, et)); err != nil || !reflect.DeepEqual(got, et) {
+		t.Errorf("extracted text: %+v %v", got, err)
+	}
+}
+
+// Strings come out as encoding/json would write them, and the JSON the
+// host forwards as json.Marshal would.
+func TestAsJSON(t *testing.T) {
+	for _, s := range []string{"", "ok", "a\xffb", "\xe2\x80", "é\xc3"} {
+		b, _ := json.Marshal(s)
+		var want string
+		json.Unmarshal(b, &want)
+		if got := ValidString(s); got != want {
+			t.Errorf("ValidString(%q) = %q, want %q", s, got, want)
+		}
+	}
+	raw := json.RawMessage(" { \"a\" : \"<b>\" } ")
+	want, _ := json.Marshal(raw)
+	if got, err := CompactJSON(raw); err != nil || string(got) != string(want) {
+		t.Errorf("CompactJSON = %s %v, want %s", got, err, want)
+	}
+	if _, err := CompactJSON([]byte("{")); err == nil {
+		t.Error("CompactJSON accepted a broken value")
+	}
+}
+
+// FuzzDecode hands every decoder arbitrary bytes: none panics, and what
+// one accepts it reads the same again once encoded (strings already made
+// valid UTF-8 stay so).
+func FuzzDecode(f *testing.F) {
+	f.Add(AppendCallRequest(nil, connector.CallRequest{Tool: "t", Arguments: json.RawMessage(`{}`)}, true))
+	f.Add(AppendCallResult(nil, connector.CallResult{Text: "x", Content: []connector.Content{{Type: "text", Text: "y"}}}))
+	f.Add(AppendFetchRequest(nil, connector.FetchRequest{URL: "u", Header: map[string]string{"a": "b"}}))
+	f.Add(AppendFetchReply(nil, connector.FetchReply{Response: &connector.FetchResponse{Status: 200, Body: []byte("b")}}))
+	f.Add(AppendTextReply(nil, connector.TextReply{Found: true, Page: &connector.TextPage{Text: "p"}}))
+	f.Add(AppendExtractedText(nil, connector.ExtractedText{Pages: []string{"p"}}))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		check := func(name string, v any, err error, again func() (any, error)) {
+			if err != nil {
+				return
+			}
+			w, err := again()
+			if err != nil || !reflect.DeepEqual(v, w) {
+				t.Errorf("%s: %+v read back as %+v (%v)", name, v, w, err)
+			}
+		}
+		req, keeps, err := DecodeCallRequest(b)
+		check("call request", req, err, func() (any, error) {
+			r, _, err := DecodeCallRequest(AppendCallRequest(nil, req, keeps))
+			return r, err
+		})
+		res, err := DecodeCallResult(b)
+		check("call result", res, err, func() (any, error) { return DecodeCallResult(AppendCallResult(nil, res)) })
+		freq, err := DecodeFetchRequest(b)
+		check("fetch request", freq, err, func() (any, error) { return DecodeFetchRequest(AppendFetchRequest(nil, freq)) })
+		frep, err := DecodeFetchReply(b)
+		check("fetch reply", frep, err, func() (any, error) { return DecodeFetchReply(AppendFetchReply(nil, frep)) })
+		treq, err := DecodeTextRequest(b)
+		check("text request", treq, err, func() (any, error) { return DecodeTextRequest(AppendTextRequest(nil, treq)) })
+		trep, err := DecodeTextReply(b)
+		check("text reply", trep, err, func() (any, error) { return DecodeTextReply(AppendTextReply(nil, trep)) })
+		et, err := DecodeExtractedText(b)
+		check("extracted text", et, err, func() (any, error) { return DecodeExtractedText(AppendExtractedText(nil, et)) })
+	})
+}

@@ -17,6 +17,7 @@ func loadConformance(t *testing.T, o wasmrt.Options) *wasmrt.Connector {
 	t.Helper()
 	o.ID = "conformance"
 	o.Wasm = wasmbuild.Bytes(t, "./plugins/conformance/cmd")
+	o.CompilationCache = testCache(t) // see testCache: 45 s a load under -race without it
 	c, err := wasmrt.Load(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

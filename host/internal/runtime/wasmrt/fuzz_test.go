@@ -26,7 +26,7 @@ import (
 // result that encodes as MCP.
 func FuzzGuestResult(f *testing.F) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "rawout", PoolSize: 2, MaxOutputBytes: 1 << 20, Logger: quiet,
+	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "rawout", PoolSize: 2, MaxOutputBytes: 1 << 20, Logger: quiet, CompilationCache: testCache(f),
 		Wasm: wasmbuild.Bytes(f, "./host/internal/runtime/wasmrt/testdata/guests/rawout")})
 	if err != nil {
 		f.Fatal(err)

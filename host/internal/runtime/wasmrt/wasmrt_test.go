@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
@@ -17,9 +21,39 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/wasmabi"
 )
 
+var (
+	compileOnce  sync.Once
+	compileCache wazero.CompilationCache
+	compileErr   error
+)
+
+// testCache is the compilation cache this package's tests load their
+// guests with: the host tests' var/wazero-proof (git-ignored; wazero keys
+// entries by module and wazero version), so a guest is compiled once per
+// checkout, not once per test, and the -race step reuses what the plain
+// step compiled (compiling a 4 MB guest with the race-instrumented wazero
+// takes 40 s; loading it from the cache 1 s). A cached module is the same
+// compiled code, so no test's claim depends on it.
+func testCache(tb testing.TB) wazero.CompilationCache {
+	tb.Helper()
+	compileOnce.Do(func() {
+		d := filepath.Join(wasmbuild.Root(), "var", "wazero-proof")
+		if compileErr = os.MkdirAll(d, 0o755); compileErr == nil {
+			compileCache, compileErr = wazero.NewCompilationCacheWithDir(d)
+		}
+	})
+	if compileErr != nil {
+		tb.Fatal(compileErr)
+	}
+	return compileCache
+}
+
 func loadHostile(t *testing.T, o wasmrt.Options) *wasmrt.Connector {
 	t.Helper()
 	o.ID = "hostile"
+	if o.CompilationCache == nil {
+		o.CompilationCache = testCache(t)
+	}
 	o.Wasm = wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/hostile")
 	c, err := wasmrt.Load(context.Background(), o)
 	if err != nil {
@@ -85,7 +119,7 @@ func TestHostileGuests(t *testing.T) {
 }
 
 func TestBadABI(t *testing.T) {
-	_, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "badabi", Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/badabi")})
+	_, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "badabi", CompilationCache: testCache(t), Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/badabi")})
 	var abi *connector.ABIError
 	if !errors.As(err, &abi) || !errors.Is(err, connector.ErrABIMismatch) || abi.Got != 99 || abi.Want != wasmabi.Version {
 		t.Fatalf("got %v, want an ABI error 99 vs %d", err, wasmabi.Version)
@@ -104,7 +138,7 @@ func TestNotAModule(t *testing.T) {
 }
 
 func TestWrongID(t *testing.T) {
-	_, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "obv", Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/hostile")})
+	_, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "obv", CompilationCache: testCache(t), Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/hostile")})
 	if err == nil || !strings.Contains(err.Error(), `declares id "hostile"`) {
 		t.Fatalf("got %v", err)
 	}
@@ -155,7 +189,7 @@ func TestHammer(t *testing.T) {
 // import the interrupt check (rawout is written without the sdk) still
 // loads and answers, on wazero's own termination checks.
 func TestGuestWithoutTheCheckRunsUninstrumented(t *testing.T) {
-	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "rawout", Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/rawout")})
+	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "rawout", CompilationCache: testCache(t), Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/rawout")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +207,7 @@ func TestGuestWithoutTheCheckRunsUninstrumented(t *testing.T) {
 // an sdk before version 2) still loads and is served in JSON: its call,
 // its fetch, its kept-text page.
 func TestABIVersion1Guest(t *testing.T) {
-	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "abiv1", Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/abiv1")})
+	c, err := wasmrt.Load(context.Background(), wasmrt.Options{ID: "abiv1", CompilationCache: testCache(t), Wasm: wasmbuild.Bytes(t, "./host/internal/runtime/wasmrt/testdata/guests/abiv1")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,14 @@ var rows = []row{
 		ratio:  &metric{"BenchmarkCallRatio/document", "wasm/inprocess"},
 	},
 	{
+		figure: "WebAssembly call with almost no work (example stats) vs in-process: its fixed cost (WebAssembly minus in-process)",
+		bench:  bench{"./host/internal/testsupport/connectortest", "^BenchmarkCallRatio$", "300x"},
+		value:  metric{"BenchmarkCallRatio/small", "wasm-extra-ns/call"},
+		ref:    &metric{"BenchmarkCallRatio/small", "inprocess-ns/call"},
+		ratio:  &metric{"BenchmarkCallRatio/small", "wasm/inprocess"},
+		target: "≤ 50 µs",
+	},
+	{
 		figure: "Native process call vs in-process Go (obv_get_document)",
 		bench:  bench{"./host/internal/testsupport/connectortest", "^BenchmarkCallRatio$", "300x"},
 		value:  metric{"BenchmarkCallRatio/document", "process-ns/call"},

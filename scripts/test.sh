@@ -2,7 +2,10 @@
 # Every test, as `make test` runs them: each step in turn (a failing step
 # does not stop the others, so one run shows everything that is wrong),
 # then a summary with each step's outcome and wall time. Exits non-zero
-# when any step failed.
+# when any step failed. The three client steps (TypeScript client,
+# conformance, README's clients) mostly wait on Node and loopback I/O:
+# they run side by side, each into a log of its own that is printed, whole
+# and under its own header, when all three are done.
 #
 #   GO=go MAKE=make scripts/test.sh
 set -uo pipefail
@@ -34,6 +37,46 @@ step() {
 	fi
 }
 
+# together NAME COMMAND… [--- NAME COMMAND…]… runs steps side by side,
+# each with its output in a log of its own; once all have ended it prints
+# each log under its step's header, in the order given, and records each
+# outcome and wall time as step does (each step's time is its own; the
+# summary marks them "side by side", so their times overlap).
+together() {
+	local dir names_=() pids=() i
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/besluitbron-test.XXXXXX")
+	while [ $# -gt 0 ]; do
+		local name=$1 cmd=()
+		shift
+		while [ $# -gt 0 ] && [ "$1" != --- ]; do
+			cmd+=("$1")
+			shift
+		done
+		[ $# -gt 0 ] && shift # the ---
+		i=${#names_[@]}
+		names_+=("$name")
+		printf '%s\n' "${cmd[*]}" >"$dir/$i.cmd"
+		( start=$SECONDS; "${cmd[@]}" >"$dir/$i.log" 2>&1; rc=$?; echo "$rc $((SECONDS - start))" >"$dir/$i.rc" ) &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for i in "${!names_[@]}"; do
+		local rc took
+		read -r rc took <"$dir/$i.rc"
+		echo
+		echo "=== ${names_[$i]}: $(cat "$dir/$i.cmd")"
+		cat "$dir/$i.log"
+		names+=("${names_[$i]}")
+		if [ "$rc" -eq 0 ]; then
+			results+=("ok      $(printf '%4d' "$took") s  (side by side)")
+		else
+			results+=("FAILED  $(printf '%4d' "$took") s  (exit $rc; side by side)")
+			failed=1
+		fi
+	done
+	rm -rf "$dir"
+}
+
 submodules() {
 	local m
 	for m in $SUBMODULES; do
@@ -46,9 +89,13 @@ step "vet and tidy (every module)" $MAKE --no-print-directory vet
 step "unit and end-to-end (root module)" $GO test -count=1 ./...
 step "sdk, sdk/native, plugins/example" submodules
 step "race detector (sched, host)" $GO test -count=1 -race ./sched/... ./host/...
-step "TypeScript SDK client vs client limits" env GO="$GO" scripts/ts-client-429.sh
-step "MCP conformance suite" env MAKE="$MAKE" scripts/conformance.sh
-step "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh
+# The server binary the conformance suite and make demo both start, built
+# once before they run side by side (so neither links it while the other
+# starts it).
+step "build the server (for the client steps)" $MAKE --no-print-directory host
+together "TypeScript SDK client vs client limits" env GO="$GO" scripts/ts-client-429.sh \
+	--- "MCP conformance suite" env MAKE="$MAKE" scripts/conformance.sh \
+	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh
 step "short fuzzing" $MAKE --no-print-directory fuzz-short
 
 echo

@@ -142,6 +142,7 @@ func TestDemoWalk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts seven WebAssembly connectors and opens about 150 documents")
 	}
+	t.Parallel() // its own simulator and host; no timing, no process-wide figure
 	base, ids := demoHost(t)
 	if missing := slices.DeleteFunc(slices.Clone(platformsim.Platforms), func(id string) bool { return slices.Contains(ids, id) }); len(missing) > 0 {
 		t.Errorf("demo.toml leaves out %v: the demo should show every platform the simulator serves", missing)

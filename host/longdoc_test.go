@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,14 +75,24 @@ func scrape(t *testing.T, base, name string) float64 {
 // finish, 17 MB a call until the trap) fails the tests.
 const memSlack = 2 << 20
 
-// upstreamRequests is the simulator's request count over all platforms.
-func upstreamRequests(sim *platformsim.Sim) int64 {
+// upstreamRequests is the simulator's request count over the given
+// platforms (keys of Stats.Platforms; all of them when none are given).
+func upstreamRequests(sim *platformsim.Sim, ids ...string) int64 {
 	var n int64
-	for _, p := range sim.Stats().Platforms {
-		n += p.Requests
+	for id, p := range sim.Stats().Platforms {
+		if len(ids) == 0 || slices.Contains(ids, id) {
+			n += p.Requests
+		}
 	}
 	return n
 }
+
+// longDocGroups are the platforms whose long documents one test reads in
+// turn, each group beside the others (t.Parallel): a group's platforms
+// and the simulator hosts they fetch from are its own, so its request
+// counts, kept texts and instance memory are too. tk and obk share one
+// (both fetch from the simulator's zoek host).
+var longDocGroups = [][]string{{"obv"}, {"ori"}, {"tk", "obk", platformsim.Zoek}, {"opentk"}, {"rechtspraak"}, {"openarchivaris"}}
 
 // TestLongDocumentsReadToTheEnd: every connector reads its generated
 // document of 1.3 MB, and one connector of each format (JSON, PDF, XML,
@@ -91,83 +102,112 @@ func upstreamRequests(sim *platformsim.Sim) int64 {
 // fetched from the platform once, and a connector's instance memory does
 // not grow from page to page (the memory limit is the one the config
 // ships).
+//
+// The test runs beside the package's other parallel tests (after every
+// sequential one), and its platform groups (longDocGroups) beside each
+// other: extracting is CPU work in one instance, and the figures it checks
+// are per platform.
 func TestLongDocumentsReadToTheEnd(t *testing.T) {
 	if testing.Short() || proofRace {
 		t.Skip("reads about 30 MB of documents page by page (under -race too slow to say anything)")
 	}
+	t.Parallel()
 	sim, simURL := proofSim(t)
 	_, base, _ := proofHost(t, proofConfig(t, simURL, t.TempDir(), ""))
-	c := newProofClient(t, base, "reader")
-	defer c.close()
 	docs := platformsim.LongDocuments()
-	seen := map[string]bool{}
-	// 5 MB documents: one connector per format is enough to show memory
-	// stays flat (each takes seconds to extract in WebAssembly).
-	hugeOf := map[string]bool{"obv": true, "tk": true, "rechtspraak": true, "opentk": true}
+	seen, grouped := map[string]bool{}, map[string]bool{}
 	for _, d := range docs {
 		seen[d.Platform] = true
-		if d.Size == "huge" && !hugeOf[d.Platform] {
-			continue
+	}
+	for _, g := range longDocGroups {
+		for _, id := range g {
+			grouped[id] = true
 		}
-		t.Run(d.Platform+"/"+d.Size+"/"+d.Format, func(t *testing.T) {
-			kept := fmt.Sprintf(`besluitbron_cache_texts_kept_total{class="document",platform=%q}`, d.Platform)
-			mem := fmt.Sprintf(`besluitbron_runtime_idle_memory_bytes{platform=%q}`, d.Platform)
-			keptBefore, reqBefore := scrape(t, base, kept), upstreamRequests(sim)
-			first := readPage(t, c, d, 1)
-			reqAfterFirst := upstreamRequests(sim)
-			var all strings.Builder
-			all.WriteString(first.Text)
-			var memAfter2 float64
-			for n := 2; n <= first.Pages; n++ {
-				p := readPage(t, c, d, n)
-				if p.Pages != first.Pages {
-					t.Fatalf("page %d says %d pages, page 1 said %d", n, p.Pages, first.Pages)
-				}
-				all.WriteString(p.Text)
-				switch m := scrape(t, base, mem); {
-				case n == 2:
-					memAfter2 = m
-				case n%16 == 0 || n == first.Pages:
-					if m > memAfter2+memSlack {
-						t.Fatalf("the connector's instance grew from %.1f MB after page 2 to %.1f MB after page %d", memAfter2/(1<<20), m/(1<<20), n)
-					}
-				}
-				if n == first.Pages && !strings.Contains(p.Text, d.EndPhrase) {
-					t.Errorf("the last page (%d) lacks the end phrase %q; it ends %q", n, d.EndPhrase, p.Text[max(0, len(p.Text)-200):])
-				}
-			}
-			text := all.String()
-			if len(text) < d.TextBytes*9/10 {
-				t.Errorf("%d pages hold %d bytes of text; the document has about %d", first.Pages, len(text), d.TextBytes)
-			}
-			for _, phrase := range []string{d.StartPhrase, d.EndPhrase} {
-				if strings.Count(text, phrase) != 1 {
-					t.Errorf("the pages hold %q %d times, want once", phrase, strings.Count(text, phrase))
-				}
-			}
-			if got := scrape(t, base, kept) - keptBefore; got != 1 {
-				t.Errorf("%d extractions kept for %d pages, want 1", int(got), first.Pages)
-			}
-			// A 5 MB text and its 6 MB source nearly fill some of the 64
-			// MiB cache's bucket rings, which may then drop a small entry
-			// (tk's document metadata): one request again, never the
-			// document (the kept-text count above says it was not
-			// extracted again).
-			allowed := int64(0)
-			if d.Size == "huge" {
-				allowed = 2
-			}
-			if extra := upstreamRequests(sim) - reqAfterFirst; extra > allowed {
-				t.Errorf("pages 2–%d made %d more platform requests, want at most %d (page 1 made %d)", first.Pages, extra, allowed, reqAfterFirst-reqBefore)
-			}
-			t.Logf("%s %s: %d pages, %d bytes, %d platform requests, instance %.1f MB", d.ID, d.Format, first.Pages, len(text), reqAfterFirst-reqBefore, scrape(t, base, mem)/(1<<20))
-		})
 	}
 	for _, id := range proofPlatforms {
 		if !seen[id] {
 			t.Errorf("the simulator has no long document of %s", id)
 		}
+		if !grouped[id] {
+			t.Errorf("%s is in no group of longDocGroups", id)
+		}
 	}
+	// 5 MB documents: one connector per format is enough to show memory
+	// stays flat (each takes seconds to extract in WebAssembly).
+	hugeOf := map[string]bool{"obv": true, "tk": true, "rechtspraak": true, "opentk": true}
+	for _, g := range longDocGroups {
+		name := strings.Join(slices.DeleteFunc(slices.Clone(g), func(id string) bool { return id == platformsim.Zoek }), "+")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := newProofClient(t, base, "reader-"+name)
+			defer c.close()
+			for _, d := range docs {
+				if !slices.Contains(g, d.Platform) || d.Size == "huge" && !hugeOf[d.Platform] {
+					continue
+				}
+				readToTheEnd(t, sim, base, c, d, g)
+			}
+		})
+	}
+}
+
+// readToTheEnd is one document of TestLongDocumentsReadToTheEnd, read as
+// a subtest by c; group are the simulator's platforms whose requests
+// count as this document's.
+func readToTheEnd(t *testing.T, sim *platformsim.Sim, base string, c *proofClient, d platformsim.LongDocument, group []string) {
+	t.Run(d.Platform+"/"+d.Size+"/"+d.Format, func(t *testing.T) {
+		kept := fmt.Sprintf(`besluitbron_cache_texts_kept_total{class="document",platform=%q}`, d.Platform)
+		mem := fmt.Sprintf(`besluitbron_runtime_idle_memory_bytes{platform=%q}`, d.Platform)
+		keptBefore, reqBefore := scrape(t, base, kept), upstreamRequests(sim, group...)
+		first := readPage(t, c, d, 1)
+		reqAfterFirst := upstreamRequests(sim, group...)
+		var all strings.Builder
+		all.WriteString(first.Text)
+		var memAfter2 float64
+		for n := 2; n <= first.Pages; n++ {
+			p := readPage(t, c, d, n)
+			if p.Pages != first.Pages {
+				t.Fatalf("page %d says %d pages, page 1 said %d", n, p.Pages, first.Pages)
+			}
+			all.WriteString(p.Text)
+			switch m := scrape(t, base, mem); {
+			case n == 2:
+				memAfter2 = m
+			case n%16 == 0 || n == first.Pages:
+				if m > memAfter2+memSlack {
+					t.Fatalf("the connector's instance grew from %.1f MB after page 2 to %.1f MB after page %d", memAfter2/(1<<20), m/(1<<20), n)
+				}
+			}
+			if n == first.Pages && !strings.Contains(p.Text, d.EndPhrase) {
+				t.Errorf("the last page (%d) lacks the end phrase %q; it ends %q", n, d.EndPhrase, p.Text[max(0, len(p.Text)-200):])
+			}
+		}
+		text := all.String()
+		if len(text) < d.TextBytes*9/10 {
+			t.Errorf("%d pages hold %d bytes of text; the document has about %d", first.Pages, len(text), d.TextBytes)
+		}
+		for _, phrase := range []string{d.StartPhrase, d.EndPhrase} {
+			if strings.Count(text, phrase) != 1 {
+				t.Errorf("the pages hold %q %d times, want once", phrase, strings.Count(text, phrase))
+			}
+		}
+		if got := scrape(t, base, kept) - keptBefore; got != 1 {
+			t.Errorf("%d extractions kept for %d pages, want 1", int(got), first.Pages)
+		}
+		// A 5 MB text and its 6 MB source nearly fill some of the 64
+		// MiB cache's bucket rings, which may then drop a small entry
+		// (tk's document metadata): one request again, never the
+		// document (the kept-text count above says it was not
+		// extracted again).
+		allowed := int64(0)
+		if d.Size == "huge" {
+			allowed = 2
+		}
+		if extra := upstreamRequests(sim, group...) - reqAfterFirst; extra > allowed {
+			t.Errorf("pages 2–%d made %d more platform requests, want at most %d (page 1 made %d)", first.Pages, extra, allowed, reqAfterFirst-reqBefore)
+		}
+		t.Logf("%s %s: %d pages, %d bytes, %d platform requests, instance %.1f MB", d.ID, d.Format, first.Pages, len(text), reqAfterFirst-reqBefore, scrape(t, base, mem)/(1<<20))
+	})
 }
 
 // TestLongDocumentsWithoutKeptTexts: with no cache at all (so nothing is
@@ -182,6 +222,7 @@ func TestLongDocumentsWithoutKeptTexts(t *testing.T) {
 	if testing.Short() || proofRace {
 		t.Skip("extracts a 1.3 MB judgement 32 times")
 	}
+	t.Parallel() // CPU work in one instance; the memory it checks is that instance's
 	_, simURL := proofSim(t)
 	cfg := strings.Replace(proofConfig(t, simURL, t.TempDir(), ""), "[cache]\n", "[cache]\nenabled = false\n", 1)
 	_, base, _ := proofHost(t, cfg)
@@ -226,6 +267,7 @@ func TestTKDocumentWhenExpansionRefused(t *testing.T) {
 	if testing.Short() || proofRace {
 		t.Skip("reads a 1.3 MB PDF")
 	}
+	t.Parallel()
 	sim, simURL := proofSim(t)
 	if err := sim.SetFault("tk", platformsim.Fault{RefuseExpand: true}); err != nil {
 		t.Fatal(err)

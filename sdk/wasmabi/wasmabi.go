@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -67,6 +68,15 @@ func appendMap(b []byte, m map[string]string) []byte {
 		b = appendString(b, v)
 	}
 	return b
+}
+
+// mapSize is what appendMap adds for m.
+func mapSize(m map[string]string) int {
+	n := 4
+	for k, v := range m {
+		n += 8 + len(k) + len(v)
+	}
+	return n
 }
 
 // reader reads fields off a payload; the first failure sticks.
@@ -212,6 +222,11 @@ func DecodeCallRequest(b []byte) (req connector.CallRequest, keepsTexts bool, er
 
 // AppendCallResult appends res's encoding.
 func AppendCallResult(b []byte, res connector.CallResult) []byte {
+	n := 13 + len(res.Text) + len(res.Structured)
+	for _, c := range res.Content {
+		n += 20 + len(c.Type) + len(c.Text) + len(c.Data) + len(c.MIMEType) + len(c.URI)
+	}
+	b = slices.Grow(b, n) // one allocation, not append's doublings
 	var flags byte
 	if res.IsError {
 		flags |= resultError
@@ -253,6 +268,7 @@ func DecodeCallResult(b []byte) (connector.CallResult, error) {
 
 // AppendFetchRequest appends req's encoding.
 func AppendFetchRequest(b []byte, req connector.FetchRequest) []byte {
+	b = slices.Grow(b, 32+len(req.Method)+len(req.URL)+mapSize(req.Header)+len(req.Body)+len(req.Service)+len(req.CacheClass))
 	b = appendString(b, req.Method)
 	b = appendString(b, req.URL)
 	b = appendMap(b, req.Header)
@@ -293,6 +309,7 @@ func AppendFetchReply(b []byte, rep connector.FetchReply) []byte {
 		}
 		return appendFetchError(b, e)
 	}
+	b = slices.Grow(b, 17+mapSize(rep.Response.Header)+len(rep.Response.Body))
 	b = append(b, replyResponse)
 	b = appendU64(b, uint64(int64(rep.Response.Status)))
 	b = appendMap(b, rep.Response.Header)
@@ -347,6 +364,7 @@ func AppendTextReply(b []byte, rep connector.TextReply) []byte {
 		}
 		return b
 	}
+	b = slices.Grow(b, 30+len(rep.Page.Head)+len(rep.Page.Text))
 	b = append(b, replyResponse)
 	if rep.Found {
 		b = append(b, 1)
@@ -383,6 +401,11 @@ func DecodeTextReply(b []byte) (connector.TextReply, error) {
 
 // AppendExtractedText appends t's encoding.
 func AppendExtractedText(b []byte, t connector.ExtractedText) []byte {
+	n := 16 + len(t.Key) + len(t.CacheClass) + len(t.Head)
+	for _, p := range t.Pages {
+		n += 4 + len(p)
+	}
+	b = slices.Grow(b, n)
 	b = appendString(b, t.Key)
 	b = appendString(b, t.CacheClass)
 	b = appendBytes(b, t.Head)

@@ -19,7 +19,9 @@
 // sdk's now) get their call, fetches and kept texts in package wasmabi's
 // encoding, and the host does the JSON work version 1's guest did
 // (compacting arguments and structured content, valid UTF-8 strings);
-// modules of version 1 are still served, in JSON. Each call runs under a deadline, so a
+// modules of version 1 are still served, in JSON. On Linux and macOS an
+// instance's linear memory is address space reserved up to its limit,
+// outside the Go heap, that grows in place (memory_unix.go). Each call runs under a deadline, so a
 // spinning guest is stopped rather than freezing the host, and under a
 // memory limit per connector. A module built with the sdk is stopped by
 // the loop budget package wasmbudget instruments it with (a decrement per

@@ -327,7 +327,7 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 		// Go runtime reads, so its collector works harder as the heap
 		// nears the cap instead of growing into a trap.
 		WithEnv("GOMEMLIMIT", fmt.Sprintf("%dMiB", c.opts.MemoryLimitMB*3/4))
-	mod, err := c.runtime.InstantiateModule(ctx, c.compiled, cfg)
+	mod, err := c.runtime.InstantiateModule(withReservedMemory(ctx), c.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}

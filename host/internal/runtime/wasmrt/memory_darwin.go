@@ -1,0 +1,3 @@
+package wasmrt
+
+const mapNoReserve = 0

@@ -40,9 +40,9 @@ func oriOnSim(t *testing.T, grant string) string {
 	up := httptest.NewServer(sim.Handler())
 	t.Cleanup(up.Close)
 	t.Cleanup(sim.Close)
-	cfg := fmt.Sprintf("[runtime]\ncompilation_cache_dir = \"\"\n[cache]\ndir = %q\n[status]\nenabled = false\n"+
+	cfg := fmt.Sprintf("[runtime]\ncompilation_cache_dir = %q\n[cache]\ndir = %q\n[status]\nenabled = false\n"+
 		"[connectors.ori]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\npool_size = 1\n%s\n",
-		t.TempDir(), wasmbuild.Path(t, "./plugins/ori/cmd"), platformsim.BaseURLs(up.URL)["ori"], grant)
+		proofCompileDir(t), t.TempDir(), wasmbuild.Path(t, "./plugins/ori/cmd"), platformsim.BaseURLs(up.URL)["ori"], grant)
 	c, err := host.LoadConfig(writeConfig(t, cfg), []string{})
 	if err != nil {
 		t.Fatal(err)

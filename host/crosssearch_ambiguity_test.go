@@ -46,7 +46,7 @@ func councilsOnSim(t *testing.T) (string, *platformsim.Sim) {
 	t.Cleanup(up.Close)
 	t.Cleanup(sim.Close)
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = \"\"\n[cache]\ndir = %q\n[status]\nenabled = false\n", t.TempDir())
+	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = %q\n[cache]\ndir = %q\n[status]\nenabled = false\n", proofCompileDir(t), t.TempDir())
 	urls, rewrites := platformsim.BaseURLs(up.URL), platformsim.URLRewrites(up.URL)
 	for _, id := range []string{"ori", "obv", "obk"} {
 		fmt.Fprintf(&cfg, "[connectors.%s]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\npool_size = 1\n", id, wasmbuild.Path(t, "./plugins/"+id+"/cmd"), urls[id])

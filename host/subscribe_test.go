@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,7 +25,7 @@ func TestStatusResourceSubscription(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfig(t, `
 [runtime]
-compilation_cache_dir = "`+filepath.Join(filepath.Dir(wasm), "wazero-cache")+`"
+compilation_cache_dir = "`+proofCompileDir(t)+`"
 [status]
 enabled = false
 [connectors.obv]

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -51,7 +50,7 @@ func BenchmarkBesideTheSDKs(b *testing.B) {
 	wasm := wasmbuild.Path(b, "./plugins/obv/cmd")
 	cfg, err := host.LoadConfig(writeConfigTB(b, `
 [runtime]
-compilation_cache_dir = "`+filepath.Join(filepath.Dir(wasm), "wazero-cache")+`"
+compilation_cache_dir = "`+proofCompileDir(b)+`"
 [status]
 enabled = false
 [mcp_rate_limit]

@@ -44,8 +44,8 @@ type stream struct {
 	// lost: the stream was dropped and then written again; the index of
 	// its events is unknown, so it keeps none and cannot be resumed.
 	lost bool
-	size        int // counted bytes, overheads included
-	elem        *list.Element
+	size int // counted bytes, overheads included
+	elem *list.Element
 }
 
 var _ mcp.EventStore = (*Store)(nil)

@@ -1,9 +1,7 @@
 package obv_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,23 +10,6 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/sdktest"
 )
-
-// TestOrgMatchInStep: the organisation resolver is one file kept alike in
-// both council connectors (both index the same councils); a fix to one
-// copy must reach the other.
-func TestOrgMatchInStep(t *testing.T) {
-	ori, err := os.ReadFile("../ori/orgmatch.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	obvCopy, err := os.ReadFile("orgmatch.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(bytes.Replace(ori, []byte("package ori\n"), []byte("package obv\n"), 1), obvCopy) {
-		t.Error("plugins/obv/orgmatch.go differs from plugins/ori/orgmatch.go beyond the package clause; copy the changed one over the other")
-	}
-}
 
 // bergenSources is a host with the source list holding both Bergens, in
 // the platform's own shape (/api/sources: key, sourceRef, label; OBV

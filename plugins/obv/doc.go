@@ -12,12 +12,12 @@
 // from the host without a request.
 //
 // search's organization and status's source take a source key or a name
-// ([MatchOrg], shared with ori), read against /api/sources (every source,
+// ([orgname.MatchOrg], shared with ori), read against /api/sources (every source,
 // implemented or not; cached 30 days). A name that fits several sources
 // (Bergen and Bergen Nh, the municipality and the province of Groningen)
 // is never settled by order: search asks the user through elicitation,
 // if the admin granted it (the manifest asks for it), and otherwise fails
-// with the candidates and their keys ([ResolveOrg]); status lists every
+// with the candidates and their keys ([orgname.ResolveOrg]); status lists every
 // source the name fits.
 //
 // The mapping from tool arguments to requests lives in this package; limits

@@ -9,6 +9,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // keyPattern is the shape of a source key (soest, den-helder, bergen_nh,
@@ -22,22 +23,22 @@ var keyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
 // any key /api/sources lists (a source withdrawn from importing still
 // holds years of documents). The request is list_sources' own with
 // implemented_only false, kept 30 days in the list cache class.
-func sourceOrgs(ctx context.Context, h connector.Host) ([]Org, error) {
+func sourceOrgs(ctx context.Context, h connector.Host) ([]orgname.Org, error) {
 	res, err := listSources(ctx, h, json.RawMessage(`{"implemented_only":false}`))
 	if err != nil {
 		return nil, err
 	}
 	l, _ := res.(sdk.ListResult)
-	out := make([]Org, 0, len(l.Items))
+	out := make([]orgname.Org, 0, len(l.Items))
 	for _, it := range l.Items {
 		cbs, _ := it.Extra[ID]["cbs_id"].(string)
-		out = append(out, Org{Key: it.ID, Name: it.Title, Kind: OrgKind(it.Type), CBS: cbs})
+		out = append(out, orgname.Org{Key: it.ID, Name: it.Title, Kind: orgname.OrgKind(it.Type), CBS: cbs})
 	}
 	return out, nil
 }
 
 // resolveOrganization reads search's organization argument, a source key
-// or a name, as one source key ([ResolveOrg]): a name of several sources
+// or a name, as one source key ([orgname.ResolveOrg]): a name of several sources
 // ("Bergen", "Groningen", "Utrecht", "Limburg") is asked about through
 // elicitation, or the tool error lists the candidates. When the source
 // list cannot be read, a key-shaped argument goes to the platform as it
@@ -50,7 +51,7 @@ func resolveOrganization(ctx context.Context, h connector.Host, given string) (s
 		}
 		return "", nil, fmt.Errorf("argument \"organization\": %q is not a source key (like \"den-helder\"), and the source list to look the name up in could not be read: %s", clip(given, 100), clip(strings.TrimPrefix(err.Error(), "list_sources: "), 300))
 	}
-	o, notes, err := ResolveOrg(ctx, h, orgs, OrgArg{Arg: "organization", Given: given, ListTool: "obv_list_sources", Platform: "OpenBesluitvorming", KeyShaped: keyPattern.MatchString})
+	o, notes, err := orgname.ResolveOrg(ctx, h, orgs, orgname.OrgArg{Arg: "organization", Given: given, ListTool: "obv_list_sources", Platform: "OpenBesluitvorming", KeyShaped: keyPattern.MatchString})
 	if err != nil {
 		return "", nil, err
 	}

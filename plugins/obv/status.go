@@ -10,6 +10,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // ClassStatus is the cache class of /api/status: the platform itself
@@ -221,21 +222,21 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 	// and the user sees which is which), never the first alone.
 	var wanted map[string]bool
 	if a.Source != "" {
-		var orgs []Org
+		var orgs []orgname.Org
 		for _, row := range sr.Sources {
 			if row.Err == nil && row.V.SourceKey != "" {
-				orgs = append(orgs, Org{Key: row.V.SourceKey, Name: row.V.Label, Kind: OrgKind(row.V.OrganizationType)})
+				orgs = append(orgs, orgname.Org{Key: row.V.SourceKey, Name: row.V.Label, Kind: orgname.OrgKind(row.V.OrganizationType)})
 			}
 		}
-		m := MatchOrg(orgs, a.Source)
+		m := orgname.MatchOrg(orgs, a.Source)
 		wanted = map[string]bool{}
 		for _, o := range m.Candidates {
 			wanted[o.Key] = true
 		}
 		switch {
 		case len(m.Candidates) > 1:
-			notes = append(notes, fmt.Sprintf("source %q matches %d sources, so all are listed: %s.", clip(a.Source, 100), len(m.Candidates), listOrgs(m.Candidates, "source")))
-		case len(m.Candidates) == 1 && (m.By == ByPrefix || m.By == ByWords):
+			notes = append(notes, fmt.Sprintf("source %q matches %d sources, so all are listed: %s.", clip(a.Source, 100), len(m.Candidates), orgname.ListOrgs(m.Candidates, "source")))
+		case len(m.Candidates) == 1 && (m.By == orgname.ByPrefix || m.By == orgname.ByWords):
 			notes = append(notes, fmt.Sprintf("source %q is read as %s (source=%q), the only source whose name fits.", clip(a.Source, 100), m.Candidates[0].Label(), m.Candidates[0].Key))
 		}
 	}

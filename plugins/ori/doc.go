@@ -30,14 +30,14 @@
 // key and a note says why.
 //
 // The organization argument of search and get_document takes a key or a
-// name ([MatchOrg], shared with obv): an exact key is one organisation;
+// name ([orgname.MatchOrg], shared with obv): an exact key is one organisation;
 // a name is read apart from its kind and province ("Gemeente Bergen
 // (NH)") and matched against the same list. A name that fits several
 // organisations (ORI has "Bergen (NH)" and "Bergen (L)") is never
 // settled by order: search asks the user through elicitation, if the
 // admin granted it (the manifest asks for it), and otherwise fails with
-// the candidates and their keys ([ResolveOrg]); get_document, whose id
-// decides, looks in every candidate's index ([OrgKeys]).
+// the candidates and their keys ([orgname.ResolveOrg]); get_document, whose id
+// decides, looks in every candidate's index ([orgname.OrgKeys]).
 //
 // An item's url is the supplier's original (iBabs, Notubiz, …) when it is
 // on https, the same from search and get_document. ORI has no page of its

@@ -85,7 +85,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	// organization only narrows where to look, the id decides: a name
 	// that fits several organisations means all of them, and no one is
-	// asked (see OrgKeys).
+	// asked (see orgname.OrgKeys).
 	var keys, orgNotes []string
 	var names *orgNames
 	if a.Organization != "" {

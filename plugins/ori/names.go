@@ -8,6 +8,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // orgNames are the human names of organisation keys ("soest" → "Gemeente
@@ -55,16 +56,16 @@ func namesOf(l sdk.ListResult, err error) orgNames {
 }
 
 // orgsOf are a list's organisations as the resolver reads them.
-func orgsOf(l sdk.ListResult) []Org {
-	out := make([]Org, 0, len(l.Items))
+func orgsOf(l sdk.ListResult) []orgname.Org {
+	out := make([]orgname.Org, 0, len(l.Items))
 	for _, it := range l.Items {
-		out = append(out, Org{Key: it.ID, Name: it.Title, Kind: OrgKind(it.Type)})
+		out = append(out, orgname.Org{Key: it.ID, Name: it.Title, Kind: orgname.OrgKind(it.Type)})
 	}
 	return out
 }
 
 // resolveOrganization reads the organization argument, a key or a name,
-// as the keys of the organisations it means ([ResolveOrg]), with the
+// as the keys of the organisations it means ([orgname.ResolveOrg]), with the
 // organisation names for the results (one list request for both). A
 // name that fits several organisations is asked about when ask is set,
 // and otherwise means all of them (get_document looks in each); a key
@@ -80,12 +81,12 @@ func resolveOrganization(ctx context.Context, h connector.Host, given string, as
 		why := strings.TrimPrefix(err.Error(), "list_organizations: ")
 		return nil, names, nil, fmt.Errorf("argument \"organization\": %q is not a key (like \"den_helder\"), and the list of organisations to look the name up in could not be read: %s", clip(given, 100), clip(why, 300))
 	}
-	arg := OrgArg{Arg: "organization", Given: given, ListTool: "ori_list_organizations", Platform: "Open Raadsinformatie", KeyShaped: keyPattern.MatchString}
+	arg := orgname.OrgArg{Arg: "organization", Given: given, ListTool: "ori_list_organizations", Platform: "Open Raadsinformatie", KeyShaped: keyPattern.MatchString}
 	if !ask {
-		keys, notes, err := OrgKeys(orgsOf(l), arg)
+		keys, notes, err := orgname.OrgKeys(orgsOf(l), arg)
 		return keys, names, notes, err
 	}
-	o, notes, err := ResolveOrg(ctx, h, orgsOf(l), arg)
+	o, notes, err := orgname.ResolveOrg(ctx, h, orgsOf(l), arg)
 	if err != nil {
 		return nil, names, nil, err
 	}
@@ -129,7 +130,7 @@ func HumanName(name, classification string) string {
 	// A province abbreviated after a shared name is written out, as the
 	// organisation question and errors write it: "Bergen (L)" is
 	// "Bergen (Limburg)".
-	if base, p := splitQualifier(name, false); p != "" {
+	if base, p := orgname.SplitQualifier(name, false); p != "" {
 		name = base + " (" + p + ")"
 	}
 	lower := strings.ToLower(name)

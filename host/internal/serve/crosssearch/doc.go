@@ -18,10 +18,10 @@
 // then by its filters alone; the Tweede Kamer API matches words in titles
 // and subjects only; platforms without an organisation filter are left
 // out when an organisation is given, unless named. Organisation names are
-// resolved through each platform's own list tool (obv_list_sources,
-// ori_list_organizations, openarchivaris_list_governments), cached by the
-// host like any list, and read by the council connectors' rules (orgmatch.go:
-// a key, a name with kind words and province, the start of a name). A name
+// resolved through each platform's own list tool (the one its manifest's
+// search profile names), cached by the host like any list, and read by the
+// rules the council connectors use too (sdk/orgname: a key, a name with
+// kind words and province, the start of a name). A name
 // that fits several organisations of a platform is never settled by
 // picking one: that platform is not searched, and its section lists the
 // candidates with what to pass; the other platforms still answer.

@@ -22,6 +22,7 @@ import (
 	"github.com/besluitbron/besluitbron/plugins/ori"
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 	"github.com/besluitbron/besluitbron/sdk/sdktest"
 )
 
@@ -255,26 +256,28 @@ func (h simFetcher) Fetch(ctx context.Context, req connector.FetchRequest) (conn
 
 func (simFetcher) Log(context.Context, int, string) {}
 
-// TestOrgMatchAgreesWithConnectors: the host's matcher and the council
-// connectors' own (plugins/ori and plugins/obv, orgmatch.go) find the same
-// organisations, the same way, for every name, key and label of the real
-// lists and the ways people write them (kind words, province qualifiers,
-// starts and words of names, the shared names), so that besluitbron_search
-// and <platform>_search read an organisation alike.
+// TestOrgMatchAgreesWithConnectors: the host reads a platform's list
+// (orgsOf: key, name, kind, CBS code, abbreviation) so that the shared
+// rules (sdk/orgname) find the same organisations, the same way, as over
+// the lists as the council connectors read them (ori's and obv's readers),
+// for every name, key and label of the real lists and the ways people
+// write them (kind words, province qualifiers, starts and words of names,
+// the shared names): besluitbron_search and <platform>_search read an
+// organisation alike.
 func TestOrgMatchAgreesWithConnectors(t *testing.T) {
 	lists := councilLists(t)
 	for name, items := range lists {
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
 			id, _, _ := strings.Cut(name, "/")
-			host := orgsOf(id, items)
-			oriOrgs := make([]ori.Org, len(items))
-			obvOrgs := make([]obv.Org, len(items))
+			host, byKey := orgsOf(id, items)
+			oriOrgs := make([]orgname.Org, len(items))
+			obvOrgs := make([]orgname.Org, len(items))
 			for i, it := range items {
 				// As each connector reads its own list (ori's orgsOf, obv's
 				// sourceOrgs).
-				oriOrgs[i] = ori.Org{Key: it.ID, Name: it.Title, Kind: ori.OrgKind(it.Type)}
+				oriOrgs[i] = orgname.Org{Key: it.ID, Name: it.Title, Kind: orgname.OrgKind(it.Type)}
 				cbs, _ := it.Extra[id]["cbs_id"].(string)
-				obvOrgs[i] = obv.Org{Key: it.ID, Name: it.Title, Kind: obv.OrgKind(it.Type), CBS: cbs}
+				obvOrgs[i] = orgname.Org{Key: it.ID, Name: it.Title, Kind: orgname.OrgKind(it.Type), CBS: cbs}
 			}
 			args := map[string]bool{"Bergen": true, "Bergen (NH)": true, "Bergen, Limburg": true, "Bergen Limburg": true, "Gemeente Bergen (L.)": true,
 				"Utrecht": true, "Provincie Utrecht": true, "Groningen": true, "Limburg": true, "Den": true, "Nergenshuizen": true, "ab": true, "Hof": true}
@@ -291,29 +294,30 @@ func TestOrgMatchAgreesWithConnectors(t *testing.T) {
 				}
 			}
 			for _, o := range host {
-				args[o.label()] = true
+				args[o.Label()] = true
 			}
 			n := 0
 			for a := range args {
-				h := matchOrg(host, a)
+				h := orgname.MatchOrg(host, a)
 				var hk []string
-				for _, o := range h.cands {
-					hk = append(hk, o.key)
+				for _, o := range h.Candidates {
+					hk = append(hk, o.Key)
 				}
 				for cname, m := range map[string]struct {
 					keys []string
 					by   string
-				}{"ori": keysOri(ori.MatchOrg(oriOrgs, a)), "obv": keysObv(obv.MatchOrg(obvOrgs, a))} {
-					if !slices.Equal(hk, m.keys) || len(hk) > 0 && h.by != m.by {
-						t.Errorf("%q: host %v by %s, %s's connector %v by %s", a, hk, h.by, cname, m.keys, m.by)
+				}{"ori": keysOf(orgname.MatchOrg(oriOrgs, a)), "obv": keysOf(orgname.MatchOrg(obvOrgs, a))} {
+					if !slices.Equal(hk, m.keys) || len(hk) > 0 && h.By != m.by {
+						t.Errorf("%q: host %v by %s, %s's connector %v by %s", a, hk, h.By, cname, m.keys, m.by)
 					}
 				}
-				for _, o := range h.cands {
+				for _, o := range h.Candidates {
 					// The label a person reads is the connectors' too
-					// (obv's Org, with the CBS code where the list has one).
-					want := obv.Org{Key: o.key, Name: o.name, Kind: obv.OrgKind(o.item.Type), CBS: cbsOf(id, o.item)}
-					if o.label() != want.Label() {
-						t.Errorf("%q: label %q, the connectors' %q", a, o.label(), want.Label())
+					// (obv's reading, with the CBS code where the list has one).
+					it := byKey[o.Key]
+					want := orgname.Org{Key: o.Key, Name: it.Title, Kind: orgname.OrgKind(it.Type), CBS: cbsOf(id, it)}
+					if o.Label() != want.Label() {
+						t.Errorf("%q: label %q, the connectors' %q", a, o.Label(), want.Label())
 					}
 				}
 				n++
@@ -328,18 +332,7 @@ func cbsOf(id string, it connector.Item) string {
 	return s
 }
 
-func keysOri(m ori.OrgMatch) (out struct {
-	keys []string
-	by   string
-}) {
-	for _, o := range m.Candidates {
-		out.keys = append(out.keys, o.Key)
-	}
-	out.by = m.By
-	return out
-}
-
-func keysObv(m obv.OrgMatch) (out struct {
+func keysOf(m orgname.OrgMatch) (out struct {
 	keys []string
 	by   string
 }) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // translator maps the common arguments onto one connector's search tool.
@@ -105,7 +106,7 @@ func stripKind(s string) string {
 	ws := strings.Fields(s)
 	for _, k := range kinds {
 		n := len(strings.Fields(k))
-		if len(ws) > n && foldName(strings.Join(ws[:n], " ")) == k {
+		if len(ws) > n && orgname.FoldName(strings.Join(ws[:n], " ")) == k {
 			return strings.Join(ws[n:], " ")
 		}
 	}
@@ -113,43 +114,43 @@ func stripKind(s string) string {
 }
 
 // resolveOrg finds an organisation in a platform's list by the rules of
-// matchOrg (a key, a name with or without its kind words and province, an
-// abbreviation the list gives, the start or words of a name) and returns
-// it, with a note when it was read from part of a name or when a key's
-// name fits others too. Not found is a *skip naming the list tool; a name
-// that fits several organisations is an *ambiguous listing them, never the
-// first of them.
+// orgname.MatchOrg (a key, a name with or without its kind words and
+// province, an abbreviation the list gives, the start or words of a name)
+// and returns it, with a note when it was read from part of a name or
+// when a key's name fits others too. Not found is a *skip naming the list
+// tool; a name that fits several organisations is an *ambiguous listing
+// them, never the first of them.
 func resolveOrg(ctx context.Context, l lister, id, tool string, args map[string]any, want string) (connector.Item, []string, error) {
 	items, err := l(ctx, tool, args)
 	if err != nil {
 		return connector.Item{}, nil, fmt.Errorf("looking up organization %q with %s: %w", want, tool, err)
 	}
-	orgs := orgsOf(id, items)
-	m := matchOrg(orgs, want)
-	switch len(m.cands) {
+	orgs, byKey := orgsOf(id, items)
+	m := orgname.MatchOrg(orgs, want)
+	switch len(m.Candidates) {
 	case 0:
 		return connector.Item{}, nil, &skip{fmt.Sprintf("organization %q is not among this platform's organisations (see %s)", want, tool)}
 	case 1:
 	default:
 		return connector.Item{}, nil, newAmbiguous(orgs, m, want, id)
 	}
-	o := m.cands[0]
+	o := m.Candidates[0]
 	var notes []string
 	switch {
-	case m.by == byKey && len(m.namesakes) > 0:
+	case m.By == orgname.ByKey && len(m.Namesakes) > 0:
 		var others []string
-		for i, n := range m.namesakes {
+		for i, n := range m.Namesakes {
 			if i == maxListed {
-				others = append(others, fmt.Sprintf("and %d more", len(m.namesakes)-maxListed))
+				others = append(others, fmt.Sprintf("and %d more", len(m.Namesakes)-maxListed))
 				break
 			}
-			others = append(others, fmt.Sprintf("%s (key %q)", n.label(), clip(n.key, 100)))
+			others = append(others, fmt.Sprintf("%s (key %q)", n.Label(), clip(n.Key, 100)))
 		}
-		notes = append(notes, fmt.Sprintf("organization %s is the key of %s here; the name also fits %s.", quoteCut(want, 100), o.label(), strings.Join(others, "; ")))
-	case m.by == byPrefix || m.by == byWords:
-		notes = append(notes, fmt.Sprintf("organization %s is read as %s (key %q), the only organisation here whose name fits.", quoteCut(want, 100), o.label(), clip(o.key, 100)))
+		notes = append(notes, fmt.Sprintf("organization %s is the key of %s here; the name also fits %s.", quoteCut(want, 100), o.Label(), strings.Join(others, "; ")))
+	case m.By == orgname.ByPrefix || m.By == orgname.ByWords:
+		notes = append(notes, fmt.Sprintf("organization %s is read as %s (key %q), the only organisation here whose name fits.", quoteCut(want, 100), o.Label(), clip(o.Key, 100)))
 	}
-	return o.item, notes, nil
+	return byKey[o.Key], notes, nil
 }
 
 // listItems reads a list tool's answer.

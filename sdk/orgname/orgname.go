@@ -1,11 +1,14 @@
-package ori
-
-// This file is kept identical in plugins/ori and plugins/obv, but for the
-// package clause (obv's TestOrgMatchInStep checks it): both platforms
-// index the same councils under much the same names, so how a name the
-// user typed is read, and what happens when it fits several
-// organisations, is one rule for both. Connectors share no code but the
-// sdk, hence the copy.
+// Package orgname reads the name of a Dutch public body as a user types
+// it ("Bergen (NH)", "Gemeente Utrecht", "Wetterskip Fryslân") and finds
+// it in a platform's list of organisations without ever settling an
+// ambiguous name by order: a name that fits several organisations is
+// asked about (sdk.Choose, when the admin granted elicitation and the
+// client supports it) or answered with the candidates and what to pass.
+//
+// The council connectors (ori, obv) and the host's cross-platform search
+// read names by these rules alike, so a name means the same everywhere;
+// it lives in the sdk because connectors share no other code.
+package orgname
 
 import (
 	"context"
@@ -33,6 +36,10 @@ type Org struct {
 	Kind string
 	// CBS is the CBS code (GM0373) when the platform gives one.
 	CBS string
+	// Abbrev is an abbreviation the platform's list gives (a court's
+	// "HR"): the argument matches it exactly, after names and before
+	// starts of names.
+	Abbrev string
 }
 
 // Kinds of organisation, as Dutch names them.
@@ -111,10 +118,10 @@ type orgName struct {
 	kind, base, region string
 }
 
-// foldName lower-cases, drops diacritics and punctuation, and treats -, _
+// FoldName lower-cases, drops diacritics and punctuation, and treats -, _
 // and spaces alike: "Den Helder", "den_helder" and "den-helder" fold
 // equal, as do "Fryslân" and "fryslan".
-func foldName(s string) string {
+func FoldName(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -152,15 +159,15 @@ var plainLetters = map[rune]rune{
 // province reads a qualifier as a province ("NH", "N.H.", "L",
 // "Noord-Holland"), or "".
 func province(q string) string {
-	return provinces[strings.ReplaceAll(foldName(q), " ", "")]
+	return provinces[strings.ReplaceAll(FoldName(q), " ", "")]
 }
 
-// splitQualifier takes a province qualifier off the end of a name: in
+// SplitQualifier takes a province qualifier off the end of a name: in
 // brackets ("Bergen (NH)"), after a comma ("Bergen, Limburg") or, when
 // loose, as the name's last words ("Bergen Limburg"); and always the
 // unbracketed abbreviations of trailingAbbrev ("Bergen Nh"). It returns
 // the name without it and the province, or the name as it was and "".
-func splitQualifier(s string, loose bool) (string, string) {
+func SplitQualifier(s string, loose bool) (string, string) {
 	s = strings.TrimSpace(s)
 	if strings.HasSuffix(s, ")") {
 		if i := strings.LastIndex(s, "("); i > 0 {
@@ -178,14 +185,14 @@ func splitQualifier(s string, loose bool) (string, string) {
 	if len(ws) < 2 {
 		return s, ""
 	}
-	if last := foldName(ws[len(ws)-1]); trailingAbbrev[last] {
+	if last := FoldName(ws[len(ws)-1]); trailingAbbrev[last] {
 		return strings.Join(ws[:len(ws)-1], " "), provinces[last]
 	}
 	if loose {
 		for n := 2; n >= 1; n-- {
 			if len(ws) > n {
 				tail := strings.Join(ws[len(ws)-n:], " ")
-				if len(foldName(tail)) > 3 {
+				if len(FoldName(tail)) > 3 {
 					if p := province(tail); p != "" {
 						return strings.Join(ws[:len(ws)-n], " "), p
 					}
@@ -209,8 +216,8 @@ func splitKind(folded string) (kind, rest string) {
 
 // parseOrgName reads a name (or a key, whose _ and - fold to spaces).
 func parseOrgName(s string, loose bool) orgName {
-	rest, region := splitQualifier(s, loose)
-	kind, base := splitKind(foldName(rest))
+	rest, region := SplitQualifier(s, loose)
+	kind, base := splitKind(FoldName(rest))
 	return orgName{kind: kind, base: base, region: region}
 }
 
@@ -233,7 +240,7 @@ func (o Org) names() []orgName {
 
 // region is o's province as far as its name or [knownRegions] say.
 func (o Org) region() string {
-	if _, p := splitQualifier(o.Name, false); p != "" {
+	if _, p := SplitQualifier(o.Name, false); p != "" {
 		return p
 	}
 	if p := knownRegions[strings.ToUpper(o.CBS)]; p != "" && o.CBS != "" {
@@ -250,8 +257,8 @@ func (o Org) Label() string {
 	if name == "" {
 		name = o.Key
 	}
-	name, _ = splitQualifier(name, false)
-	if k, _ := splitKind(foldName(name)); k == "" && o.Kind != "" {
+	name, _ = SplitQualifier(name, false)
+	if k, _ := splitKind(FoldName(name)); k == "" && o.Kind != "" {
 		name = strings.ToUpper(o.Kind[:1]) + o.Kind[1:] + " " + name
 	}
 	if p := o.region(); p != "" {
@@ -269,10 +276,11 @@ func compatible(a, n orgName) bool {
 
 // How an organisation was found: [OrgMatch.By].
 const (
-	ByKey    = "key"    // the argument is its key, exactly
-	ByName   = "name"   // its name, read as kind, name and province
-	ByPrefix = "prefix" // the start of its name
-	ByWords  = "words"  // whole words of its name
+	ByKey    = "key"          // the argument is its key, exactly
+	ByName   = "name"         // its name, read as kind, name and province
+	ByAbbrev = "abbreviation" // the abbreviation its list gives
+	ByPrefix = "prefix"       // the start of its name
+	ByWords  = "words"        // whole words of its name
 )
 
 // Bounds of the resolver's work and words.
@@ -325,6 +333,18 @@ func MatchOrg(orgs []Org, arg string) OrgMatch {
 			return OrgMatch{Candidates: c, By: ByName}
 		}
 	}
+	if f := FoldName(arg); f != "" {
+		var c []Org
+		for _, o := range orgs {
+			if o.Abbrev != "" && FoldName(o.Abbrev) == f {
+				c = append(c, o)
+			}
+		}
+		if len(c) > 0 {
+			sortOrgs(c)
+			return OrgMatch{Candidates: c, By: ByAbbrev}
+		}
+	}
 	if len(a.base) < minFuzzy {
 		return OrgMatch{}
 	}
@@ -368,13 +388,18 @@ func matchWhere(orgs []Org, fits func(orgName) bool) []Org {
 			}
 		}
 	}
+	sortOrgs(out)
+	return out
+}
+
+// sortOrgs orders candidates by label, then key.
+func sortOrgs(out []Org) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if li, lj := out[i].Label(), out[j].Label(); li != lj {
 			return li < lj
 		}
 		return out[i].Key < out[j].Key
 	})
-	return out
 }
 
 // OrgArg describes the argument being resolved, for the question and the
@@ -411,7 +436,7 @@ func ResolveOrg(ctx context.Context, h connector.Host, orgs []Org, arg OrgArg) (
 	given := clip(arg.Given, 100)
 	what := fmt.Sprintf("%s %q matches %d organisations", arg.Arg, given, len(c))
 	if len(c) > maxChoose {
-		return Org{}, nil, fmt.Errorf("%s: %s; give a fuller name or a key from %s", what, listOrgs(c, arg.Arg), arg.ListTool)
+		return Org{}, nil, fmt.Errorf("%s: %s; give a fuller name or a key from %s", what, ListOrgs(c, arg.Arg), arg.ListTool)
 	}
 	choices := make([]sdk.Choice, len(c))
 	titles := map[string]int{}
@@ -447,9 +472,9 @@ func ResolveOrg(ctx context.Context, h connector.Host, orgs []Org, arg OrgArg) (
 		default:
 			why += " (" + clip(err.Error(), 200) + ")"
 		}
-		return Org{}, nil, fmt.Errorf("%s: %s. %s; ask which one is meant and call again with its %s", what, listOrgs(c, arg.Arg), capital(why), arg.Arg)
+		return Org{}, nil, fmt.Errorf("%s: %s. %s; ask which one is meant and call again with its %s", what, ListOrgs(c, arg.Arg), capital(why), arg.Arg)
 	case !ok:
-		return Org{}, nil, fmt.Errorf("%s: %s. The user was asked which one and chose none; call again with the %s of the one meant", what, listOrgs(c, arg.Arg), arg.Arg)
+		return Org{}, nil, fmt.Errorf("%s: %s. The user was asked which one and chose none; call again with the %s of the one meant", what, ListOrgs(c, arg.Arg), arg.Arg)
 	}
 	for _, o := range c {
 		if o.Key == key {
@@ -476,13 +501,13 @@ func OrgKeys(orgs []Org, arg OrgArg) ([]string, []string, error) {
 	c := m.Candidates
 	what := fmt.Sprintf("%s %q matches %d organisations", arg.Arg, clip(arg.Given, 100), len(c))
 	if len(c) > maxChoose {
-		return nil, nil, fmt.Errorf("%s: %s; give a fuller name or a key from %s", what, listOrgs(c, arg.Arg), arg.ListTool)
+		return nil, nil, fmt.Errorf("%s: %s; give a fuller name or a key from %s", what, ListOrgs(c, arg.Arg), arg.ListTool)
 	}
 	keys := make([]string, len(c))
 	for i, o := range c {
 		keys[i] = o.Key
 	}
-	return keys, []string{fmt.Sprintf("%s: %s. All of them were looked in.", what, listOrgs(c, arg.Arg))}, nil
+	return keys, []string{fmt.Sprintf("%s: %s. All of them were looked in.", what, ListOrgs(c, arg.Arg))}, nil
 }
 
 // one is the outcome of a match with at most one candidate: that one
@@ -501,16 +526,16 @@ func (arg OrgArg) one(m OrgMatch) (Org, []string, error) {
 	var notes []string
 	switch {
 	case m.By == ByKey && len(m.Namesakes) > 0:
-		notes = append(notes, fmt.Sprintf("%s %q is the key of %s; the name also fits %s.", arg.Arg, given, o.Label(), listOrgs(m.Namesakes, arg.Arg)))
+		notes = append(notes, fmt.Sprintf("%s %q is the key of %s; the name also fits %s.", arg.Arg, given, o.Label(), ListOrgs(m.Namesakes, arg.Arg)))
 	case m.By == ByPrefix || m.By == ByWords:
 		notes = append(notes, fmt.Sprintf("%s %q is read as %s (%s=%q), the only organisation whose name fits.", arg.Arg, given, o.Label(), arg.Arg, o.Key))
 	}
 	return o, notes, nil
 }
 
-// listOrgs lists candidates with what to pass for each, at most maxListed
+// ListOrgs lists candidates with what to pass for each, at most maxListed
 // of them and how many more there are.
-func listOrgs(c []Org, arg string) string {
+func ListOrgs(c []Org, arg string) string {
 	var b strings.Builder
 	for i, o := range c {
 		if i == maxListed {
@@ -530,4 +555,15 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

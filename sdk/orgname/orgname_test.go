@@ -1,10 +1,10 @@
-package ori_test
+package orgname_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/plugins/ori"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // catalogue is a part of the platforms' real organisation lists (OBV's
@@ -14,7 +14,7 @@ import (
 // "Bergen (L)" and "Bergen (NH)"), Groningen and Utrecht (municipality
 // and province), Limburg and Fryslân (province and water board), and
 // names that merely start alike.
-var catalogue = []ori.Org{
+var catalogue = []orgname.Org{
 	{Key: "bergen", Name: "Bergen", Kind: "gemeente", CBS: "GM0893"},
 	{Key: "bergen_nh", Name: "Bergen Nh", Kind: "gemeente", CBS: "GM0373"},
 	{Key: "bergen_op_zoom", Name: "Bergen Op Zoom", Kind: "gemeente", CBS: "GM0748"},
@@ -41,42 +41,42 @@ func TestMatchOrg(t *testing.T) {
 		same    []string // namesakes of a key
 	}{
 		// The name of several: never settled by order.
-		{"Bergen", ori.ByName, []string{"bergen", "bergen_nh"}, nil},
-		{"BERGEN", ori.ByName, []string{"bergen", "bergen_nh"}, nil},
-		{"Gemeente Bergen", ori.ByName, []string{"bergen", "bergen_nh"}, nil},
-		{"Groningen", ori.ByName, []string{"groningen", "provincie_groningen"}, nil},
-		{"Utrecht", ori.ByName, []string{"utrecht", "provincie-utrecht"}, nil},
-		{"Limburg", ori.ByName, []string{"provincie_limburg", "waterschap_limburg"}, nil},
-		{"Fryslân", ori.ByName, []string{"fryslan", "wetterskip_fryslan"}, nil},
+		{"Bergen", orgname.ByName, []string{"bergen", "bergen_nh"}, nil},
+		{"BERGEN", orgname.ByName, []string{"bergen", "bergen_nh"}, nil},
+		{"Gemeente Bergen", orgname.ByName, []string{"bergen", "bergen_nh"}, nil},
+		{"Groningen", orgname.ByName, []string{"groningen", "provincie_groningen"}, nil},
+		{"Utrecht", orgname.ByName, []string{"utrecht", "provincie-utrecht"}, nil},
+		{"Limburg", orgname.ByName, []string{"provincie_limburg", "waterschap_limburg"}, nil},
+		{"Fryslân", orgname.ByName, []string{"fryslan", "wetterskip_fryslan"}, nil},
 		// A province or a kind tells them apart.
-		{"Bergen (NH)", ori.ByName, []string{"bergen_nh"}, nil},
-		{"Bergen (N.H.)", ori.ByName, []string{"bergen_nh"}, nil},
-		{"Bergen (L)", ori.ByName, []string{"bergen"}, nil},
-		{"Bergen, Limburg", ori.ByName, []string{"bergen"}, nil},
-		{"Bergen Noord-Holland", ori.ByName, []string{"bergen_nh"}, nil},
-		{"Gemeente Bergen (Limburg)", ori.ByName, []string{"bergen"}, nil},
-		{"Bergen Nh", ori.ByName, []string{"bergen_nh"}, nil},
-		{"Provincie Groningen", ori.ByName, []string{"provincie_groningen"}, nil},
-		{"gemeente groningen", ori.ByName, []string{"groningen"}, nil},
-		{"Waterschap Limburg", ori.ByName, []string{"waterschap_limburg"}, nil},
-		{"Provinciale Staten Utrecht", ori.ByName, []string{"provincie-utrecht"}, nil},
+		{"Bergen (NH)", orgname.ByName, []string{"bergen_nh"}, nil},
+		{"Bergen (N.H.)", orgname.ByName, []string{"bergen_nh"}, nil},
+		{"Bergen (L)", orgname.ByName, []string{"bergen"}, nil},
+		{"Bergen, Limburg", orgname.ByName, []string{"bergen"}, nil},
+		{"Bergen Noord-Holland", orgname.ByName, []string{"bergen_nh"}, nil},
+		{"Gemeente Bergen (Limburg)", orgname.ByName, []string{"bergen"}, nil},
+		{"Bergen Nh", orgname.ByName, []string{"bergen_nh"}, nil},
+		{"Provincie Groningen", orgname.ByName, []string{"provincie_groningen"}, nil},
+		{"gemeente groningen", orgname.ByName, []string{"groningen"}, nil},
+		{"Waterschap Limburg", orgname.ByName, []string{"waterschap_limburg"}, nil},
+		{"Provinciale Staten Utrecht", orgname.ByName, []string{"provincie-utrecht"}, nil},
 		// A key is always one organisation; its namesakes are named.
-		{"bergen", ori.ByKey, []string{"bergen"}, []string{"bergen_nh"}},
-		{"bergen_nh", ori.ByKey, []string{"bergen_nh"}, nil},
-		{"utrecht", ori.ByKey, []string{"utrecht"}, []string{"provincie-utrecht"}},
-		{"soest", ori.ByKey, []string{"soest"}, nil},
+		{"bergen", orgname.ByKey, []string{"bergen"}, []string{"bergen_nh"}},
+		{"bergen_nh", orgname.ByKey, []string{"bergen_nh"}, nil},
+		{"utrecht", orgname.ByKey, []string{"utrecht"}, []string{"provincie-utrecht"}},
+		{"soest", orgname.ByKey, []string{"soest"}, nil},
 		// Names alone, however written.
-		{"Den Helder", ori.ByName, []string{"den-helder"}, nil},
-		{"den_helder", ori.ByName, []string{"den-helder"}, nil},
-		{"Bergen op Zoom", ori.ByName, []string{"bergen_op_zoom"}, nil},
-		{"Sudwest Fryslan", ori.ByName, []string{"sudwest-fryslan"}, nil},
-		{"'s-Hertogenbosch", ori.ByName, []string{"s-hertogenbosch"}, nil},
-		{"Gemeente Soest", ori.ByName, []string{"soest"}, nil},
+		{"Den Helder", orgname.ByName, []string{"den-helder"}, nil},
+		{"den_helder", orgname.ByName, []string{"den-helder"}, nil},
+		{"Bergen op Zoom", orgname.ByName, []string{"bergen_op_zoom"}, nil},
+		{"Sudwest Fryslan", orgname.ByName, []string{"sudwest-fryslan"}, nil},
+		{"'s-Hertogenbosch", orgname.ByName, []string{"s-hertogenbosch"}, nil},
+		{"Gemeente Soest", orgname.ByName, []string{"soest"}, nil},
 		// Starts and words: unique or several.
-		{"Helder", ori.ByWords, []string{"den-helder"}, nil},
-		{"Delfland", ori.ByWords, []string{"hoogheemraadschap_van_delfland"}, nil},
-		{"Berg", ori.ByPrefix, []string{"bergen", "bergen_nh", "bergen_op_zoom"}, nil},
-		{"Steenb", ori.ByPrefix, []string{"steenbergen"}, nil},
+		{"Helder", orgname.ByWords, []string{"den-helder"}, nil},
+		{"Delfland", orgname.ByWords, []string{"hoogheemraadschap_van_delfland"}, nil},
+		{"Berg", orgname.ByPrefix, []string{"bergen", "bergen_nh", "bergen_op_zoom"}, nil},
+		{"Steenb", orgname.ByPrefix, []string{"steenbergen"}, nil},
 		// Nothing.
 		{"Atlantis", "", nil, nil},
 		{"Be", "", nil, nil},
@@ -84,7 +84,7 @@ func TestMatchOrg(t *testing.T) {
 		{"Bergen (Zeeland)", "", nil, nil},
 	} {
 		t.Run(c.arg, func(t *testing.T) {
-			m := ori.MatchOrg(catalogue, c.arg)
+			m := orgname.MatchOrg(catalogue, c.arg)
 			if got := keys(m.Candidates); strings.Join(got, ",") != strings.Join(c.want, ",") || m.By != c.by {
 				t.Errorf("candidates %v by %q, want %v by %q", got, m.By, c.want, c.by)
 			}
@@ -95,7 +95,7 @@ func TestMatchOrg(t *testing.T) {
 	}
 }
 
-func keys(orgs []ori.Org) []string {
+func keys(orgs []orgname.Org) []string {
 	var out []string
 	for _, o := range orgs {
 		out = append(out, o.Key)
@@ -105,21 +105,21 @@ func keys(orgs []ori.Org) []string {
 
 func TestOrgLabel(t *testing.T) {
 	for _, c := range []struct {
-		o    ori.Org
+		o    orgname.Org
 		want string
 	}{
 		{catalogue[0], "Gemeente Bergen (Limburg)"},
 		{catalogue[1], "Gemeente Bergen (Noord-Holland)"},
-		{ori.Org{Key: "bergen_nh", Name: "Bergen (NH)", Kind: "gemeente"}, "Gemeente Bergen (Noord-Holland)"},
-		{ori.Org{Key: "bergen", Name: "Bergen (L)", Kind: "gemeente"}, "Gemeente Bergen (Limburg)"},
-		{ori.Org{Key: "bergen", Name: "Bergen"}, "Bergen (Limburg)"},
+		{orgname.Org{Key: "bergen_nh", Name: "Bergen (NH)", Kind: "gemeente"}, "Gemeente Bergen (Noord-Holland)"},
+		{orgname.Org{Key: "bergen", Name: "Bergen (L)", Kind: "gemeente"}, "Gemeente Bergen (Limburg)"},
+		{orgname.Org{Key: "bergen", Name: "Bergen"}, "Bergen (Limburg)"},
 		{catalogue[5], "Provincie Groningen"},
 		{catalogue[7], "Provincie Utrecht"},
 		{catalogue[9], "Waterschap Limburg"},
 		{catalogue[13], "Hoogheemraadschap Van Delfland"},
-		{ori.Org{Key: "soest", Name: "Gemeenteraad Soest", Kind: "gemeente"}, "Gemeenteraad Soest"},
-		{ori.Org{Key: "x"}, "x"},
-		{ori.Org{Key: "x", Name: strings.Repeat("lang ", 40)}, strings.Repeat("lang ", 20) + "…"},
+		{orgname.Org{Key: "soest", Name: "Gemeenteraad Soest", Kind: "gemeente"}, "Gemeenteraad Soest"},
+		{orgname.Org{Key: "x"}, "x"},
+		{orgname.Org{Key: "x", Name: strings.Repeat("lang ", 40)}, strings.Repeat("lang ", 20) + "…"},
 	} {
 		if got := c.o.Label(); got != c.want {
 			t.Errorf("%+v: label %q, want %q", c.o, got, c.want)

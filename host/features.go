@@ -111,7 +111,7 @@ func (h *Host) planExposure() exposure {
 }
 
 // exposureWarnings are the start's words about server.tools and expose:
-// a pattern that matches no tool (a likely typo, e.g. "obv-*"), and a
+// a pattern that matches no tool (a likely typo, e.g. "<id>-*"), and a
 // unified address left with no tool at all.
 func (h *Host) exposureWarnings(e exposure, host []mcpserver.HostTool) []string {
 	var names []string

@@ -556,7 +556,7 @@ func decode(k *koanf.Koanf, out *Config) error {
 
 var quoted = regexp.MustCompile(`'([^']*)'`)
 
-// cleanDecodeError rewrites mapstructure's "'connectors[obv].pool_size'"
+// cleanDecodeError rewrites mapstructure's "'connectors[<id>].pool_size'"
 // into the dotted key an admin writes.
 func cleanDecodeError(err error) string {
 	s := err.Error()

@@ -5,7 +5,7 @@
 //
 // Decoding is strict: the file and the environment are each checked
 // against the Config type before they are merged (shape.go), so every
-// unknown key (with the closest known key: `[connector.obv]` → did you
+// unknown key (with the closest known key: `[connector.<id>]` → did you
 // mean connectors?) and every value of the wrong kind (`addr = 8080`, a
 // bare `per = 60`) is reported at once, naming the key, the form it wants
 // (a field's `form` tag, else one derived from its type) and, for the

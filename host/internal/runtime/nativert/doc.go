@@ -10,8 +10,8 @@
 // starts it, and does nothing in the WebAssembly build.
 //
 //	c, err := nativert.Load(ctx, nativert.Options{
-//		ID:     "obv",
-//		Path:   "bin/plugins/obv",
+//		ID:     "<id>",
+//		Path:   "bin/plugins/<id>",
 //		SHA256: "982256b0…", // the binary's sha256, checked at every start
 //	})
 //	res, err := c.Call(ctx, connector.CallRequest{Tool: "search", Arguments: args}, gate)

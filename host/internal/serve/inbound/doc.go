@@ -10,7 +10,7 @@
 //		Connector:  inbound.Limit{RPS: 200, Burst: 400},
 //		Session:    inbound.Limit{RPS: 20, Burst: 60},
 //		IP:         inbound.Limit{RPS: 10, Burst: 30},
-//		Connectors: []string{"obv", "rechtspraak"},
+//		Connectors: ids, // the loaded connectors
 //	})
 //	origins, err := inbound.NewOrigins(cfg.Server.AllowedOrigins)
 //	h := inbound.NewGuard(mcpHandler, inbound.GuardOptions{
@@ -52,7 +52,7 @@
 // The buckets are checked before any is consumed, under one lock, so a
 // refused request takes no token from any layer and creates no bucket. A
 // refusal names the refusing bucket with the longest wait ("connector
-// obv") and that wait: the 429's Retry-After, in whole seconds rounded up
+// <id>") and that wait: the 429's Retry-After, in whole seconds rounded up
 // (at least 1). A client that waits that long finds its own bucket
 // refilled; on the process and connector layers, which it shares, others
 // may of course have taken the room meanwhile.

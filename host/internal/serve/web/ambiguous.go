@@ -34,7 +34,7 @@ type ambiguity struct {
 
 var (
 	// ambiguousHead is the connectors' and besluitbron_search's opening:
-	// `organization "Bergen" matches 2 organisations[ on ORI]: `.
+	// `organization "Bergen" matches 2 organisations[ on <platform>]: `.
 	ambiguousHead = regexp.MustCompile(`\b[a-z_]+ ("(?:[^"\\]|\\.)*") (?:matches|fits the names of) (\d+) organisations(?: on [^:]{1,100})?: `)
 	// ambiguousItem is one candidate: `Label — pass organization="key"`,
 	// or besluitbron_search's `… pass organization="Label" (key "key")`.

@@ -3,12 +3,14 @@ package host_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -33,8 +35,15 @@ type mcpTarget struct {
 // process) and an empty tool of the official TypeScript SDK (node, from
 // var/ts-client), each driven by the same go-sdk client over streamable
 // HTTP on loopback, in one run: the median of one session's sequential
-// calls (interleaved across the three, so drift hits them alike) and the
+// calls (interleaved across the servers, so drift hits them alike) and the
 // calls per second of 16 sessions at once (each server in turn, twice).
+//
+// An empty tool answers "ok"; obv_search answers 2.4 kB (its text, the same
+// JSON as structured content, and the host's _meta), which both SDKs'
+// JSON then carries. So each SDK also serves a "same" tool that answers
+// those very bytes without doing anything: BesluitBron against it is what
+// the host adds to the SDK's own cost of the answer (RATIONALE, "What a
+// repeated call costs").
 // make bench installs the TypeScript SDK (scripts/ts-deps.sh) and sets
 // BESLUITBRON_TS_CLIENT_DIR; without it the benchmark skips.
 func BenchmarkBesideTheSDKs(b *testing.B) {
@@ -79,8 +88,38 @@ private_networks = ["127.0.0.0/8"]
 	gsrv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return gs }, nil))
 	defer gsrv.Close()
 
+	// The answer BesluitBron gives, for the SDKs' "same" tools.
+	var same *mcp.CallToolResult
+	{
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: bb.URL + "/mcp/unified/v1"}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 2 { // the second is the cached answer
+			if same, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": "begroting"}}); err != nil || same.IsError {
+				b.Fatalf("obv_search: %v %+v", err, same)
+			}
+		}
+		cs.Close()
+	}
+	sameJSON, err := json.Marshal(same)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sameFile := filepath.Join(b.TempDir(), "same.json")
+	if err := os.WriteFile(sameFile, sameJSON, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sameStructured, err := json.Marshal(same.StructuredContent)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mcp.AddTool(gs, &mcp.Tool{Name: "same"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: same.Content, StructuredContent: json.RawMessage(sameStructured), Meta: same.Meta}, nil, nil
+	})
+
 	// The TypeScript SDK's empty tool.
-	node := exec.Command("node", "server.mjs")
+	node := exec.Command("node", "server.mjs", sameFile)
 	node.Dir = dir
 	out, err := node.StdoutPipe()
 	if err != nil {
@@ -101,6 +140,8 @@ private_networks = ["127.0.0.0/8"]
 		{"besluitbron", bb.URL + "/mcp/unified/v1", "obv_search", map[string]any{"query": "begroting"}},
 		{"gosdk", gsrv.URL, "empty", map[string]any{}},
 		{"ts", "http://127.0.0.1:" + port + "/mcp", "empty", map[string]any{}},
+		{"gosdk-same", gsrv.URL, "same", map[string]any{}},
+		{"ts-same", "http://127.0.0.1:" + port + "/mcp", "same", map[string]any{}},
 	}
 	connect := func(tg mcpTarget) *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: tg.url}, nil)
@@ -142,6 +183,8 @@ private_networks = ["127.0.0.0/8"]
 	}
 	b.ReportMetric(p50[0]/p50[1], "besluitbron/gosdk-p50")
 	b.ReportMetric(p50[0]/p50[2], "besluitbron/ts-p50")
+	b.ReportMetric(p50[0]/p50[3], "besluitbron/gosdk-same-p50")
+	b.ReportMetric(p50[0]/p50[4], "besluitbron/ts-same-p50")
 
 	// Sixteen sessions each, in turn, two rounds.
 	const sessions = 16
@@ -182,5 +225,7 @@ private_networks = ["127.0.0.0/8"]
 	}
 	b.ReportMetric(rate[0]/rate[2], "besluitbron/ts-16")
 	b.ReportMetric(rate[0]/rate[1], "besluitbron/gosdk-16")
+	b.ReportMetric(rate[0]/rate[3], "besluitbron/gosdk-same-16")
+	b.ReportMetric(rate[0]/rate[4], "besluitbron/ts-same-16")
 	fmt.Fprintf(os.Stderr, "p50 %v, 16 sessions %v calls/s\n", p50, rate)
 }

@@ -4,18 +4,25 @@
 // drives it with the same go-sdk client as BesluitBron
 // (host/tsbench_test.go).
 //
-// usage: node server.mjs   (prints "listening <port>" once it serves)
+// With a file argument it also serves "same": a tool answering that file's
+// JSON (a CallToolResult) as it is, so that a benchmark can compare a
+// server that answers the same bytes as BesluitBron, without its work.
+//
+// usage: node server.mjs [result.json]   (prints "listening <port>" once it serves)
 import http from "node:http";
+import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 
 const transports = new Map();
+const same = process.argv[2] ? JSON.parse(readFileSync(process.argv[2], "utf8")) : null;
 
 function newServer() {
   const server = new McpServer({ name: "ts-empty", version: "1.0.0" });
   server.registerTool("empty", { description: "Does nothing." }, async () => ({ content: [{ type: "text", text: "ok" }] }));
+  if (same) server.registerTool("same", { description: "Answers a fixed result." }, async () => same);
   return server;
 }
 

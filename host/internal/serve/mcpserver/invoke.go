@@ -114,12 +114,16 @@ func failed(outcome, msg string) *callError {
 func (s *Server) invoke(ctx context.Context, info *callinfo.Info, e *toolEntry, args json.RawMessage) (connector.CallResult, callinfo.Summary, *callError) {
 	ctx = callinfo.With(ctx, info)
 	title := e.platform.Manifest.Title
-	args, err := s.validate(e, args)
-	if err != nil {
-		return connector.CallResult{}, info.Summary(), failed("invalid_arguments", fmt.Sprintf("%s: invalid arguments for %s: %v", title, e.full, err))
-	}
+	args = absentArgs(args)
 	// A repeated question whose answers are all still cached is answered
-	// from the kept result, without running the connector.
+	// from the kept result, without running the connector, and without
+	// checking the arguments again: a result is kept only after its
+	// arguments passed the tool's schema, and its key holds their
+	// canonical form (the decoded value the schema judged) and the
+	// module's stamp (which fixes the schema), so the same key can only
+	// come from arguments that pass. That check was the costliest step
+	// of a repeated call that remained ours (RATIONALE, "What a repeated
+	// call costs").
 	var memoKey []byte
 	if s.o.Memo != nil {
 		if k, ok := s.o.Memo.Key(e.platform.Manifest.ID, e.platform.Stamp, e.tool.Name, args); ok {
@@ -132,6 +136,10 @@ func (s *Server) invoke(ctx context.Context, info *callinfo.Info, e *toolEntry, 
 				return out, info.Summary(), nil // checked when kept
 			}
 		}
+	}
+	args, err := s.validate(e, args)
+	if err != nil {
+		return connector.CallResult{}, info.Summary(), failed("invalid_arguments", fmt.Sprintf("%s: invalid arguments for %s: %v", title, e.full, err))
 	}
 	if adm := e.platform.Admission; adm != nil {
 		session := info.Session

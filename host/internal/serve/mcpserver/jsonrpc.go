@@ -91,14 +91,31 @@ func jsonRPCErrors(next http.Handler, maxBody int64, rules batchRules) http.Hand
 				fmt.Sprintf("Invalid Request: the body is larger than %d bytes, this server's limit for one message", maxBody))
 			return
 		}
+		// A batch (or an empty body) is judged before the go-sdk sees it:
+		// the batch rules are ours. So is a message to the HTTP+SSE
+		// transport, which looks up its session first. A single message
+		// on streamable HTTP is judged only when the go-sdk refuses it,
+		// which it does with a plain-text 400 before acting on it:
+		// judging every good message first decoded it twice, a cost on
+		// every call (RATIONALE, "What a repeated call costs").
+		if t := bytes.TrimSpace(body); len(t) == 0 || t[0] == '[' || isLegacySSE(r) {
+			id, code, msg := judgeBody(body, rules, r)
+			if code != 0 {
+				writeRPCError(w, http.StatusBadRequest, id, code, msg)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		c := &plainErrorCatcher{ResponseWriter: w}
+		next.ServeHTTP(c, r)
+		if !c.caught {
+			return
+		}
 		id, code, msg := judgeBody(body, rules, r)
 		if code != 0 {
 			writeRPCError(w, http.StatusBadRequest, id, code, msg)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		c := &plainErrorCatcher{ResponseWriter: w}
-		next.ServeHTTP(c, r)
 		c.finish(id)
 	})
 }

@@ -98,6 +98,49 @@ func TestMalformedBodiesGetJSONRPCErrors(t *testing.T) {
 		})
 	}
 
+	// Inside a session the go-sdk is the first to read a single message
+	// (the wrapper judges it only after the go-sdk refused it): the same
+	// errors, with the message's id when it had one.
+	t.Run("inside a session", func(t *testing.T) {
+		init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp/unified/v1", strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		sid := resp.Header.Get("Mcp-Session-Id")
+		if sid == "" {
+			t.Fatal("no session")
+		}
+		h := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}
+		for _, c := range []struct {
+			body, id, want string
+			code           int
+		}{
+			{`hello`, "", "Parse error: the body is not valid JSON", -32700},
+			{`{"jsonrpc":"2.0","id":1,"method":"tools/list"`, "", "Parse error", -32700},
+			{`{"jsonrpc":"1.0","id":7,"method":"ping"}`, "7", `"jsonrpc" must be "2.0"`, -32600},
+			{`{"jsonrpc":"2.0","id":3,"method":"no/such"}`, "3", `Method not found`, -32601},
+		} {
+			r := post(t, srv.URL+"/mcp/unified/v1", "application/json", c.body, h)
+			if r.status != 400 || r.Error == nil || r.Error.Code != c.code || !strings.Contains(r.Error.Message, c.want) {
+				t.Errorf("%s: got %d %q, want %d containing %q", c.body, r.status, r.raw, c.code, c.want)
+				continue
+			}
+			if got := ""; r.ID != nil {
+				if got = string(*r.ID); got != c.id {
+					t.Errorf("%s: id %q, want %q", c.body, got, c.id)
+				}
+			} else if c.id != "" {
+				t.Errorf("%s: no id, want %q", c.body, c.id)
+			}
+		}
+	})
+
 	t.Run("other refusals pass untouched", func(t *testing.T) {
 		r := post(t, srv.URL+"/mcp/unified/v1", "text/plain", `hello`, nil)
 		if r.status != http.StatusUnsupportedMediaType {

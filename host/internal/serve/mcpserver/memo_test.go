@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,5 +82,64 @@ func TestMemoSkipsTheConnector(t *testing.T) {
 		if runs.Load() != want+1 {
 			t.Errorf("volatile=%v: after expiry the connector ran %d times, want %d", volatile, runs.Load(), want+1)
 		}
+	}
+}
+
+// TestMemoServesOnlyArgumentsThatPass: a repeated call is answered from
+// its kept result before its arguments are checked again, so the key must
+// tell apart every argument object the schema judges differently. A kept
+// {"limit":5} is not served to "5" (a string), to 5.0 written otherwise,
+// nor to a duplicate key whose last value breaks the maximum; each gets
+// the same invalid-arguments error as without a kept result. It catches a
+// key built from anything looser than the decoded value.
+func TestMemoServesOnlyArgumentsThatPass(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	var runs atomic.Int32
+	p := &sdk.Plugin{
+		Manifest: connector.Manifest{ID: "demo", Version: "1", Title: "Demo", Services: []connector.Service{{Name: "api"}},
+			Tools: []connector.Tool{{Name: "search", Description: "d", InputSchema: json.RawMessage(`{"type":"object","properties":{"limit":{"type":"integer","maximum":100}}}`)}}},
+		Tools: map[string]sdk.ToolFunc{"search": func(ctx context.Context, h connector.Host, args json.RawMessage) (any, error) {
+			runs.Add(1)
+			if _, err := h.Fetch(ctx, connector.FetchRequest{URL: "https://x/", Service: "api"}); err != nil {
+				return nil, err
+			}
+			return map[string]int{"n": 1}, nil
+		}},
+	}
+	s, err := New(Options{
+		Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now}, Stamp: "v1"}},
+		Memo:      memo.New(32<<20, func() time.Time { return now }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(args string) Answer {
+		return s.Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(args))
+	}
+	if a := call(`{"limit":5}`); a.Err != nil {
+		t.Fatal(a.Err)
+	}
+	if a := call(` { "limit" : 5 } `); a.Err != nil || a.Summary.Cache != callinfo.Hit || runs.Load() != 1 {
+		t.Fatalf("the same arguments spaced otherwise: %v %v, %d runs", a.Err, a.Summary.Cache, runs.Load())
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"limit":"5"}`, `argument "limit"`},
+		{`{"limit":5,"limit":500}`, `argument "limit"`},
+		{`{"limit":5.5}`, `argument "limit"`},
+		{`[5]`, "must be a JSON object"},
+		{`{"limit":5`, "not valid JSON"},
+	} {
+		a := call(c.args)
+		if a.Err == nil || !strings.Contains(a.Err.Error(), c.want) {
+			t.Errorf("%s: %v, want an invalid-arguments error containing %q", c.args, a.Err, c.want)
+		}
+	}
+	if runs.Load() != 1 {
+		t.Errorf("the connector ran %d times, want 1", runs.Load())
+	}
+	// Absent arguments are {} for the key as for the check.
+	call(`null`)
+	if a := call(``); a.Err != nil || a.Summary.Cache != callinfo.Hit {
+		t.Errorf("absent arguments after null: %v %v", a.Err, a.Summary.Cache)
 	}
 }

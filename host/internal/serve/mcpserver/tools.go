@@ -275,9 +275,7 @@ func (s *Server) validate(e *toolEntry, args json.RawMessage) (json.RawMessage, 
 
 // checkArgs decodes and checks arguments; absent arguments are {}.
 func checkArgs(as *argSchema, args json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
-		args = json.RawMessage("{}")
-	}
+	args = absentArgs(args)
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %s", clipText(err.Error(), 200))
@@ -289,6 +287,15 @@ func checkArgs(as *argSchema, args json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	return args, nil
+}
+
+// absentArgs returns {} for arguments that are absent (no bytes, or
+// null), and args otherwise.
+func absentArgs(args json.RawMessage) json.RawMessage {
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	return args
 }
 
 // cleanSchemaError turns jsonschema-go's "validating root: validating

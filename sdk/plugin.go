@@ -87,7 +87,7 @@ func Result(v any) (connector.CallResult, error) {
 	if r, ok := v.(connector.CallResult); ok {
 		return r, nil
 	}
-	b, err := json.Marshal(v)
+	b, err := marshalResult(v)
 	if err != nil {
 		return connector.CallResult{}, fmt.Errorf("sdk: encoding result: %w", err)
 	}

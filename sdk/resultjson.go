@@ -1,0 +1,440 @@
+package sdk
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// The sdk's own result types (connector.Document, SearchResult, Item,
+// ListResult) are encoded by hand, with appends, instead of by
+// json.Marshal's reflection: in a WebAssembly connector json.Marshal of a
+// document cost about ten times the same work natively (see RATIONALE,
+// "Where a WebAssembly call's time goes"). The bytes are exactly
+// json.Marshal's, field order, omitempty, HTML escaping and sorted map
+// keys included; resultjson_test.go compares the two on random values.
+// A value the hand path does not know (an Extra value of another type, a
+// float that is not finite) makes [appendResult] report false, and Result
+// falls back to json.Marshal for the whole value, so errors are
+// json.Marshal's too.
+
+// appendResult appends v's JSON to b when v is one of the sdk's result
+// types, or reports false.
+func appendResult(b []byte, v any) ([]byte, bool) {
+	switch r := v.(type) {
+	case connector.Document:
+		return appendDocument(b, &r)
+	case *connector.Document:
+		if r == nil {
+			return nil, false
+		}
+		return appendDocument(b, r)
+	case connector.SearchResult:
+		return appendSearchResult(b, &r)
+	case *connector.SearchResult:
+		if r == nil {
+			return nil, false
+		}
+		return appendSearchResult(b, r)
+	case connector.ListResult:
+		return appendListResult(b, &r)
+	case *connector.ListResult:
+		if r == nil {
+			return nil, false
+		}
+		return appendListResult(b, r)
+	}
+	return nil, false
+}
+
+// resultSize is a first guess of the encoded size of v, so that the
+// buffer is allocated once for most results.
+func resultSize(v any) int {
+	switch r := v.(type) {
+	case connector.Document:
+		return 512 + len(r.Text) + len(r.Text)/8
+	case *connector.Document:
+		if r != nil {
+			return 512 + len(r.Text) + len(r.Text)/8
+		}
+	case connector.SearchResult:
+		return 256 + 512*len(r.Results)
+	case *connector.SearchResult:
+		if r != nil {
+			return 256 + 512*len(r.Results)
+		}
+	case connector.ListResult:
+		return 128 + 128*len(r.Items)
+	case *connector.ListResult:
+		if r != nil {
+			return 128 + 128*len(r.Items)
+		}
+	}
+	return 0
+}
+
+func appendDocument(b []byte, d *connector.Document) ([]byte, bool) {
+	b = append(b, `{"platform":`...)
+	b = appendJSONString(b, d.Platform)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, d.ID)
+	if d.Type != "" {
+		b = append(b, `,"type":`...)
+		b = appendJSONString(b, d.Type)
+	}
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, d.Title)
+	if d.Date != "" {
+		b = append(b, `,"date":`...)
+		b = appendJSONString(b, d.Date)
+	}
+	if d.Organization != "" {
+		b = append(b, `,"organization":`...)
+		b = appendJSONString(b, d.Organization)
+	}
+	if d.URL != "" {
+		b = append(b, `,"url":`...)
+		b = appendJSONString(b, d.URL)
+	}
+	b = append(b, `,"format":`...)
+	b = appendJSONString(b, d.Format)
+	b = append(b, `,"page":`...)
+	b = strconv.AppendInt(b, int64(d.Page), 10)
+	b = append(b, `,"pages":`...)
+	b = strconv.AppendInt(b, int64(d.Pages), 10)
+	b = append(b, `,"text":`...)
+	b = appendJSONString(b, d.Text)
+	if len(d.Extra) > 0 {
+		b = append(b, `,"extra":`...)
+		var ok bool
+		if b, ok = appendExtra(b, d.Extra); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendSearchResult(b []byte, r *connector.SearchResult) ([]byte, bool) {
+	b = append(b, `{"platform":`...)
+	b = appendJSONString(b, r.Platform)
+	if r.Total != nil {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, int64(*r.Total), 10)
+	}
+	if r.TotalIsApproximate {
+		b = append(b, `,"total_is_approximate":true`...)
+	}
+	b = append(b, `,"has_more":`...)
+	b = strconv.AppendBool(b, r.HasMore)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(r.Offset), 10)
+	b = append(b, `,"results":`...)
+	var ok bool
+	if b, ok = appendItems(b, r.Results); !ok {
+		return nil, false
+	}
+	if len(r.Notes) > 0 {
+		b = append(b, `,"notes":`...)
+		b = appendStrings(b, r.Notes)
+	}
+	return append(b, '}'), true
+}
+
+func appendListResult(b []byte, r *connector.ListResult) ([]byte, bool) {
+	b = append(b, `{"platform":`...)
+	b = appendJSONString(b, r.Platform)
+	b = append(b, `,"list":`...)
+	b = appendJSONString(b, r.List)
+	b = append(b, `,"count":`...)
+	b = strconv.AppendInt(b, int64(r.Count), 10)
+	b = append(b, `,"items":`...)
+	var ok bool
+	if b, ok = appendItems(b, r.Items); !ok {
+		return nil, false
+	}
+	return append(b, '}'), true
+}
+
+func appendItems(b []byte, items []connector.Item) ([]byte, bool) {
+	if items == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendItem(b, &items[i]); !ok {
+			return nil, false
+		}
+	}
+	return append(b, ']'), true
+}
+
+func appendItem(b []byte, it *connector.Item) ([]byte, bool) {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, it.ID)
+	if it.Type != "" {
+		b = append(b, `,"type":`...)
+		b = appendJSONString(b, it.Type)
+	}
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, it.Title)
+	if it.Date != "" {
+		b = append(b, `,"date":`...)
+		b = appendJSONString(b, it.Date)
+	}
+	if it.Organization != "" {
+		b = append(b, `,"organization":`...)
+		b = appendJSONString(b, it.Organization)
+	}
+	if it.Snippet != "" {
+		b = append(b, `,"snippet":`...)
+		b = appendJSONString(b, it.Snippet)
+	}
+	if it.URL != "" {
+		b = append(b, `,"url":`...)
+		b = appendJSONString(b, it.URL)
+	}
+	if len(it.Extra) > 0 {
+		b = append(b, `,"extra":`...)
+		var ok bool
+		if b, ok = appendExtra(b, it.Extra); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendStrings(b []byte, s []string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, v := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, v)
+	}
+	return append(b, ']')
+}
+
+// appendExtra appends the extra fields under the connector id: a map of
+// maps, keys sorted as json.Marshal sorts them.
+func appendExtra(b []byte, m map[string]map[string]any) ([]byte, bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = appendAnyMap(b, m[k]); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendAnyMap(b []byte, m map[string]any) ([]byte, bool) {
+	if m == nil {
+		return append(b, "null"...), true
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = appendAny(b, m[k]); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendAny appends the values connectors put in Extra; any other type
+// reports false.
+func appendAny(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendJSONString(b, v), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case int32:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case uint:
+		return strconv.AppendUint(b, uint64(v), 10), true
+	case uint64:
+		return strconv.AppendUint(b, v, 10), true
+	case float64:
+		return appendFloat(b, v, 64)
+	case float32:
+		return appendFloat(b, float64(v), 32)
+	case []string:
+		return appendStrings(b, v), true
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendAny(b, e); !ok {
+				return nil, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		return appendAnyMap(b, v)
+	case map[string]string:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSONString(b, v[k])
+		}
+		return append(b, '}'), true
+	}
+	return nil, false
+}
+
+// appendFloat is encoding/json's float encoding; a value json.Marshal
+// refuses (NaN, ±Inf) reports false.
+func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// jsonSafe marks the ASCII bytes json.Marshal copies as they are in a
+// string: printable, and none of `"`, `\`, `<`, `>`, `&`.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s quoted as json.Marshal quotes it (HTML
+// escaping on): the control characters, `"` and `\`, `<`, `>` and `&`,
+// U+2028 and U+2029 escaped, each byte of invalid UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// marshalResult is json.Marshal(v), by hand for the sdk's result types.
+func marshalResult(v any) ([]byte, error) {
+	if n := resultSize(v); n > 0 {
+		if b, ok := appendResult(make([]byte, 0, n), v); ok {
+			return b, nil
+		}
+	}
+	return json.Marshal(v)
+}

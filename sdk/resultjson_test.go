@@ -1,0 +1,208 @@
+package sdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// The hand encoder of the result types must write json.Marshal's bytes,
+// and fail where it fails.
+
+// pieces of strings chosen to meet every escaping rule.
+var stringPieces = []string{
+	"", "a", "Raadsvoorstel", " ", "é", "ß", "日本", "😀", "<", ">", "&", `"`, `\`, "/",
+	"\n", "\r", "\t", "\b", "\f", "\x00", "\x01", "\x1f", "\x7f", "\u2028", "\u2029",
+	"\ufffd", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "<script>", "a&b",
+}
+
+func randString(r *rand.Rand) string {
+	var b []byte
+	for range r.IntN(6) {
+		b = append(b, stringPieces[r.IntN(len(stringPieces))]...)
+	}
+	return string(b)
+}
+
+func randValue(r *rand.Rand, depth int) any {
+	switch r.IntN(20) {
+	case 0:
+		return nil
+	case 1:
+		return r.IntN(2) == 0
+	case 2:
+		return r.IntN(1000) - 500
+	case 3:
+		return int64(r.Uint64())
+	case 4:
+		return r.Uint64()
+	case 5:
+		f := []float64{0, -0.0, 1, 1.5, 1e-7, 1e21, 123456789e15, 1e-300, math.MaxFloat64, math.SmallestNonzeroFloat64, r.NormFloat64() * 1e6}
+		return f[r.IntN(len(f))]
+	case 6:
+		return float32(r.NormFloat64())
+	case 7:
+		n := r.IntN(3)
+		if n == 0 && r.IntN(2) == 0 {
+			return []string(nil)
+		}
+		s := make([]string, n)
+		for i := range s {
+			s[i] = randString(r)
+		}
+		return s
+	case 8:
+		if depth > 2 {
+			return "deep"
+		}
+		s := make([]any, r.IntN(3))
+		for i := range s {
+			s[i] = randValue(r, depth+1)
+		}
+		return s
+	case 9:
+		if depth > 2 {
+			return "deep"
+		}
+		return randAnyMap(r, depth+1)
+	case 10:
+		return map[string]string{randString(r): randString(r), "k": randString(r)}
+	case 11:
+		// types the hand path does not know: json.Marshal encodes them
+		x := []any{int8(-3), uint16(7), json.Number("12"), struct{ A string }{"<"}, []int{1, 2}, &struct{}{}, json.RawMessage(`{"b": 1}`)}
+		return x[r.IntN(len(x))]
+	case 12:
+		if r.IntN(8) == 0 {
+			return math.NaN() // json.Marshal refuses it
+		}
+		return 2.5
+	default:
+		return randString(r)
+	}
+}
+
+func randAnyMap(r *rand.Rand, depth int) map[string]any {
+	if r.IntN(8) == 0 {
+		return nil
+	}
+	m := map[string]any{}
+	for range r.IntN(4) {
+		m[randString(r)] = randValue(r, depth)
+	}
+	return m
+}
+
+func randExtra(r *rand.Rand) map[string]map[string]any {
+	switch r.IntN(4) {
+	case 0:
+		return nil
+	case 1:
+		return map[string]map[string]any{}
+	}
+	m := map[string]map[string]any{}
+	for range 1 + r.IntN(2) {
+		m[randString(r)] = randAnyMap(r, 0)
+	}
+	return m
+}
+
+func randItems(r *rand.Rand) []connector.Item {
+	n := r.IntN(4)
+	if n == 0 && r.IntN(2) == 0 {
+		return nil
+	}
+	items := make([]connector.Item, n)
+	for i := range items {
+		items[i] = connector.Item{ID: randString(r), Type: randString(r), Title: randString(r), Date: randString(r),
+			Organization: randString(r), Snippet: randString(r), URL: randString(r), Extra: randExtra(r)}
+	}
+	return items
+}
+
+func randResult(r *rand.Rand) any {
+	switch r.IntN(6) {
+	case 0:
+		return connector.Document{Platform: randString(r), ID: randString(r), Type: randString(r), Title: randString(r),
+			Date: randString(r), Organization: randString(r), URL: randString(r), Format: randString(r),
+			Page: r.IntN(5) - 1, Pages: int(r.Int64()), Text: randString(r), Extra: randExtra(r)}
+	case 1:
+		d := randResult(r)
+		if doc, ok := d.(connector.Document); ok {
+			return &doc
+		}
+		return (*connector.Document)(nil)
+	case 2, 3:
+		s := connector.SearchResult{Platform: randString(r), TotalIsApproximate: r.IntN(2) == 0, HasMore: r.IntN(2) == 0,
+			Offset: r.IntN(100), Results: randItems(r)}
+		if r.IntN(2) == 0 {
+			t := r.IntN(1 << 20)
+			s.Total = &t
+		}
+		switch r.IntN(3) {
+		case 0:
+			s.Notes = []string{}
+		case 1:
+			s.Notes = []string{randString(r), randString(r)}
+		}
+		if r.IntN(3) == 0 {
+			return &s
+		}
+		return s
+	default:
+		l := connector.ListResult{Platform: randString(r), List: randString(r), Count: r.IntN(10), Items: randItems(r)}
+		if r.IntN(3) == 0 {
+			return &l
+		}
+		return l
+	}
+}
+
+func TestResultEncodingIsJSONMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 19))
+	hand := 0
+	for i := range 20000 {
+		v := randResult(r)
+		want, werr := json.Marshal(v)
+		got, gerr := marshalResult(v)
+		if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
+			t.Fatalf("value %d %#v:\nmarshalResult %s (%v)\njson.Marshal  %s (%v)", i, v, got, gerr, want, werr)
+		}
+		if werr != nil && gerr.Error() != werr.Error() {
+			t.Fatalf("value %d: error %q, json.Marshal's %q", i, gerr, werr)
+		}
+		if n := resultSize(v); n > 0 {
+			if _, ok := appendResult(nil, v); ok {
+				hand++
+			}
+		}
+	}
+	// The test is only worth its name if most values took the hand path.
+	if hand < 10000 {
+		t.Fatalf("only %d of 20000 values were encoded by hand", hand)
+	}
+}
+
+// FuzzResultEncoding holds the hand encoder to json.Marshal on documents
+// and search results whose strings come from the fuzzer.
+func FuzzResultEncoding(f *testing.F) {
+	f.Add("Raadsvoorstel <b>&</b>", "\u2028\xff\x00é", 3)
+	f.Add("", "\"\\\n\t", -1)
+	f.Fuzz(func(t *testing.T, a, b string, n int) {
+		vals := []any{
+			connector.Document{Platform: a, ID: b, Title: a + b, Text: b, Page: n, Extra: map[string]map[string]any{a: {b: a, "n": n, "l": []string{a, b}}}},
+			connector.SearchResult{Platform: b, Total: &n, Results: []connector.Item{{ID: a, Title: b, Snippet: a, Extra: map[string]map[string]any{b: {a: []any{b, float64(n) / 7}}}}}, Notes: []string{a}},
+			connector.ListResult{Platform: a, List: b, Count: n, Items: []connector.Item{{ID: b, Title: a}}},
+		}
+		for _, v := range vals {
+			want, werr := json.Marshal(v)
+			got, gerr := marshalResult(v)
+			if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
+				t.Fatalf("%#v:\nmarshalResult %s (%v)\njson.Marshal  %s (%v)", v, got, gerr, want, werr)
+			}
+		}
+	})
+}

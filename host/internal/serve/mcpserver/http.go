@@ -59,7 +59,12 @@ type HTTPOptions struct {
 	// PollRetry is that hint (server.stream_retry, default
 	// [DefaultPollRetry]).
 	PollRetry time.Duration
-	// Clock times the grace and the polls (default: the system's).
+	// PrimeHold is how long the flush of a stream's priming event waits
+	// for the call's answer, so that a quick call's two events leave in
+	// one write (default [DefaultPrimeHold]; negative: at once).
+	PrimeHold time.Duration
+	// Clock times the grace, the polls and the held priming flushes
+	// (default: the system's).
 	Clock sched.Clock
 	// Registerer, when set, gets the metrics of the live sessions and
 	// streams (besluitbron_sessions_open, besluitbron_streams_open,
@@ -86,6 +91,9 @@ func (o *HTTPOptions) defaults() {
 	}
 	if o.PollRetry <= 0 {
 		o.PollRetry = DefaultPollRetry
+	}
+	if o.PrimeHold == 0 {
+		o.PrimeHold = DefaultPrimeHold
 	}
 	if o.Clock == nil {
 		o.Clock = systemClock{}
@@ -196,7 +204,8 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				e.session = r.Header.Get(sessionHeader)
 				normalizeVersion(r, lv.version(e.session))
 				if o.EventStore != nil {
-					e.watch = &streamWatch{ResponseWriter: w}
+					e.watch = &streamWatch{ResponseWriter: w, hold: o.PrimeHold, clock: o.Clock}
+					defer e.watch.finish()
 					w = e.watch
 				}
 				if r.Header.Get(sessionHeader) == "" {

@@ -58,6 +58,7 @@ const (
 	DefaultResumeGrace = 30 * time.Second
 	DefaultPollAfter   = 45 * time.Second
 	DefaultPollRetry   = 2 * time.Second
+	DefaultPrimeHold   = 5 * time.Millisecond
 )
 
 // errNotResumed is the cause of a call cancelled because its client
@@ -272,17 +273,33 @@ func (r *resumer) poll(e *postEntry, req mcp.Request) func() {
 func primed(e *postEntry) bool { return e.watch != nil && e.watch.primed() }
 
 // streamWatch learns a POST stream's id from the first "id:" line the
-// go-sdk writes on it (the events' ids are "<stream>_<index>").
+// go-sdk writes on it, and holds back the flush of a priming event.
+//
+// The go-sdk flushes after every event, so a stream that begins with a
+// priming event (2025-11-25) costs a call two writes to the connection
+// and its client two reads, where a server without resumption writes
+// once. The priming event only matters to a client whose connection
+// drops before the answer, so its flush waits up to hold for the
+// answer's, and the two leave in one write; a call still running after
+// hold gets its priming event then (RATIONALE, "What a repeated call
+// costs").
 type streamWatch struct {
 	http.ResponseWriter
-	mu    sync.Mutex
-	sid   string
-	prime bool
-	seen  int // bytes looked at; the id comes first, so looking stops early
+	hold  time.Duration // <= 0: flush at once
+	clock sched.Clock
+
+	mu      sync.Mutex
+	sid     string
+	prime   bool
+	seen    int // bytes looked at; the id comes first, so looking stops early
+	flushed bool
+	held    sched.Timer // the priming event's pending flush
+	done    bool        // the handler returned: the writer is not ours
 }
 
 func (w *streamWatch) Write(p []byte) (int, error) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.sid == "" && w.seen < 4096 {
 		w.seen += len(p)
 		if i := bytes.Index(p, []byte("id: ")); i >= 0 {
@@ -293,7 +310,6 @@ func (w *streamWatch) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	w.mu.Unlock()
 	return w.ResponseWriter.Write(p)
 }
 
@@ -313,10 +329,53 @@ func (w *streamWatch) primed() bool {
 // write deadlines).
 func (w *streamWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Flush passes flushes on: the go-sdk flushes after every event.
+// Flush passes flushes on (the go-sdk flushes after every event), except
+// the first of a stream that began with a priming event, which waits for
+// the next or for hold.
 func (w *streamWatch) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	if !w.flushed && w.held == nil && w.prime && w.hold > 0 && w.clock != nil {
+		w.held = w.clock.AfterFunc(w.hold, w.flushHeld)
+		return
+	}
+	if w.held != nil {
+		w.held.Stop()
+		w.held = nil
+	}
+	w.flush()
+}
+
+func (w *streamWatch) flushHeld() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.held == nil {
+		return
+	}
+	w.held = nil
+	w.flush()
+}
+
+func (w *streamWatch) flush() {
+	w.flushed = true
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
+	}
+}
+
+// finish is called when the handler returns: a held flush is dropped
+// (net/http sends what is buffered as the response ends) and the writer
+// is left alone from then on.
+func (w *streamWatch) finish() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	if w.held != nil {
+		w.held.Stop()
+		w.held = nil
 	}
 }
 

@@ -3,9 +3,7 @@ package nativerttest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -55,7 +53,7 @@ func SHA256(tb testing.TB, path string) string {
 func build(pkg string) (string, error) {
 	mu.Lock()
 	if dir == "" {
-		d, err := os.MkdirTemp("", "besluitbron-native-")
+		d, err := wasmbuild.OutputDir("native")
 		if err != nil {
 			mu.Unlock()
 			return "", err
@@ -70,14 +68,7 @@ func build(pkg string) (string, error) {
 	out := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
 	mu.Unlock()
 	r.once.Do(func() {
-		modDir, rel := wasmbuild.ModuleDir(pkg)
-		cmd := exec.Command("go", "build", "-o", out, rel)
-		cmd.Dir = modDir
-		if b, err := cmd.CombinedOutput(); err != nil {
-			r.err = fmt.Errorf("building %s: %v\n%s", pkg, err, b)
-			return
-		}
-		r.path = out
+		r.path, r.err = wasmbuild.Build(dir, filepath.Base(out), pkg)
 	})
 	return r.path, r.err
 }

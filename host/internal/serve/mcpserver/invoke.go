@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,6 +166,11 @@ func (s *Server) invoke(ctx context.Context, info *callinfo.Info, e *toolEntry, 
 	if cerr := check(title, out); cerr != nil {
 		info.Failed()
 		return out, sum, cerr
+	}
+	// Structured content is a JSON object or nothing; checked here once,
+	// so that a kept result is not checked again on every repeat.
+	if len(out.Structured) > 0 && !(json.Valid(out.Structured) && bytes.HasPrefix(bytes.TrimSpace(out.Structured), []byte("{"))) {
+		out.Structured = nil
 	}
 	if memoKey != nil && !sum.ValidUntil.IsZero() {
 		s.o.Memo.Put(memoKey, out, sum.Classes, sum.ValidUntil)

@@ -219,3 +219,61 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 		}
 	}
 }
+
+// rawConnector answers every call with its structured bytes as they are,
+// after one cached fetch, as a connector whose output is not to be
+// trusted.
+type rawConnector struct {
+	*sdk.Plugin
+	structured string
+}
+
+func (c rawConnector) Call(ctx context.Context, req connector.CallRequest, h connector.Host) (connector.CallResult, error) {
+	if _, err := h.Fetch(ctx, connector.FetchRequest{URL: "https://x/", Service: "api"}); err != nil {
+		return connector.CallResult{}, err
+	}
+	return connector.CallResult{Text: "t", Structured: json.RawMessage(c.structured)}, nil
+}
+
+// TestStructuredContentIsAnObjectOrNothing: structured content that is
+// not a JSON object (an array, a string, broken JSON) is dropped from
+// both the MCP result and the host's Answer, the first time and when the
+// result is answered again from the kept result; an object passes
+// whole. It catches the check moved off one of the two paths.
+func TestStructuredContentIsAnObjectOrNothing(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		structured string
+		kept       bool
+	}{
+		{`{"a":1}`, true},
+		{` {"a":[1,2]} `, true},
+		{`[1,2]`, false},
+		{`"x"`, false},
+		{`{"a":`, false},
+	} {
+		p := &sdk.Plugin{Manifest: connector.Manifest{ID: "demo", Version: "1", Title: "Demo", Services: []connector.Service{{Name: "api"}},
+			Tools: []connector.Tool{{Name: "search", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}}}
+		s, err := New(Options{
+			Platforms: []Platform{{Manifest: p.Manifest, Connector: rawConnector{p, c.structured}, Host: &validityHost{now: now}, Stamp: "v1"}},
+			Memo:      memo.New(32<<20, func() time.Time { return now }),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 { // the second from the kept result
+			res := s.Call(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(`{}`))
+			a := s.Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(`{}`))
+			if res.IsError || a.Err != nil {
+				t.Fatalf("%s: %+v %v", c.structured, res, a.Err)
+			}
+			got, _ := json.Marshal(res.StructuredContent)
+			if c.kept != (res.StructuredContent != nil) || c.kept != (len(a.Result.Structured) > 0) {
+				t.Errorf("%s (call %d): structured content %s in the MCP result, %q in the answer; kept should be %v", c.structured, i+1, got, a.Result.Structured, c.kept)
+			}
+			if i == 1 && res.Meta[MetaCache] != callinfo.Hit {
+				t.Errorf("%s: the repeat should come from the kept result: %v", c.structured, res.Meta)
+			}
+		}
+	}
+}

@@ -247,9 +247,9 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 	return res
 }
 
-// result turns a connector's answer that passed check into the MCP
-// result: its text with the host's notes appended, its content items, and
-// its structured JSON when that is an object.
+// result turns a connector's answer that passed invoke's checks into the
+// MCP result: its text with the host's notes appended, its content items,
+// and its structured JSON (invoke kept it only when it is an object).
 func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Summary) *mcp.CallToolResult {
 	title := e.platform.Manifest.Title
 	text := out.Text
@@ -261,7 +261,7 @@ func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Sum
 		return toolError(fmt.Sprintf("%s: the connector returned bad content: %v", title, err), sum)
 	}
 	res := &mcp.CallToolResult{Content: content, Meta: meta(sum)}
-	if len(out.Structured) > 0 && json.Valid(out.Structured) && bytes.HasPrefix(bytes.TrimSpace(out.Structured), []byte("{")) {
+	if len(out.Structured) > 0 { // a JSON object: invoke checked it
 		res.StructuredContent = json.RawMessage(out.Structured)
 	}
 	return res

@@ -18,7 +18,7 @@ import (
 func DecodeLenient(raw []byte, v any, required ...string) ([]string, error) {
 	var dropped []string
 	for {
-		err := json.Unmarshal(raw, v)
+		err := Unmarshal(raw, v)
 		var te *json.UnmarshalTypeError
 		if err == nil || !errors.As(err, &te) || te.Field == "" || len(dropped) >= 16 {
 			return dropped, err

@@ -105,9 +105,7 @@ func (p *Plugin) Close(context.Context) error { return nil }
 // names the argument in its error. The host has already checked them
 // against the input schema; this is the second line of defence.
 func DecodeArgs(args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytesReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := decodeArgs(args, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return fmt.Errorf("argument %q: want %s, got %s", te.Field, te.Type, te.Value)
@@ -115,6 +113,17 @@ func DecodeArgs(args json.RawMessage, v any) error {
 		return fmt.Errorf("arguments: %v", err)
 	}
 	return nil
+}
+
+// decodeArgs is a json.Decoder's Decode refusing unknown fields, by the
+// fast path of [Unmarshal] when it applies.
+func decodeArgs(args []byte, v any) error {
+	if ok, err := decodeFast(args, v, true); ok {
+		return err
+	}
+	dec := json.NewDecoder(bytesReader(args))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 var _ connector.Connector = (*Plugin)(nil)

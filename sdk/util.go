@@ -86,7 +86,7 @@ func DecodeJSON(r connector.FetchResponse, what string, v any) error {
 	if err := CheckStatus(r); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := json.Unmarshal(r.Body, v); err != nil {
+	if err := Unmarshal(r.Body, v); err != nil {
 		return fmt.Errorf("%s: the platform's response is not the expected JSON: %v", what, err)
 	}
 	return nil

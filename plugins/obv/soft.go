@@ -1,8 +1,9 @@
 package obv
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/besluitbron/besluitbron/sdk"
 )
 
 // soft is an optional part of an answer: a value of another shape than
@@ -13,8 +14,10 @@ type soft[T any] struct {
 	Err error
 }
 
+// UnmarshalJSON decodes with sdk.Unmarshal (json.Unmarshal, without its
+// per-call decoder for a plain string).
 func (s *soft[T]) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &s.V); err != nil {
+	if err := sdk.Unmarshal(b, &s.V); err != nil {
 		var zero T
 		s.V, s.Err = zero, err
 	}

@@ -1,0 +1,688 @@
+package sdk
+
+import (
+	"encoding"
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unmarshal is json.Unmarshal, with a faster path for the common case of a
+// tool's arguments and a platform's flat answers: an object decoded into a
+// struct whose members are strings, numbers, booleans, pointers to those,
+// or types with their own UnmarshalJSON (members of other types may exist
+// as long as the input leaves them out), or one such value decoded into a
+// pointer to a string, number or boolean. Members the struct does not
+// have are checked and skipped. Anything else (escaped or case-folded
+// names that need json's matching, a value of the wrong type, invalid
+// JSON, nesting the struct does not hold) goes to json.Unmarshal whole, so
+// the result and every error are json.Unmarshal's. In a WebAssembly
+// connector json.Unmarshal scans each byte through an indirect call and
+// allocates a decoder per call, which cost about ten times the native
+// time (see RATIONALE, "Where a WebAssembly call's time goes");
+// decode_test.go holds this path to json.Unmarshal on random inputs.
+func Unmarshal(data []byte, v any) error {
+	if ok, err := decodeFast(data, v, false); ok {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// fieldKind is how the fast path sets a field.
+type fieldKind uint8
+
+const (
+	kindUnsupported fieldKind = iota // json.Unmarshal must decode it
+	kindString
+	kindBool
+	kindInt
+	kindUint
+	kindFloat
+	kindUnmarshaler // a non-pointer type whose pointer has UnmarshalJSON
+)
+
+type fieldPlan struct {
+	index int    // in the struct
+	name  string // the JSON name
+	kind  fieldKind
+	ptr   bool // a pointer to the kind
+	bits  int  // of an int, uint or float
+}
+
+// structPlan is what the fast path knows of a struct type; ok is false
+// when json.Unmarshal must decode the type whatever the input (embedded
+// fields, names json would match in other ways than exactly).
+type structPlan struct {
+	ok     bool
+	name   string // the struct's name, for json's error context
+	fields []fieldPlan
+	byName map[string]int // JSON name to index in fields
+}
+
+var plans sync.Map // reflect.Type to *structPlan
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	numberType          = reflect.TypeFor[json.Number]()
+)
+
+func planOf(t reflect.Type) *structPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*structPlan)
+	}
+	p := buildPlan(t)
+	plans.Store(t, p)
+	return p
+}
+
+var scalarPlans sync.Map // reflect.Type to *fieldPlan
+
+// scalarPlanOf is how the fast path decodes a value of type t on its own.
+func scalarPlanOf(t reflect.Type) *fieldPlan {
+	if p, ok := scalarPlans.Load(t); ok {
+		return p.(*fieldPlan)
+	}
+	fp := &fieldPlan{}
+	fp.kind, fp.ptr, fp.bits = kindOf(t)
+	scalarPlans.Store(t, fp)
+	return fp
+}
+
+func buildPlan(t reflect.Type) *structPlan {
+	p := &structPlan{name: t.Name(), byName: map[string]int{}}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return p // embedded fields follow json's promotion rules
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if !plainName(name) {
+			return p
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fp := fieldPlan{index: i, name: name}
+		if !strings.Contains(","+opts+",", ",string,") {
+			fp.kind, fp.ptr, fp.bits = kindOf(f.Type)
+		}
+		if _, dup := p.byName[name]; dup {
+			return p // json's rules for conflicting names
+		}
+		p.byName[name] = len(p.fields)
+		p.fields = append(p.fields, fp)
+	}
+	p.ok = true
+	return p
+}
+
+// plainName reports whether a tag's name is one json takes as it is and
+// the fast path can match: ASCII letters, digits, '_' and '-'.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func kindOf(t reflect.Type) (kind fieldKind, ptr bool, bits int) {
+	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(unmarshalerType) {
+		return kindUnmarshaler, false, 0
+	}
+	if t.Kind() == reflect.Pointer {
+		t, ptr = t.Elem(), true
+	}
+	if t == numberType || t.Implements(unmarshalerType) || t.Implements(textUnmarshalerType) ||
+		reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return kindUnsupported, false, 0
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return kindString, ptr, 0
+	case reflect.Bool:
+		return kindBool, ptr, 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return kindInt, ptr, t.Bits()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return kindUint, ptr, t.Bits()
+	case reflect.Float32, reflect.Float64:
+		return kindFloat, ptr, t.Bits()
+	}
+	return kindUnsupported, false, 0
+}
+
+// assignment is one member's decoded value, set once the whole input is
+// known to be valid and decodable.
+type assignment struct {
+	field *fieldPlan
+	null  bool
+	str   string
+	num   uint64 // an int's or uint's bits, a float's bits, a bool
+	raw   []byte // for an Unmarshaler
+}
+
+// decodeFast decodes data into v when the fast path knows how, and
+// reports false, with v untouched, when json.Unmarshal must (or, with
+// disallowUnknown, a json.Decoder refusing unknown fields). The error is
+// an UnmarshalJSON method's, as json would return it.
+func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return false, nil
+	}
+	ev := rv.Elem()
+	if ev.Kind() != reflect.Struct {
+		return decodeScalar(data, ev)
+	}
+	p := planOf(ev.Type())
+	if !p.ok {
+		return false, nil
+	}
+	d := decoder{data: data}
+	d.space()
+	if !d.eat('{') {
+		return false, nil
+	}
+	var buf [16]assignment
+	set := buf[:0]
+	d.space()
+	if !d.eat('}') {
+		for {
+			d.space()
+			key, ok := d.str()
+			if !ok {
+				return false, nil
+			}
+			d.space()
+			if !d.eat(':') {
+				return false, nil
+			}
+			d.space()
+			i, known := p.byName[key]
+			if !known {
+				if disallowUnknown || !p.unmatched(key) {
+					return false, nil
+				}
+				if !d.skip(0) {
+					return false, nil
+				}
+			} else {
+				a := assignment{field: &p.fields[i]}
+				if !d.value(&a) {
+					return false, nil
+				}
+				set = append(set, a)
+			}
+			d.space()
+			if d.eat(',') {
+				continue
+			}
+			if d.eat('}') {
+				break
+			}
+			return false, nil
+		}
+	}
+	d.space()
+	if d.i != len(data) {
+		return false, nil
+	}
+	for k := range set {
+		if err := set[k].apply(ev.Field(set[k].field.index)); err != nil {
+			if te, ok := err.(*json.UnmarshalTypeError); ok {
+				// as json's decoder adds its context
+				te.Struct = p.name
+				if te.Field != "" {
+					te.Field = set[k].field.name + "." + te.Field
+				} else {
+					te.Field = set[k].field.name
+				}
+			}
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// unmatched reports whether key matches none of the fields the way json
+// would still match it (case-insensitively; a non-ASCII key is left to
+// json's own folding).
+func (p *structPlan) unmatched(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if key[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for i := range p.fields {
+		if strings.EqualFold(p.fields[i].name, key) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeScalar decodes one string, number or boolean into ev.
+func decodeScalar(data []byte, ev reflect.Value) (bool, error) {
+	fp := scalarPlanOf(ev.Type())
+	if fp.kind == kindUnsupported || fp.kind == kindUnmarshaler || fp.ptr {
+		return false, nil
+	}
+	d := decoder{data: data}
+	d.space()
+	a := assignment{field: fp}
+	if !d.value(&a) {
+		return false, nil
+	}
+	d.space()
+	if d.i != len(data) {
+		return false, nil
+	}
+	return true, a.apply(ev)
+}
+
+// apply sets f as json would.
+func (a *assignment) apply(f reflect.Value) error {
+	fp := a.field
+	if fp.kind == kindUnmarshaler {
+		return f.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(a.raw)
+	}
+	if fp.ptr {
+		if a.null {
+			f.SetZero()
+			return nil
+		}
+		if f.IsNil() {
+			f.Set(reflect.New(f.Type().Elem()))
+		}
+		f = f.Elem()
+	} else if a.null {
+		return nil // json leaves a string, number or boolean as it was
+	}
+	switch fp.kind {
+	case kindString:
+		f.SetString(a.str)
+	case kindBool:
+		f.SetBool(a.num != 0)
+	case kindInt:
+		f.SetInt(int64(a.num))
+	case kindUint:
+		f.SetUint(a.num)
+	case kindFloat:
+		f.SetFloat(math.Float64frombits(a.num))
+	}
+	return nil
+}
+
+// decoder reads JSON for the fast path; every method reports false on
+// anything it does not handle, and the input goes to json.Unmarshal.
+type decoder struct {
+	data []byte
+	i    int
+}
+
+func (d *decoder) space() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) eat(c byte) bool {
+	if d.i < len(d.data) && d.data[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// value reads the value of a known field into a.
+func (d *decoder) value(a *assignment) bool {
+	fp := a.field
+	start := d.i
+	if fp.kind == kindUnmarshaler {
+		if !d.skip(0) {
+			return false
+		}
+		a.raw = d.data[start:d.i]
+		return true
+	}
+	if d.i >= len(d.data) || fp.kind == kindUnsupported {
+		return false
+	}
+	switch c := d.data[d.i]; {
+	case c == 'n':
+		if !d.literal("null") {
+			return false
+		}
+		a.null = true
+		return true
+	case c == 't' || c == 'f':
+		if fp.kind != kindBool {
+			return false
+		}
+		if d.literal("true") {
+			a.num = 1
+			return true
+		}
+		return d.literal("false")
+	case c == '"':
+		if fp.kind != kindString {
+			return false
+		}
+		s, ok := d.str()
+		a.str = s
+		return ok
+	case c == '-' || '0' <= c && c <= '9':
+		if !d.number() {
+			return false
+		}
+		lit := string(d.data[start:d.i])
+		switch fp.kind {
+		case kindInt:
+			n, err := strconv.ParseInt(lit, 10, 64)
+			if err != nil || fp.bits < 64 && (n < -1<<(fp.bits-1) || n >= 1<<(fp.bits-1)) {
+				return false
+			}
+			a.num = uint64(n)
+		case kindUint:
+			n, err := strconv.ParseUint(lit, 10, 64)
+			if err != nil || fp.bits < 64 && n >= 1<<fp.bits {
+				return false
+			}
+			a.num = n
+		case kindFloat:
+			f, err := strconv.ParseFloat(lit, fp.bits)
+			if err != nil {
+				return false
+			}
+			a.num = math.Float64bits(f)
+		default:
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+func (d *decoder) literal(lit string) bool {
+	if len(d.data)-d.i >= len(lit) && string(d.data[d.i:d.i+len(lit)]) == lit {
+		d.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// number reads a JSON number.
+func (d *decoder) number() bool {
+	b, i := d.data, d.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return true
+}
+
+// maxDepth bounds the nesting the fast path skips; deeper input goes to
+// json, which has its own limit.
+const maxDepth = 64
+
+// skip reads any JSON value, checking it as json's scanner does.
+func (d *decoder) skip(depth int) bool {
+	if d.i >= len(d.data) || depth > maxDepth {
+		return false
+	}
+	switch c := d.data[d.i]; {
+	case c == '"':
+		return d.skipString()
+	case c == '{':
+		d.i++
+		d.space()
+		if d.eat('}') {
+			return true
+		}
+		for {
+			d.space()
+			if !d.skipString() {
+				return false
+			}
+			d.space()
+			if !d.eat(':') {
+				return false
+			}
+			d.space()
+			if !d.skip(depth + 1) {
+				return false
+			}
+			d.space()
+			if d.eat(',') {
+				continue
+			}
+			return d.eat('}')
+		}
+	case c == '[':
+		d.i++
+		d.space()
+		if d.eat(']') {
+			return true
+		}
+		for {
+			d.space()
+			if !d.skip(depth + 1) {
+				return false
+			}
+			d.space()
+			if d.eat(',') {
+				continue
+			}
+			return d.eat(']')
+		}
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return d.number()
+	}
+	return false
+}
+
+// skipString reads a JSON string without decoding it.
+func (d *decoder) skipString() bool {
+	b, i := d.data, d.i
+	if i >= len(b) || b[i] != '"' {
+		return false
+	}
+	i++
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			d.i = i + 1
+			return true
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return false
+				}
+				i += 5
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// str reads and decodes a JSON string as json does: escapes resolved,
+// each byte of invalid UTF-8 and each lone surrogate as U+FFFD.
+func (d *decoder) str() (string, bool) {
+	start := d.i
+	if !d.skipString() {
+		return "", false
+	}
+	s := d.data[start+1 : d.i-1]
+	plain := true
+	for _, c := range s {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain || (!hasByte(s, '\\') && utf8.Valid(s)) {
+		return string(s), true
+	}
+	return unquote(s), true
+}
+
+func hasByte(s []byte, c byte) bool {
+	for _, x := range s {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// unquote decodes the inside of a valid JSON string: encoding/json's
+// unquoteBytes.
+func unquote(s []byte) string {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			switch s[r] {
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				rr := getu4(s[r-1:])
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if rr1 := getu4(s[r:]); rr1 >= 0 {
+						if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+							r += 6
+							b = utf8.AppendRune(b, dec)
+							break
+						}
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			default: // '"', '\\', '/'
+				b = append(b, s[r])
+				r++
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b)
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}

@@ -265,7 +265,11 @@ func (h *Host) loadRuntime(ctx context.Context, id string, cc config.Connector, 
 	return conn, sum, nil
 }
 
-func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ string, b []byte, _ string) (connector.Connector, error) {
+func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ string, b []byte, sum string) (connector.Connector, error) {
+	var recordDir string // load records beside the compiled code
+	if h.ccache != nil {
+		recordDir = h.cfg.Path(h.cfg.Runtime.CompilationCacheDir)
+	}
 	return wasmrt.Load(ctx, wasmrt.Options{
 		ID:               id,
 		Wasm:             b,
@@ -276,6 +280,8 @@ func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ s
 		Grant:            cc.Grant,
 		Client:           askClient,
 		CompilationCache: h.ccache,
+		CacheDir:         recordDir,
+		SHA256:           sum,
 		Logger:           h.log,
 	})
 }

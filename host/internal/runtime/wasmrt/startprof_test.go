@@ -110,7 +110,7 @@ func TestStartupPhases(t *testing.T) {
 			}
 			c.abi = uint32(res[0])
 			lap("abi version")
-			out, err := c.invoke(ctx, mod, "besluitbron_describe", nil, nil)
+			out, err := c.invokeFn(ctx, mod.ExportedFunction("besluitbron_describe"), "besluitbron_describe", nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

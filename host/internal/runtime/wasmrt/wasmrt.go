@@ -2,12 +2,11 @@ package wasmrt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,6 +61,15 @@ type Options struct {
 	MaxOutputBytes int
 	// CompilationCache, when set, keeps compiled code across restarts.
 	CompilationCache wazero.CompilationCache
+	// CacheDir, when set (the compilation cache's directory), keeps what a
+	// load learned about a module (record.go): a later start of the same
+	// executable with the same module and memory limit answers the
+	// manifest from it and makes the first instance in the background;
+	// calls wait for it.
+	CacheDir string
+	// SHA256 is the hex sha256 of Wasm when the caller has it (the host
+	// does, to check the config's pin); empty, Load computes it.
+	SHA256 string
 	// Logger receives the guest's log lines and stderr (default slog.Default).
 	Logger *slog.Logger
 }
@@ -81,6 +89,14 @@ type Connector struct {
 	// abi is the module's ABI version: 1 (JSON payloads) or 2 (package
 	// wasmabi's).
 	abi uint32
+
+	// ready is closed once the first instance is made (at once, or in
+	// the background after a load from a record); readyErr is why it
+	// could not be, and fails every call.
+	ready    chan struct{}
+	readyErr error
+	// loadedFromRecord: Load took the manifest from a record.
+	loadedFromRecord bool
 
 	slots chan struct{}  // one token per instance that may exist
 	idle  chan *instance // instantiated, ready
@@ -119,6 +135,11 @@ func (c *Connector) compile(ctx context.Context, wasm []byte, closeOnDone bool) 
 
 // Load compiles and checks a module: its ABI version, its manifest (valid,
 // and with the configured id). The error names the connector.
+//
+// With a record of an earlier load of the same module (Options.CacheDir),
+// Load checks the recorded manifest and returns; the module is compiled
+// and its first instance made in the background, and the calls that come
+// before it wait for it (Ready).
 func Load(ctx context.Context, o Options) (*Connector, error) {
 	if o.PoolSize <= 0 {
 		o.PoolSize = 4
@@ -138,20 +159,70 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	sum := sha256.Sum256(o.Wasm)
+	if o.SHA256 == "" {
+		o.SHA256 = sha256hex(o.Wasm)
+	}
 	c := &Connector{
 		id:     o.ID,
-		sha256: hex.EncodeToString(sum[:]),
+		sha256: o.SHA256,
 		opts:   o,
+		ready:  make(chan struct{}),
 		slots:  make(chan struct{}, o.MaxInstances),
 		idle:   make(chan *instance, o.MaxInstances),
 		gate:   clientcall.New(clientcall.Options{ID: o.ID, Grant: o.Grant, Client: o.Client, MaxWait: o.ClientWait}),
 	}
-	fail := func(err error) (*Connector, error) {
+	recPath := c.recordPath(o.SHA256)
+	if recPath != "" {
+		if r := readRecord(recPath, o.ID); r != nil && c.fromRecord(r) == nil {
+			c.slots <- struct{}{} // the first instance's
+			c.loadedFromRecord = true
+			go c.warm(context.WithoutCancel(ctx), r, recPath)
+			return c, nil
+		}
+	}
+	defer close(c.ready)
+	rewritten, manifest, err := c.load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading connector %q: %w", o.ID, err)
+	}
+	if recPath != "" {
+		c.saveRecord(recPath, rewritten, manifest)
+	}
+	c.opts.Wasm = nil // compiled: the module's bytes are not needed again
+	return c, nil
+}
+
+// fromRecord takes the ABI version, the manifest and the way of stopping
+// a call from a record, checking them as a full load checks describe's
+// answer.
+func (c *Connector) fromRecord(r *loadRecord) error {
+	if r.ABI != connector.ABIVersion && r.ABI != wasmabi.Version {
+		return fmt.Errorf("ABI version %d", r.ABI)
+	}
+	var m connector.Manifest
+	if err := json.Unmarshal(r.Manifest, &m); err != nil {
+		return err
+	}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if m.ID != c.id {
+		return fmt.Errorf("module declares id %q", m.ID)
+	}
+	c.abi, c.manifest, c.Instrumented = r.ABI, m, r.Instrumented
+	return nil
+}
+
+// load compiles the module, makes its first instance and reads the ABI
+// version and manifest from it. It returns the rewritten module (nil when
+// it runs uninstrumented) and describe's output.
+func (c *Connector) load(ctx context.Context) (rewritten, manifest []byte, err error) {
+	o := c.opts
+	fail := func(err error) ([]byte, []byte, error) {
 		if c.runtime != nil {
 			c.runtime.Close(ctx)
 		}
-		return nil, fmt.Errorf("loading connector %q: %w", o.ID, err)
+		return nil, nil, err
 	}
 	// A module that imports the interrupt check runs instrumented: its
 	// loops stop it at its deadline at native speed. Any other runs with
@@ -160,7 +231,7 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	if ierr == nil {
 		compiled, err := c.compile(ctx, wasm, false)
 		if err == nil {
-			c.compiled, c.Instrumented = compiled, true
+			c.compiled, c.Instrumented, rewritten = compiled, true, wasm
 		} else {
 			o.Logger.Warn("connector: the instrumented module does not compile; running it with wazero's slower termination checks",
 				"connector", o.ID, "error", err, "loops", stats.Loops)
@@ -176,55 +247,142 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 		}
 		c.compiled = compiled
 	}
-	for _, name := range []string{"_initialize", "besluitbron_abi_version", "besluitbron_describe", "besluitbron_call"} {
-		if _, ok := c.compiled.ExportedFunctions()[name]; !ok {
-			return fail(fmt.Errorf("module does not export %s: not a BesluitBron connector (build with the sdk, -buildmode=c-shared)", name))
-		}
+	if err := c.checkExports(); err != nil {
+		return fail(err)
 	}
-	// The first instance answers the ABI version and the manifest, then
-	// joins the pool.
 	c.slots <- struct{}{}
-	mod, err := c.instantiate(ctx)
+	inst, abi, out, err := c.first(ctx)
 	if err != nil {
 		<-c.slots
 		return fail(err)
 	}
-	inst := mod
-	mod2 := inst.mod
-	ok := false
-	defer func() {
-		if !ok {
-			mod2.Close(ctx)
-		}
-	}()
-	res, err := mod2.ExportedFunction("besluitbron_abi_version").Call(ctx)
+	var m connector.Manifest
+	err = json.Unmarshal(out, &m)
 	if err != nil {
-		return fail(fmt.Errorf("reading ABI version: %w", err))
+		err = fmt.Errorf("describe: manifest is not valid JSON: %v", err)
+	} else if err = m.Validate(); err == nil && m.ID != o.ID {
+		err = fmt.Errorf("module declares id %q, configured as %q", m.ID, o.ID)
+	}
+	if err != nil {
+		inst.mod.Close(ctx)
+		<-c.slots
+		return fail(err)
+	}
+	c.abi, c.manifest = abi, m
+	c.park(inst)
+	return rewritten, out, nil
+}
+
+// warm does in the background what a load from a record skipped: compile
+// the module the way the record says (the rewritten module kept beside
+// it, or rewritten again), make the first instance, and check that it
+// answers the recorded ABI version and manifest. Calls wait for it. When
+// it fails, the calls fail with its error, and the record is removed so
+// that the next start loads in full and reports the error there.
+func (c *Connector) warm(ctx context.Context, r *loadRecord, recPath string) {
+	defer close(c.ready)
+	wasmPath := rewrittenPath(recPath, r.WasmSHA256)
+	err := c.warmUp(ctx, r, wasmPath)
+	c.opts.Wasm = nil
+	if err == nil {
+		return
+	}
+	if c.runtime != nil {
+		c.runtime.Close(ctx)
+		c.runtime = nil
+	}
+	<-c.slots
+	c.readyErr = fmt.Errorf("loading connector %q: %w", c.id, err)
+	c.opts.Logger.Error("connector: loading in the background failed; its calls fail until a restart", "connector", c.id, "error", err)
+	os.Remove(recPath)
+	if r.Instrumented {
+		os.Remove(wasmPath)
+	}
+}
+
+func (c *Connector) warmUp(ctx context.Context, r *loadRecord, wasmPath string) error {
+	wasm, closeOnDone := c.opts.Wasm, true
+	if r.Instrumented {
+		closeOnDone = false
+		if wasm = readRewritten(wasmPath, r.WasmSHA256); wasm == nil {
+			var err error
+			if wasm, _, err = wasmbudget.Instrument(c.opts.Wasm, checkBudget); err != nil {
+				return fmt.Errorf("instrumenting: %w", err)
+			}
+			if sha256hex(wasm) != r.WasmSHA256 {
+				return errors.New("the module is rewritten otherwise than at its last load")
+			}
+			if err := writeFile(wasmPath, wasm); err != nil {
+				c.opts.Logger.Warn("connector: cannot keep the rewritten module", "connector", c.id, "error", err)
+			}
+		}
+	}
+	compiled, err := c.compile(ctx, wasm, closeOnDone)
+	if err != nil {
+		return err
+	}
+	c.compiled = compiled
+	if err := c.checkExports(); err != nil {
+		return err
+	}
+	inst, abi, out, err := c.first(ctx)
+	if err != nil {
+		return err
+	}
+	if abi != c.abi || !sameManifest(out, r.Manifest) {
+		inst.mod.Close(ctx)
+		return errors.New("the module answers another ABI version or manifest than at its last load")
+	}
+	c.park(inst)
+	return nil
+}
+
+// checkExports refuses a module that is not a connector.
+func (c *Connector) checkExports() error {
+	for _, name := range []string{"_initialize", "besluitbron_abi_version", "besluitbron_describe", "besluitbron_call"} {
+		if _, ok := c.compiled.ExportedFunctions()[name]; !ok {
+			return fmt.Errorf("module does not export %s: not a BesluitBron connector (build with the sdk, -buildmode=c-shared)", name)
+		}
+	}
+	return nil
+}
+
+// first makes the first instance (its slot taken) and reads the ABI
+// version and describe's output from it. On error the instance is closed.
+func (c *Connector) first(ctx context.Context) (*instance, uint32, []byte, error) {
+	inst, err := c.instantiate(ctx)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	res, err := inst.mod.ExportedFunction("besluitbron_abi_version").Call(ctx)
+	if err != nil {
+		inst.mod.Close(ctx)
+		return nil, 0, nil, fmt.Errorf("reading ABI version: %w", err)
 	}
 	// Version 1 is still served: a module built with an older sdk
 	// keeps working, with JSON payloads.
-	switch v := uint32(res[0]); v {
-	case connector.ABIVersion, wasmabi.Version:
-		c.abi = v
-	default:
-		return fail(&connector.ABIError{Connector: o.ID, Got: v, Want: wasmabi.Version})
+	abi := uint32(res[0])
+	if abi != connector.ABIVersion && abi != wasmabi.Version {
+		inst.mod.Close(ctx)
+		return nil, 0, nil, &connector.ABIError{Connector: c.id, Got: abi, Want: wasmabi.Version}
 	}
-	out, err := c.invoke(ctx, mod2, "besluitbron_describe", nil, nil)
+	out, err := c.run(ctx, inst.mod.ExportedFunction("besluitbron_describe"), "besluitbron_describe", nil, nil, abi == wasmabi.Version)
 	if err != nil {
-		return fail(fmt.Errorf("describe: %w", err))
+		inst.mod.Close(ctx)
+		return nil, 0, nil, fmt.Errorf("describe: %w", err)
 	}
-	if err := json.Unmarshal(out, &c.manifest); err != nil {
-		return fail(fmt.Errorf("describe: manifest is not valid JSON: %v", err))
+	return inst, abi, out, nil
+}
+
+// Ready waits until the connector's first instance is made (at once after
+// a full load) and returns why it could not be.
+func (c *Connector) Ready(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return c.readyErr
+	case <-ctx.Done():
+		return fmt.Errorf("still loading: %w", ctx.Err())
 	}
-	if err := c.manifest.Validate(); err != nil {
-		return fail(err)
-	}
-	if c.manifest.ID != o.ID {
-		return fail(fmt.Errorf("module declares id %q, configured as %q", c.manifest.ID, o.ID))
-	}
-	ok = true
-	c.park(inst)
-	return c, nil
 }
 
 // PoolStats describes the instance pool.
@@ -341,6 +499,9 @@ func (c *Connector) instantiate(ctx context.Context) (*instance, error) {
 // acquire returns an idle instance or makes a new one, waiting while all
 // MaxInstances instances are busy.
 func (c *Connector) acquire(ctx context.Context) (*instance, error) {
+	if err := c.Ready(ctx); err != nil {
+		return nil, err
+	}
 	select {
 	case mod := <-c.idle:
 		return c.unpark(mod), nil
@@ -479,13 +640,15 @@ func (c *Connector) describeErr(ctx context.Context, err error, headline string)
 	return fmt.Errorf("connector %q: %v%s", c.id, err, headline)
 }
 
-// invoke runs one export with input in and returns the output it wrote.
-func (c *Connector) invoke(ctx context.Context, mod api.Module, fn string, in []byte, h connector.Host) ([]byte, error) {
-	return c.invokeFn(ctx, mod.ExportedFunction(fn), fn, in, h)
+// invokeFn runs one export with input in and returns the output it wrote.
+func (c *Connector) invokeFn(ctx context.Context, f api.Function, fn string, in []byte, h connector.Host) ([]byte, error) {
+	return c.run(ctx, f, fn, in, h, c.abi == wasmabi.Version)
 }
 
-func (c *Connector) invokeFn(ctx context.Context, f api.Function, fn string, in []byte, h connector.Host) ([]byte, error) {
-	st := &callState{input: in, host: h, gate: c.gate, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id, binary: c.abi == wasmabi.Version}
+// run is invokeFn for a module whose ABI version is being read (binary:
+// version 2).
+func (c *Connector) run(ctx context.Context, f api.Function, fn string, in []byte, h connector.Host, binary bool) ([]byte, error) {
+	st := &callState{input: in, host: h, gate: c.gate, maxOutput: c.opts.MaxOutputBytes, logger: c.opts.Logger, id: c.id, binary: binary}
 	res, err := f.Call(withState(ctx, st))
 	if err != nil {
 		return nil, err
@@ -508,6 +671,10 @@ func (c *Connector) Close(ctx context.Context) error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	<-c.ready // a load in the background finishes first
+	if c.runtime == nil {
+		return nil
+	}
 	return c.runtime.Close(ctx)
 }
 

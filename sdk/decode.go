@@ -183,6 +183,9 @@ type assignment struct {
 // disallowUnknown, a json.Decoder refusing unknown fields). The error is
 // an UnmarshalJSON method's, as json would return it.
 func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
+	if p, ok := v.(*string); ok && p != nil {
+		return decodeString(data, p), nil
+	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return false, nil
@@ -274,6 +277,29 @@ func (p *structPlan) unmatched(key string) bool {
 		if strings.EqualFold(p.fields[i].name, key) {
 			return false
 		}
+	}
+	return true
+}
+
+// decodeString is decodeScalar for a *string, without reflection: the
+// common case of a value that decodes itself (obv's soft strings).
+func decodeString(data []byte, p *string) bool {
+	d := decoder{data: data}
+	d.space()
+	null := d.literal("null")
+	var s string
+	if !null {
+		var ok bool
+		if s, ok = d.str(); !ok {
+			return false
+		}
+	}
+	d.space()
+	if d.i != len(data) {
+		return false
+	}
+	if !null {
+		*p = s
 	}
 	return true
 }

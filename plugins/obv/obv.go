@@ -241,14 +241,15 @@ func cmpErr(errs ...error) error {
 // shape gets a search for its title instead. The same link comes from
 // search and get_document, so a citation does not depend on the tool.
 func PageURL(id, title string) string {
-	q := url.Values{}
+	// The query as url.Values.Encode writes it (keys sorted), without
+	// building the map.
+	var first string
 	if parts := strings.Split(id, ":"); len(parts) >= 5 && parts[3] != "" {
-		q.Set("organization", parts[3])
+		first = "organization=" + url.QueryEscape(parts[3])
 	} else {
-		q.Set("query", firstNonEmpty(strings.TrimSpace(title), id))
+		first = "query=" + url.QueryEscape(firstNonEmpty(strings.TrimSpace(title), id))
 	}
-	q.Set("view", id)
-	return PageBase + "/?" + q.Encode()
+	return PageBase + "/?" + first + "&view=" + url.QueryEscape(id)
 }
 
 // citeExtra adds the links that are not the citation: the original file

@@ -3,6 +3,7 @@ package obv_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -462,4 +463,33 @@ func TestStatusOptionalPartsFailSoft(t *testing.T) {
 	if res := sdktest.Call(t, obv.Plugin(), h, "status", `{}`); !res.IsError || !strings.Contains(res.Text, "none of the platform's 1 sources is readable") {
 		t.Errorf("no readable source: %+v", res)
 	}
+}
+
+// PageURL writes its query by hand; it must be what url.Values encodes.
+func TestPageURLIsURLValues(t *testing.T) {
+	for _, c := range [][2]string{
+		{"document:notubiz:gemeente:soest:12345", "Raadsvoorstel"}, {"odd:1", "Raadsvoorstel"}, {"odd:1", "  "},
+		{"a:b:c::e", "t&u=v"}, {"x y:z/ä:gemeente:Den Haag?:1", "é & <b>"}, {"", ""}, {"motion:ibabs:provincie:Noord-Holland:7", ""},
+	} {
+		id, title := c[0], c[1]
+		q := url.Values{}
+		if parts := strings.Split(id, ":"); len(parts) >= 5 && parts[3] != "" {
+			q.Set("organization", parts[3])
+		} else {
+			q.Set("query", firstNonEmptyTest(strings.TrimSpace(title), id))
+		}
+		q.Set("view", id)
+		if got, want := obv.PageURL(id, title), obv.PageBase+"/?"+q.Encode(); got != want {
+			t.Errorf("PageURL(%q, %q) = %q, want %q", id, title, got, want)
+		}
+	}
+}
+
+func firstNonEmptyTest(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -115,6 +115,9 @@ func buildPlan(t reflect.Type) *structPlan {
 		}
 		if name == "" {
 			name = f.Name
+			if !plainName(name) {
+				return p // a Unicode name, which json folds in its own way
+			}
 		}
 		fp := fieldPlan{index: i, name: name}
 		if !strings.Contains(","+opts+",", ",string,") {
@@ -173,7 +176,7 @@ func kindOf(t reflect.Type) (kind fieldKind, ptr bool, bits int) {
 type assignment struct {
 	field *fieldPlan
 	null  bool
-	str   string
+	str   []byte // a string's bytes between its quotes, decoded when set
 	num   uint64 // an int's or uint's bits, a float's bits, a bool
 	raw   []byte // for an Unmarshaler
 }
@@ -209,7 +212,7 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 	if !d.eat('}') {
 		for {
 			d.space()
-			key, ok := d.str()
+			raw, ok := d.strRaw()
 			if !ok {
 				return false, nil
 			}
@@ -218,9 +221,15 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 				return false, nil
 			}
 			d.space()
-			i, known := p.byName[key]
+			var i int
+			var known bool
+			if plainBytes(raw) {
+				i, known = p.byName[string(raw)] // not allocated
+			} else {
+				i, known = p.byName[unquote(raw)]
+			}
 			if !known {
-				if disallowUnknown || !p.unmatched(key) {
+				if disallowUnknown || !p.unmatched(raw) {
 					return false, nil
 				}
 				if !d.skip(0) {
@@ -267,14 +276,31 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 // unmatched reports whether key matches none of the fields the way json
 // would still match it (case-insensitively; a non-ASCII key is left to
 // json's own folding).
-func (p *structPlan) unmatched(key string) bool {
-	for i := 0; i < len(key); i++ {
-		if key[i] >= utf8.RuneSelf {
+func (p *structPlan) unmatched(raw []byte) bool {
+	if !plainBytes(raw) {
+		return false
+	}
+	for i := range p.fields {
+		if equalFoldASCII(p.fields[i].name, raw) {
 			return false
 		}
 	}
-	for i := range p.fields {
-		if strings.EqualFold(p.fields[i].name, key) {
+	return true
+}
+
+func equalFoldASCII(s string, b []byte) bool {
+	if len(s) != len(b) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := s[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
 			return false
 		}
 	}
@@ -287,10 +313,10 @@ func decodeString(data []byte, p *string) bool {
 	d := decoder{data: data}
 	d.space()
 	null := d.literal("null")
-	var s string
+	var raw []byte
 	if !null {
 		var ok bool
-		if s, ok = d.str(); !ok {
+		if raw, ok = d.strRaw(); !ok {
 			return false
 		}
 	}
@@ -299,7 +325,7 @@ func decodeString(data []byte, p *string) bool {
 		return false
 	}
 	if !null {
-		*p = s
+		*p = decodeStr(raw)
 	}
 	return true
 }
@@ -343,7 +369,7 @@ func (a *assignment) apply(f reflect.Value) error {
 	}
 	switch fp.kind {
 	case kindString:
-		f.SetString(a.str)
+		f.SetString(decodeStr(a.str))
 	case kindBool:
 		f.SetBool(a.num != 0)
 	case kindInt:
@@ -416,8 +442,8 @@ func (d *decoder) value(a *assignment) bool {
 		if fp.kind != kindString {
 			return false
 		}
-		s, ok := d.str()
-		a.str = s
+		raw, ok := d.strRaw()
+		a.str = raw
 		return ok
 	case c == '-' || '0' <= c && c <= '9':
 		if !d.number() {
@@ -607,25 +633,34 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// str reads and decodes a JSON string as json does: escapes resolved,
-// each byte of invalid UTF-8 and each lone surrogate as U+FFFD.
-func (d *decoder) str() (string, bool) {
+// strRaw reads a JSON string and returns the bytes between its quotes.
+func (d *decoder) strRaw() ([]byte, bool) {
 	start := d.i
 	if !d.skipString() {
-		return "", false
+		return nil, false
 	}
-	s := d.data[start+1 : d.i-1]
-	plain := true
+	return d.data[start+1 : d.i-1], true
+}
+
+// plainBytes reports whether a string's bytes are its value: ASCII
+// without escapes.
+func plainBytes(s []byte) bool {
 	for _, c := range s {
 		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
+			return false
 		}
 	}
-	if plain || (!hasByte(s, '\\') && utf8.Valid(s)) {
-		return string(s), true
+	return true
+}
+
+// decodeStr decodes the bytes between a valid JSON string's quotes as
+// json does: escapes resolved, each byte of invalid UTF-8 and each lone
+// surrogate as U+FFFD.
+func decodeStr(s []byte) string {
+	if plainBytes(s) || (!hasByte(s, '\\') && utf8.Valid(s)) {
+		return string(s)
 	}
-	return unquote(s), true
+	return unquote(s)
 }
 
 func hasByte(s []byte, c byte) bool {

@@ -74,9 +74,15 @@ type oddName struct {
 	S string `json:"s p"`
 }
 
+// unicodeName's field is matched by json case-insensitively as "key"
+// (U+212A KELVIN SIGN folds to k).
+type unicodeName struct {
+	Key string
+}
+
 var keys = []string{"s", "n", "i8", "u", "u16", "f", "f32", "b", "ps", "pn", "pb", "k", "Plain", "plain", "PLAIN", "a-b_c",
 	"Skip", "-", "hidden", "list", "any", "map", "str", "num", "text", "pk", "raw", "S", "N", "x", "unknown", "ſ", "K", "\u212a",
-	"s p", `s\u0070`, `\u0073`}
+	"s p", `s\u0070`, `\u0073`, "key", "KEY", "Key"}
 
 var values = []string{`""`, `"x"`, `"Raadsvoorstel"`, `"é"`, `"\u00e9"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\udc00\ud83d\ude00"`,
 	`"a\nb\t\"\\\/"`, `"\b\f\r"`, "\"\xff\xfe\"", "\"\xc3\"", "\"\x01\"", `"\x"`, `"\'"`, `"\u12"`, `"<&>"`, `"12"`, `"-3"`, `"true"`,
@@ -174,7 +180,7 @@ func checkDecode(t *testing.T, in []byte) (fast bool) {
 	for _, v := range []func() any{
 		func() any { return new(string) }, func() any { return new(int8) }, func() any { return new(float32) },
 		func() any { return new(bool) }, func() any { return new(uint) }, func() any { return new(withEmbedded) },
-		func() any { return new(oddName) }, func() any { return new(any) }, func() any { return new(map[string]any) },
+		func() any { return new(oddName) }, func() any { return new(unicodeName) }, func() any { return new(any) }, func() any { return new(map[string]any) },
 		func() any { return new(*int) }, func() any { return new(textish) },
 	} {
 		g, w := v(), v()

@@ -228,7 +228,8 @@ func appendStrings(b []byte, s []string) []byte {
 // appendExtra appends the extra fields under the connector id: a map of
 // maps, keys sorted as json.Marshal sorts them.
 func appendExtra(b []byte, m map[string]map[string]any) ([]byte, bool) {
-	keys := make([]string, 0, len(m))
+	var held [8]string // most maps are small: no allocation
+	keys := held[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -252,7 +253,8 @@ func appendAnyMap(b []byte, m map[string]any) ([]byte, bool) {
 	if m == nil {
 		return append(b, "null"...), true
 	}
-	keys := make([]string, 0, len(m))
+	var held [8]string // most maps are small: no allocation
+	keys := held[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -319,7 +321,8 @@ func appendAny(b []byte, v any) ([]byte, bool) {
 		if v == nil {
 			return append(b, "null"...), true
 		}
-		keys := make([]string, 0, len(v))
+		var held [8]string
+		keys := held[:0]
 		for k := range v {
 			keys = append(keys, k)
 		}

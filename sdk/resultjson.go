@@ -1,10 +1,14 @@
 package sdk
 
 import (
+	"encoding"
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -438,6 +442,194 @@ func marshalResult(v any) ([]byte, error) {
 		if b, ok := appendResult(make([]byte, 0, n), v); ok {
 			return b, nil
 		}
+	} else if b, ok := appendFlat(make([]byte, 0, 128), v); ok {
+		return b, nil
 	}
 	return json.Marshal(v)
+}
+
+// A tool's own result type (example's Stats, a connector's status) is
+// encoded by hand too when it is a flat struct: exported fields of
+// strings, booleans, numbers and pointers to them, with json's names and
+// omitempty. A struct with any other field, an embedded one, a field
+// json names or encodes in its own way (the string and omitzero options,
+// a Marshaler) goes to json.Marshal.
+
+type flatField struct {
+	name      string // with its quotes, colon and the comma before it
+	index     int
+	kind      fieldKind
+	ptr       bool
+	bits      int
+	omitEmpty bool
+}
+
+type flatPlan struct {
+	ok     bool
+	fields []flatField
+}
+
+var flatPlans sync.Map // reflect.Type to *flatPlan
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+func flatPlanOf(t reflect.Type) *flatPlan {
+	if p, ok := flatPlans.Load(t); ok {
+		return p.(*flatPlan)
+	}
+	p := buildFlatPlan(t)
+	flatPlans.Store(t, p)
+	return p
+}
+
+func marshals(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Implements(marshalerType) || t.Implements(textMarshalerType) || pt.Implements(marshalerType) || pt.Implements(textMarshalerType)
+}
+
+func buildFlatPlan(t reflect.Type) *flatPlan {
+	p := &flatPlan{}
+	if marshals(t) {
+		return p
+	}
+	seen := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return p
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		if !plainName(name) || seen[name] {
+			return p
+		}
+		seen[name] = true
+		ff := flatField{index: i}
+		for o := range strings.SplitSeq(opts, ",") {
+			switch o {
+			case "omitempty":
+				ff.omitEmpty = true
+			case "string", "omitzero":
+				return p
+			}
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft, ff.ptr = ft.Elem(), true
+		}
+		if marshals(ft) || marshals(f.Type) || ft == numberType {
+			return p // json.Number is written as the number it holds
+		}
+		switch ft.Kind() {
+		case reflect.String:
+			ff.kind = kindString
+		case reflect.Bool:
+			ff.kind = kindBool
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			ff.kind, ff.bits = kindInt, ft.Bits()
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			ff.kind, ff.bits = kindUint, ft.Bits()
+		case reflect.Float32, reflect.Float64:
+			ff.kind, ff.bits = kindFloat, ft.Bits()
+		default:
+			return p
+		}
+		ff.name = `,"` + name + `":`
+		p.fields = append(p.fields, ff)
+	}
+	p.ok = true
+	return p
+}
+
+// appendFlat appends v's JSON when v is a flat struct (or a non-nil
+// pointer to one), or reports false.
+func appendFlat(b []byte, v any) ([]byte, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() || marshals(rv.Type()) {
+			return nil, false
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, false
+	}
+	p := flatPlanOf(rv.Type())
+	if !p.ok {
+		return nil, false
+	}
+	b = append(b, '{')
+	first := true
+	for i := range p.fields {
+		ff := &p.fields[i]
+		f := rv.Field(ff.index)
+		if ff.ptr {
+			if f.IsNil() {
+				if ff.omitEmpty {
+					continue
+				}
+				b = appendName(b, ff.name, first)
+				b = append(b, "null"...)
+				first = false
+				continue
+			}
+			f = f.Elem()
+		} else if ff.omitEmpty && isEmpty(f, ff.kind) {
+			continue
+		}
+		b = appendName(b, ff.name, first)
+		first = false
+		switch ff.kind {
+		case kindString:
+			b = appendJSONString(b, f.String())
+		case kindBool:
+			b = strconv.AppendBool(b, f.Bool())
+		case kindInt:
+			b = strconv.AppendInt(b, f.Int(), 10)
+		case kindUint:
+			b = strconv.AppendUint(b, f.Uint(), 10)
+		case kindFloat:
+			var ok bool
+			if b, ok = appendFloat(b, f.Float(), ff.bits); !ok {
+				return nil, false
+			}
+		}
+	}
+	return append(b, '}'), true
+}
+
+// isEmpty is json's isEmptyValue for the flat kinds (-0.0 is empty).
+func isEmpty(f reflect.Value, kind fieldKind) bool {
+	switch kind {
+	case kindString:
+		return f.Len() == 0
+	case kindBool:
+		return !f.Bool()
+	case kindInt:
+		return f.Int() == 0
+	case kindUint:
+		return f.Uint() == 0
+	case kindFloat:
+		return f.Float() == 0
+	}
+	return false
+}
+
+func appendName(b []byte, name string, first bool) []byte {
+	if first {
+		name = name[1:]
+	}
+	return append(b, name...)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -205,4 +207,116 @@ func FuzzResultEncoding(f *testing.F) {
 			}
 		}
 	})
+}
+
+type kind string
+
+type marshalsItself struct{ A string }
+
+func (marshalsItself) MarshalJSON() ([]byte, error) { return []byte(`"self"`), nil }
+
+type textItself int
+
+func (textItself) MarshalText() ([]byte, error) { return []byte("text"), nil }
+
+type embeds struct {
+	marshalsItself
+	B int `json:"b"`
+}
+
+// flatTypes are the field types the random structs are made of: the flat
+// kinds, and types that send a struct to json.Marshal.
+var flatTypes = []reflect.Type{
+	reflect.TypeFor[string](), reflect.TypeFor[kind](), reflect.TypeFor[bool](), reflect.TypeFor[int](), reflect.TypeFor[int8](),
+	reflect.TypeFor[int64](), reflect.TypeFor[uint](), reflect.TypeFor[uint16](), reflect.TypeFor[float64](), reflect.TypeFor[float32](),
+	reflect.TypeFor[*string](), reflect.TypeFor[*int](), reflect.TypeFor[*float64](), reflect.TypeFor[*bool](),
+	reflect.TypeFor[[]int](), reflect.TypeFor[any](), reflect.TypeFor[marshalsItself](), reflect.TypeFor[textItself](),
+	reflect.TypeFor[*textItself](), reflect.TypeFor[**int](), reflect.TypeFor[json.Number](),
+}
+
+var flatTags = []string{``, `json:"a"`, `json:"b,omitempty"`, `json:",omitempty"`, `json:"-"`, `json:"-,"`, `json:"c,string"`,
+	`json:"d,omitzero"`, `json:"a"`, `json:"x y"`, `json:"<&>"`, `json:"e"`}
+
+func randFlatType(r *rand.Rand) reflect.Type {
+	var fields []reflect.StructField
+	for i := range r.IntN(5) {
+		t := flatTypes[r.IntN(len(flatTypes))]
+		if r.IntN(3) > 0 {
+			t = flatTypes[r.IntN(14)] // mostly flat ones
+		}
+		name := []string{"F", "G", "Kind", "X"}[r.IntN(4)] + strconv.Itoa(i)
+		fields = append(fields, reflect.StructField{Name: name, Type: t, Tag: reflect.StructTag(flatTags[r.IntN(len(flatTags))])})
+	}
+	return reflect.StructOf(fields)
+}
+
+func randFlatValue(r *rand.Rand, t reflect.Type) reflect.Value {
+	v := reflect.New(t).Elem()
+	for i := range t.NumField() {
+		f := v.Field(i)
+		if r.IntN(3) == 0 {
+			continue // zero: omitempty omits it
+		}
+		ft := f.Type()
+		if ft.Kind() == reflect.Pointer {
+			if ft.Elem().Kind() == reflect.Pointer {
+				continue
+			}
+			f.Set(reflect.New(ft.Elem()))
+			f = f.Elem()
+		}
+		switch ft := f.Type(); ft.Kind() {
+		case reflect.String:
+			f.SetString(randString(r))
+		case reflect.Bool:
+			f.SetBool(r.IntN(2) == 0)
+		case reflect.Int, reflect.Int8, reflect.Int64:
+			f.SetInt(int64(r.Uint64()) >> (64 - ft.Bits()))
+		case reflect.Uint, reflect.Uint16:
+			f.SetUint(r.Uint64() >> (64 - ft.Bits()))
+		case reflect.Float64, reflect.Float32:
+			x := []float64{math.Copysign(0, -1), 1e-7, 1e21, 3.4e38, 0.1, r.NormFloat64() * 1e9, math.Inf(1), math.NaN()}
+			f.SetFloat(x[r.IntN(len(x))])
+		}
+	}
+	return v
+}
+
+func TestFlatEncodingIsJSONMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 2))
+	hand := 0
+	const n = 20000
+	for i := range n {
+		v := randFlatValue(r, randFlatType(r))
+		vals := []any{v.Interface()}
+		if v.CanAddr() {
+			vals = append(vals, v.Addr().Interface())
+		}
+		for _, x := range vals {
+			want, werr := json.Marshal(x)
+			got, gerr := marshalResult(x)
+			if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("value %d %#v:\nmarshalResult %s (%v)\njson.Marshal  %s (%v)", i, x, got, gerr, want, werr)
+			}
+			if _, ok := appendFlat(nil, x); ok {
+				hand++
+			}
+		}
+	}
+	for _, x := range []any{embeds{B: 1}, &embeds{}, marshalsItself{"a"}, struct{}{}, (*struct{ A int })(nil), 3, "x",
+		struct {
+			A kind `json:"a,omitempty"`
+			B *int `json:"b,omitempty"`
+			c string
+		}{A: "<"}} {
+		want, werr := json.Marshal(x)
+		got, gerr := marshalResult(x)
+		if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
+			t.Fatalf("%#v: marshalResult %s (%v), json.Marshal %s (%v)", x, got, gerr, want, werr)
+		}
+	}
+	if hand < n/2 {
+		t.Fatalf("only %d of %d values were encoded by hand", hand, 2*n)
+	}
+	t.Logf("%d values encoded by hand", hand)
 }

@@ -60,7 +60,9 @@ var allPlugins = []string{"obv", "ori", "tk", "opentk", "obk", "rechtspraak", "o
 // ns/op is the time until every Load has returned: the host then serves
 // (lists tools, answers from its caches). ready-ms is the time until
 // every connector's first instance is made, which a connector loaded
-// from its record does in the background, and the first calls wait for.
+// from its record does in the background, and the first calls wait for;
+// cpu-ms the process's CPU time until then (user and system, all threads,
+// the collector's included).
 // warm-7-full is warm without the records (CacheDir unset): the load
 // before issue 19, where Load made the first instance itself.
 //
@@ -71,7 +73,7 @@ func BenchmarkStartup(b *testing.B) {
 	for _, id := range allPlugins {
 		mods[id] = wasmbuild.Bytes(b, "./plugins/"+id+"/cmd")
 	}
-	load := func(b *testing.B, ids []string, dir string, record bool) (ready time.Duration) {
+	load := func(b *testing.B, ids []string, dir string, record bool) (ready, cpu time.Duration) {
 		cc, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			b.Fatal(err)
@@ -81,7 +83,7 @@ func BenchmarkStartup(b *testing.B) {
 		if !record {
 			cacheDir = ""
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), processCPU()
 		var wg sync.WaitGroup
 		conns := make([]*wasmrt.Connector, len(ids))
 		for i, id := range ids {
@@ -105,14 +107,14 @@ func BenchmarkStartup(b *testing.B) {
 				}
 			}
 		}
-		ready = time.Since(t0)
+		ready, cpu = time.Since(t0), processCPU()-c0
 		for _, c := range conns {
 			if c != nil {
 				c.Close(context.Background())
 			}
 		}
 		b.StartTimer()
-		return ready
+		return ready, cpu
 	}
 	for _, set := range [][]string{{"obv"}, allPlugins} {
 		name := strconv.Itoa(len(set))
@@ -129,11 +131,14 @@ func BenchmarkStartup(b *testing.B) {
 			b.Run("warm-"+name+suffix, func(b *testing.B) {
 				dir := b.TempDir()
 				load(b, set, dir, true)
-				var ready time.Duration
+				var ready, cpu time.Duration
 				for b.Loop() {
-					ready += load(b, set, dir, record)
+					r, c := load(b, set, dir, record)
+					ready += r
+					cpu += c
 				}
 				b.ReportMetric(float64(ready)/1e6/float64(b.N), "ready-ms")
+				b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms")
 			})
 		}
 	}

@@ -18,11 +18,12 @@ import (
 // sha256 (so executables that rewrite alike share it). It lives in
 // Options.CacheDir (the compilation cache's directory), under a name that
 // hashes everything a load's outcome depends on: the module's bytes, the
-// memory limit (the guest's GOMEMLIMIT, and whether _initialize fits) and
-// the largest output describe may write, the host executable itself (wazero's validation, the host module's
-// functions, the rewriter, the ABI versions accepted). A record is only
-// ever written after a load that succeeded, so a module that fails to load
-// never has one and fails at start, every start.
+// memory limit (the guest's GOMEMLIMIT, and whether _initialize fits), the
+// largest output describe may write, and the host executable itself
+// (wazero's validation, the host module's functions, the rewriter, the ABI
+// versions accepted). A record is only ever written after a load that
+// succeeded, so a module that fails to load never has one and fails at
+// start, every start.
 //
 // With a record, Load answers the manifest from it and makes the first
 // instance in the background (warm); the work it skips at start is the

@@ -152,3 +152,96 @@ func TestStartupPhases(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TestStartupPaths compares, with the compilation cache warm, a full load
+// (no record) and a load from the record, the seven connectors loaded in
+// parallel as the host does: the time until every Load returned, until
+// every first instance is made (ready), the mean of the seven times until
+// each is, and the process's CPU time until all are. Rounds alternate the two; medians.
+//
+//	BESLUITBRON_STARTUP_PROFILE=1 BESLUITBRON_STARTUP_CACHE=/tmp/cc go test -run TestStartupPaths -v .
+func TestStartupPaths(t *testing.T) {
+	if os.Getenv("BESLUITBRON_STARTUP_PROFILE") == "" {
+		t.Skip("set BESLUITBRON_STARTUP_PROFILE=1")
+	}
+	ctx := context.Background()
+	mods := map[string][]byte{}
+	for _, id := range startPlugins {
+		mods[id] = wasmbuild.Bytes(t, "./plugins/"+id+"/cmd")
+	}
+	dir := os.Getenv("BESLUITBRON_STARTUP_CACHE")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	cc, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(record, check bool) (loaded, ready, meanReady, cpu time.Duration) {
+		cacheDir := ""
+		if record {
+			cacheDir = dir
+		}
+		runtime.GC()
+		t0, c0 := time.Now(), procCPU()
+		conns := make([]*Connector, len(startPlugins))
+		done := make(chan struct{}, len(startPlugins))
+		for i, id := range startPlugins {
+			go func() {
+				c, err := Load(ctx, Options{ID: id, Wasm: mods[id], CompilationCache: cc, CacheDir: cacheDir})
+				if err != nil {
+					t.Error(err)
+				} else if check && c.loadedFromRecord != record {
+					t.Errorf("%s: from record %v", id, c.loadedFromRecord)
+				}
+				conns[i] = c
+				done <- struct{}{}
+			}()
+		}
+		for range startPlugins {
+			<-done
+		}
+		loaded = time.Since(t0)
+		readies := make(chan time.Duration, len(conns))
+		for _, c := range conns {
+			go func() {
+				if c != nil {
+					c.Ready(ctx)
+				}
+				readies <- time.Since(t0)
+			}()
+		}
+		for range conns {
+			meanReady += <-readies / time.Duration(len(conns))
+		}
+		ready, cpu = time.Since(t0), time.Duration(procCPU()-c0)
+		for _, c := range conns {
+			if c != nil {
+				c.Close(ctx)
+			}
+		}
+		return loaded, ready, meanReady, cpu
+	}
+	load(true, false) // fill the compilation cache and the records
+	load(true, true)
+	var res [2][4][]time.Duration
+	for r := 0; r < 7; r++ {
+		for i, record := range []bool{false, true} {
+			l, rd, mr, c := load(record, true)
+			res[i][0] = append(res[i][0], l)
+			res[i][1] = append(res[i][1], rd)
+			res[i][2] = append(res[i][2], mr)
+			res[i][3] = append(res[i][3], c)
+		}
+	}
+	med := func(ds []time.Duration) float64 {
+		ds = append([]time.Duration(nil), ds...)
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ms(ds[len(ds)/2])
+	}
+	fmt.Printf("seven connectors in parallel, compilation cache warm, median of %d alternating rounds\n", len(res[0][0]))
+	fmt.Printf("%-12s %10s %10s %14s %10s\n", "", "loaded ms", "ready ms", "mean ready ms", "cpu ms")
+	for i, name := range []string{"full load", "from record"} {
+		fmt.Printf("%-12s %10.1f %10.1f %14.1f %10.1f\n", name, med(res[i][0]), med(res[i][1]), med(res[i][2]), med(res[i][3]))
+	}
+}

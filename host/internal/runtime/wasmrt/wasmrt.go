@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -273,6 +274,8 @@ func (c *Connector) load(ctx context.Context) (rewritten, manifest []byte, err e
 	return rewritten, out, nil
 }
 
+var warmSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+
 // warm does in the background what a load from a record skipped: compile
 // the module the way the record says (the rewritten module kept beside
 // it, or rewritten again), make the first instance, and check that it
@@ -281,6 +284,18 @@ func (c *Connector) load(ctx context.Context) (rewritten, manifest []byte, err e
 // that the next start loads in full and reports the error there.
 func (c *Connector) warm(ctx context.Context, r *loadRecord, recPath string) {
 	defer close(c.ready)
+	// As many at once as there are processors: the connectors become
+	// ready one after another instead of all at the end.
+	warmSlots <- struct{}{}
+	defer func() { <-warmSlots }()
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed { // closed before its turn came: nothing to make
+		<-c.slots
+		c.readyErr = fmt.Errorf("connector %q: closed", c.id)
+		return
+	}
 	wasmPath := rewrittenPath(recPath, r.WasmSHA256)
 	err := c.warmUp(ctx, r, wasmPath)
 	c.opts.Wasm = nil

@@ -3,10 +3,22 @@
 //
 // A module is compiled once (with wazero's on-disk compilation cache, so a
 // restart does not recompile) and instantiated into a pool: one instance
-// serves one call at a time, because a Go guest is not reentrant. An
-// instance that returned any error (trap, exit, deadline, bad output) is
-// closed, never reused: after a trap a Go guest can look healthy and answer
-// wrongly.
+// serves one call at a time, because a Go guest is not reentrant. Load
+// makes the first instance (it answers the ABI version and the manifest);
+// the others are made when calls need them. An instance that returned any
+// error (trap, exit, deadline, bad output) is closed, never reused: after
+// a trap a Go guest can look healthy and answer wrongly.
+//
+// A warm compilation cache spares only the code generation: wazero still
+// decodes and validates every function body, and the loop budget's
+// rewrite, _initialize and describe still run. So a successful load also
+// writes a record beside the compilation cache (record.go: the manifest,
+// the ABI version, the rewritten module), named by the module's sha256,
+// its limits and the host executable. A later start with a record answers
+// the manifest from it and makes the first instance in the background,
+// which calls wait for (Ready); if that fails, the calls fail with its
+// error and the record is removed. A module that fails to load never has a
+// record, so its error is reported at start, every start.
 //
 // A guest gets no filesystem, environment, arguments or sockets, and a
 // fake clock (a millisecond a reading; a sleep waits for real, within the

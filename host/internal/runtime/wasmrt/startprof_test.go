@@ -20,6 +20,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/sdktest"
 )
 
 var startPlugins = []string{"obv", "ori", "tk", "opentk", "obk", "rechtspraak", "openarchivaris"}
@@ -243,5 +244,73 @@ func TestStartupPaths(t *testing.T) {
 	fmt.Printf("%-12s %10s %10s %14s %10s\n", "", "loaded ms", "ready ms", "mean ready ms", "cpu ms")
 	for i, name := range []string{"full load", "from record"} {
 		fmt.Printf("%-12s %10.1f %10.1f %14.1f %10.1f\n", name, med(res[i][0]), med(res[i][1]), med(res[i][2]), med(res[i][3]))
+	}
+}
+
+// TestStartupBurst: the time from the start of Load to the answers of a
+// first burst of eight concurrent calls (obv list_sources, answered from
+// memory) on a pool of four, after a full load and after a load from the
+// record. Rounds alternate; medians.
+//
+//	BESLUITBRON_STARTUP_PROFILE=1 BESLUITBRON_STARTUP_CACHE=/tmp/cc go test -run TestStartupBurst -v .
+func TestStartupBurst(t *testing.T) {
+	if os.Getenv("BESLUITBRON_STARTUP_PROFILE") == "" {
+		t.Skip("set BESLUITBRON_STARTUP_PROFILE=1")
+	}
+	ctx := context.Background()
+	wasm := wasmbuild.Bytes(t, "./plugins/obv/cmd")
+	dir := os.Getenv("BESLUITBRON_STARTUP_CACHE")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	cc, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sdktest.NewHost(t).HandleBody("https://openbesluitvorming.nl/api/sources?*", 200, []byte(`{"sources":[]}`))
+	burst := func(record bool) (first, all time.Duration) {
+		cacheDir := ""
+		if record {
+			cacheDir = dir
+		}
+		runtime.GC()
+		t0 := time.Now()
+		c, err := Load(ctx, Options{ID: "obv", Wasm: wasm, CompilationCache: cc, CacheDir: cacheDir, PoolSize: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		done := make(chan time.Duration, 8)
+		for range 8 {
+			go func() {
+				if _, err := c.Call(ctx, connector.CallRequest{Tool: "list_sources", Arguments: json.RawMessage(`{}`)}, h); err != nil {
+					t.Error(err)
+				}
+				done <- time.Since(t0)
+			}()
+		}
+		first = <-done
+		for range 7 {
+			all = <-done
+		}
+		return first, all
+	}
+	burst(true)
+	var res [2][2][]time.Duration
+	for r := 0; r < 7; r++ {
+		for i, record := range []bool{false, true} {
+			f, a := burst(record)
+			res[i][0] = append(res[i][0], f)
+			res[i][1] = append(res[i][1], a)
+		}
+	}
+	med := func(ds []time.Duration) float64 {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ms(ds[len(ds)/2])
+	}
+	fmt.Printf("obv, pool of 4, eight calls at once right after Load is called; median of %d alternating rounds\n", len(res[0][0]))
+	fmt.Printf("%-12s %16s %16s\n", "", "first answer ms", "all eight ms")
+	for i, name := range []string{"full load", "from record"} {
+		fmt.Printf("%-12s %16.1f %16.1f\n", name, med(res[i][0]), med(res[i][1]))
 	}
 }

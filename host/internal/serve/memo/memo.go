@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/fastcache"
@@ -22,10 +24,53 @@ const bigValue = 60 << 10
 
 // Store keeps tool results until they expire.
 type Store struct {
-	c   *fastcache.Cache
-	now func() time.Time
-	mu  sync.Mutex
-	gen map[string]uint64
+	c     *fastcache.Cache
+	now   func() time.Time
+	mu    sync.Mutex
+	gen   map[string]uint64
+	canon canonCache
+}
+
+// canonCache remembers the canonical form of recently seen argument bytes.
+// A repeated question arrives as the same bytes, and decoding them only to
+// encode them again was the largest part of answering it from a kept
+// result (RATIONALE, "What a repeated call costs"). It is direct-mapped:
+// a slot per hash, a newer entry replacing an older one, so it needs no
+// eviction and holds at most canonSlots entries of canonMaxArgs bytes.
+type canonCache struct {
+	seed  maphash.Seed
+	slots [canonSlots]atomic.Pointer[canonEntry]
+}
+
+const (
+	canonSlots   = 1024
+	canonMaxArgs = 1024
+)
+
+type canonEntry struct {
+	raw   string
+	canon []byte
+}
+
+func (c *canonCache) slot(raw []byte) *atomic.Pointer[canonEntry] {
+	return &c.slots[maphash.Bytes(c.seed, raw)%canonSlots]
+}
+
+func (c *canonCache) get(raw []byte) ([]byte, bool) {
+	if len(raw) > canonMaxArgs {
+		return nil, false
+	}
+	if e := c.slot(raw).Load(); e != nil && e.raw == string(raw) {
+		return e.canon, true
+	}
+	return nil, false
+}
+
+func (c *canonCache) put(raw, canon []byte) {
+	if len(raw) > canonMaxArgs {
+		return
+	}
+	c.slot(raw).Store(&canonEntry{raw: string(raw), canon: canon})
 }
 
 // New returns a store of about maxBytes (fastcache's minimum is 32 MiB).
@@ -34,7 +79,7 @@ func New(maxBytes int, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{c: fastcache.New(maxBytes), now: now, gen: map[string]uint64{}}
+	return &Store{c: fastcache.New(maxBytes), now: now, gen: map[string]uint64{}, canon: canonCache{seed: maphash.MakeSeed()}}
 }
 
 // Key is the key of a call: platform, the module's stamp, the platform's
@@ -42,15 +87,19 @@ func New(maxBytes int, now func() time.Time) *Store {
 // sorted, insignificant space removed). ok is false for arguments that are
 // not a JSON object.
 func (s *Store) Key(platform, stamp, tool string, args json.RawMessage) (key []byte, ok bool) {
-	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil || v == nil {
-		return nil, false
-	}
-	canon, err := json.Marshal(v) // maps marshal with sorted keys
-	if err != nil {
-		return nil, false
+	canon, ok := s.canon.get(args)
+	if !ok {
+		var v map[string]any
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || v == nil {
+			return nil, false
+		}
+		var err error
+		if canon, err = json.Marshal(v); err != nil { // maps marshal with sorted keys
+			return nil, false
+		}
+		s.canon.put(args, canon)
 	}
 	s.mu.Lock()
 	g := s.gen[platform]

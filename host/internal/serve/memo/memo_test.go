@@ -2,6 +2,7 @@ package memo
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,45 @@ func TestEncodingRoundTrip(t *testing.T) {
 		}
 		for cut := 0; cut < len(b); cut++ {
 			decode(b[:cut]) // must not panic on truncated values
+		}
+	}
+}
+
+// TestRememberedCanonicalForms: the key of arguments whose canonical form
+// is remembered is the key computed afresh, for many more distinct
+// arguments than the cache has slots (so slots are replaced), for the
+// same arguments written two ways, and for arguments too long to be
+// remembered; arguments that are not an object get no key either time.
+// It catches a slot answering for other bytes than its own.
+func TestRememberedCanonicalForms(t *testing.T) {
+	s := New(32<<20, nil)
+	fresh := func(args string) []byte {
+		var v map[string]any
+		d := json.NewDecoder(strings.NewReader(args))
+		d.UseNumber()
+		if d.Decode(&v) != nil {
+			t.Fatalf("bad test arguments %s", args)
+		}
+		b, _ := json.Marshal(v)
+		return b
+	}
+	args := []string{` { "b" : 1, "a" : "x" } `, `{"q":"` + strings.Repeat("long ", 300) + `"}`}
+	for i := range 3 * canonSlots {
+		args = append(args, fmt.Sprintf(`{"query":"q%d","limit":%d}`, i, i%7))
+	}
+	for round := range 2 { // the second finds remembered forms
+		for _, a := range args {
+			k, ok := s.Key("p", "v", "t", json.RawMessage(a))
+			if !ok || !strings.HasSuffix(string(k), "\x00"+string(fresh(a))) {
+				t.Fatalf("round %d: key of %.60s ends %q, want the canonical form %s", round, a, k[max(0, len(k)-40):], fresh(a))
+			}
+		}
+	}
+	for _, bad := range []string{`[1]`, `null`, `{"a":`} {
+		for range 2 {
+			if _, ok := s.Key("p", "v", "t", json.RawMessage(bad)); ok {
+				t.Errorf("%s got a key", bad)
+			}
 		}
 	}
 }

@@ -166,11 +166,183 @@ func ValidString(s string) string {
 // compacted, with <, >, & and U+2028/U+2029 escaped, or an error when raw
 // is not JSON. Empty stays empty (an omitted field). The host applies it
 // to the JSON values it sends and receives, which version 1 marshalled.
+//
+// JSON that json.Marshal would leave as it is (valid, without whitespace
+// between tokens or a byte to escape: what the sdk's encoders write) is
+// returned as raw itself, checked by [compactAlready] without
+// encoding/json's scanner, which makes an indirect call per byte; anything
+// else, invalid JSON included, goes to json.Marshal, so the bytes and
+// errors stay its own.
 func CompactJSON(raw []byte) ([]byte, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
+	if compactAlready(raw) {
+		return raw, nil
+	}
 	return json.Marshal(json.RawMessage(raw))
+}
+
+// compactAlready reports whether b is one JSON value that json.Marshal of
+// a json.RawMessage copies unchanged. It may say no to such a value (one
+// nested deeper than it looks), never yes to another.
+func compactAlready(b []byte) bool {
+	i, ok := skipCompactValue(b, 0, 0)
+	return ok && i == len(b)
+}
+
+// maxCompactDepth bounds compactAlready's recursion; deeper values go to
+// json.Marshal.
+const maxCompactDepth = 256
+
+// skipCompactValue returns the end of the value at b[i:], and false when
+// there is none, or one with whitespace or a byte json.Marshal escapes.
+func skipCompactValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) || depth > maxCompactDepth {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipCompactString(b, i)
+	case c == '{':
+		i++
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = skipCompactString(b, i); !ok || i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+			if i, ok = skipCompactValue(b, i+1, depth+1); !ok || i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case '}':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '[':
+		i++
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = skipCompactValue(b, i, depth+1); !ok || i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == 't':
+		return skipLiteral(b, i, "true")
+	case c == 'f':
+		return skipLiteral(b, i, "false")
+	case c == 'n':
+		return skipLiteral(b, i, "null")
+	case c == '-' || '0' <= c && c <= '9':
+		return skipNumber(b, i)
+	}
+	return i, false
+}
+
+func skipLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+// skipCompactString skips the string at b[i] (a quote), refusing control
+// characters and bad escapes (invalid JSON) and <, >, & and U+2028/U+2029
+// (escaped by json.Marshal). Other bytes, invalid UTF-8 included, pass
+// unchanged through json.Marshal, and here.
+func skipCompactString(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20, c == '<', c == '>', c == '&':
+			return i, false
+		case c == 0xE2:
+			if i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xA8 {
+				return i, false
+			}
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i <= 4 {
+					return i, false
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return i, false
+					}
+				}
+				i += 4
+			default:
+				return i, false
+			}
+		}
+	}
+	return i, false
+}
+
+// skipNumber skips a number as JSON writes it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func skipNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		digits()
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
 }
 
 // AppendCallRequest appends req's encoding, and whether the call's host

@@ -3,6 +3,7 @@ package wasmabi
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -113,4 +114,38 @@ func FuzzDecode(f *testing.F) {
 		et, err := DecodeExtractedText(b)
 		check("extracted text", et, err, func() (any, error) { return DecodeExtractedText(AppendExtractedText(nil, et)) })
 	})
+}
+
+// FuzzCompactJSON holds CompactJSON to json.Marshal of a json.RawMessage:
+// the same bytes, or an error with the same message, whichever of its two
+// paths the input takes.
+func FuzzCompactJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, `{"a":1}`, ` {"a" : [1, 2.5e-3, -0, true, false, null]} `, `{"a":"<b>&"}`,
+		`"\u2028 \u00e9 \"\\\/\b\f\n\r\t"`, "\"\xe2\x80\xa8\"", "\"\xff\"", `01`, `1.`, `-`, `1e+`, `[1,]`,
+		`{"a":}`, `{"a"1}`, `{,}`, `"\x"`, `"\u12G4"`, "\"a\x01\"", `[[[[[]]]]]`, `nul`, `truex`, `{"a":{"b":[{"c":null}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		want, werr := json.Marshal(json.RawMessage(b))
+		got, err := CompactJSON(b)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || string(got) != string(want) {
+			t.Errorf("CompactJSON(%q) = %q, %v; json.Marshal: %q, %v", b, got, err, want, werr)
+		}
+	})
+}
+
+func TestCompactJSONDeep(t *testing.T) {
+	for _, n := range []int{maxCompactDepth - 1, maxCompactDepth, maxCompactDepth + 1, 10001} {
+		b := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		want, werr := json.Marshal(json.RawMessage(b))
+		got, err := CompactJSON(b)
+		if (err == nil) != (werr == nil) || string(got) != string(want) {
+			t.Errorf("depth %d: %v, want %v", n, err, werr)
+		}
+	}
 }

@@ -36,7 +36,7 @@ var dutchMonths = map[string]time.Month{
 func ISODate(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) >= 10 && s[4] == '-' && s[7] == '-' {
-		if _, err := time.Parse("2006-01-02", s[:10]); err == nil {
+		if isISODate(s[:10]) {
 			return s[:10]
 		}
 	}
@@ -50,6 +50,29 @@ func ISODate(s string) string {
 		}
 	}
 	return ""
+}
+
+// isISODate reports whether time.Parse("2006-01-02", s) succeeds: four
+// digits, a month of two from 01 to 12 and a day of two that the month
+// has (s[4] and s[7] are dashes). It is written out because time.Parse,
+// cheap natively, took 2 µs in a WebAssembly connector.
+func isISODate(s string) bool {
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	y := int(s[0]-'0')*1000 + int(s[1]-'0')*100 + int(s[2]-'0')*10 + int(s[3]-'0')
+	m := int(s[5]-'0')*10 + int(s[6]-'0')
+	d := int(s[8]-'0')*10 + int(s[9]-'0')
+	if m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
 }
 
 // StripTags removes HTML tags such as the <b> highlights of snippets and

@@ -242,14 +242,65 @@ func cmpErr(errs ...error) error {
 // search and get_document, so a citation does not depend on the tool.
 func PageURL(id, title string) string {
 	// The query as url.Values.Encode writes it (keys sorted), without
-	// building the map.
-	var first string
-	if parts := strings.Split(id, ":"); len(parts) >= 5 && parts[3] != "" {
-		first = "organization=" + url.QueryEscape(parts[3])
-	} else {
-		first = "query=" + url.QueryEscape(firstNonEmpty(strings.TrimSpace(title), id))
+	// building the map, in one allocation.
+	key, value := "query=", firstNonEmpty(strings.TrimSpace(title), id)
+	if org, ok := idField(id, 3); ok && org != "" {
+		key, value = "organization=", org
 	}
-	return PageBase + "/?" + first + "&view=" + url.QueryEscape(id)
+	var b strings.Builder
+	b.Grow(len(PageBase) + len("/?") + len(key) + 3*len(value) + len("&view=") + 3*len(id))
+	b.WriteString(PageBase + "/?")
+	b.WriteString(key)
+	writeQueryEscape(&b, value, "+")
+	b.WriteString("&view=")
+	writeQueryEscape(&b, id, "+")
+	return b.String()
+}
+
+// idField is field n (0-based) of id's fields separated by colons, when
+// id has at least two more (as strings.Split(id, ":")[n] of five or more).
+func idField(id string, n int) (string, bool) {
+	for range n {
+		i := strings.IndexByte(id, ':')
+		if i < 0 {
+			return "", false
+		}
+		id = id[i+1:]
+	}
+	i := strings.IndexByte(id, ':')
+	if i < 0 {
+		return "", false
+	}
+	return id[:i], true
+}
+
+// unreserved marks the bytes url.QueryEscape leaves as they are.
+var unreserved = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
+	}
+	return t
+}()
+
+// writeQueryEscape writes s as url.QueryEscape does, with space for a
+// space (QueryEscape's "+", or "%20"). It is written out, as are the
+// URLs built with it, because net/url's escaping and the concatenations
+// around it took 8 µs of a get_document call in WebAssembly (0.3 µs
+// natively).
+func writeQueryEscape(b *strings.Builder, s, space string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case unreserved[c]:
+			b.WriteByte(c)
+		case c == ' ':
+			b.WriteString(space)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
 }
 
 // citeExtra adds the links that are not the citation: the original file
@@ -343,7 +394,13 @@ type GetDocumentArgs struct {
 
 // EntityURL is the platform's detail request for an entity id.
 func EntityURL(base, id string) string {
-	return strings.TrimRight(base, "/") + "/api/entities/" + escapeID(id)
+	base = strings.TrimRight(base, "/")
+	var b strings.Builder
+	b.Grow(len(base) + len("/api/entities/") + 3*len(id))
+	b.WriteString(base)
+	b.WriteString("/api/entities/")
+	writeQueryEscape(&b, id, "%20") // as encodeURIComponent, colons included
+	return b.String()
 }
 
 // docHead is what get_document keeps with an entity's text: everything
@@ -566,10 +623,4 @@ func listSources(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	out.Count = len(out.Items)
 	return out, nil
-}
-
-// escapeID encodes an entity id for a path segment, colons included, as the
-// platform's own front end does (encodeURIComponent).
-func escapeID(id string) string {
-	return strings.ReplaceAll(url.QueryEscape(id), "+", "%20")
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -65,7 +66,40 @@ type structPlan struct {
 	byName map[string]int // JSON name to index in fields
 }
 
-var plans sync.Map // reflect.Type to *structPlan
+var plans typeCache[*structPlan]
+
+// typeCache maps a type to what the fast paths know of it. The types a
+// connector decodes and encodes are few, so the last few found are kept
+// where a lookup compares types instead of hashing one, which in
+// WebAssembly is done in software (a sync.Map lookup took about 0.7 µs
+// there, three a call).
+type typeCache[P any] struct {
+	recent [4]atomic.Pointer[typeHit[P]]
+	turn   atomic.Uint32 // the slot the next miss replaces
+	all    sync.Map      // reflect.Type to P
+}
+
+type typeHit[P any] struct {
+	t reflect.Type
+	p P
+}
+
+func (c *typeCache[P]) get(t reflect.Type, build func(reflect.Type) P) P {
+	for i := range c.recent {
+		if h := c.recent[i].Load(); h != nil && h.t == t {
+			return h.p
+		}
+	}
+	var p P
+	if v, ok := c.all.Load(t); ok {
+		p = v.(P)
+	} else {
+		p = build(t)
+		c.all.Store(t, p)
+	}
+	c.recent[c.turn.Add(1)%uint32(len(c.recent))].Store(&typeHit[P]{t, p})
+	return p
+}
 
 var (
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
@@ -73,26 +107,17 @@ var (
 	numberType          = reflect.TypeFor[json.Number]()
 )
 
-func planOf(t reflect.Type) *structPlan {
-	if p, ok := plans.Load(t); ok {
-		return p.(*structPlan)
-	}
-	p := buildPlan(t)
-	plans.Store(t, p)
-	return p
-}
+func planOf(t reflect.Type) *structPlan { return plans.get(t, buildPlan) }
 
-var scalarPlans sync.Map // reflect.Type to *fieldPlan
+var scalarPlans typeCache[*fieldPlan]
 
 // scalarPlanOf is how the fast path decodes a value of type t on its own.
 func scalarPlanOf(t reflect.Type) *fieldPlan {
-	if p, ok := scalarPlans.Load(t); ok {
-		return p.(*fieldPlan)
-	}
-	fp := &fieldPlan{}
-	fp.kind, fp.ptr, fp.bits = kindOf(t)
-	scalarPlans.Store(t, fp)
-	return fp
+	return scalarPlans.get(t, func(t reflect.Type) *fieldPlan {
+		fp := &fieldPlan{}
+		fp.kind, fp.ptr, fp.bits = kindOf(t)
+		return fp
+	})
 }
 
 func buildPlan(t reflect.Type) *structPlan {
@@ -208,6 +233,7 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 	}
 	var buf [16]assignment
 	set := buf[:0]
+	next := 0 // where field looks first: members often come in the struct's order
 	d.space()
 	if !d.eat('}') {
 		for {
@@ -224,9 +250,12 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 			var i int
 			var known bool
 			if plainBytes(raw) {
-				i, known = p.byName[string(raw)] // not allocated
+				i, known = p.field(raw, next)
 			} else {
-				i, known = p.byName[unquote(raw)]
+				i, known = p.field([]byte(unquote(raw)), next)
+			}
+			if known {
+				next = i + 1
 			}
 			if !known {
 				if disallowUnknown || !p.unmatched(raw) {
@@ -272,6 +301,30 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 	}
 	return true, nil
 }
+
+// field returns the index in p.fields of the field named name, looking
+// from index next on first. A scan comparing lengths first, not a map:
+// in WebAssembly a string's hash is computed in software, and looking up
+// each member of obv's entity in a map took longer than decoding it.
+func (p *structPlan) field(name []byte, next int) (int, bool) {
+	if len(p.fields) > maxScanFields {
+		i, ok := p.byName[string(name)] // not allocated
+		return i, ok
+	}
+	for k := range p.fields {
+		i := next + k
+		if i >= len(p.fields) {
+			i -= len(p.fields)
+		}
+		if f := p.fields[i].name; len(f) == len(name) && f == string(name) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// maxScanFields is the most fields [structPlan.field] scans.
+const maxScanFields = 32
 
 // unmatched reports whether key matches none of the fields the way json
 // would still match it (case-insensitively; a non-ASCII key is left to

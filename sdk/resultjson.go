@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -469,21 +468,14 @@ type flatPlan struct {
 	fields []flatField
 }
 
-var flatPlans sync.Map // reflect.Type to *flatPlan
+var flatPlans typeCache[*flatPlan]
 
 var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-func flatPlanOf(t reflect.Type) *flatPlan {
-	if p, ok := flatPlans.Load(t); ok {
-		return p.(*flatPlan)
-	}
-	p := buildFlatPlan(t)
-	flatPlans.Store(t, p)
-	return p
-}
+func flatPlanOf(t reflect.Type) *flatPlan { return flatPlans.get(t, buildFlatPlan) }
 
 func marshals(t reflect.Type) bool {
 	pt := reflect.PointerTo(t)

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Unmarshal is json.Unmarshal, with a faster path for the common case of a
@@ -54,6 +55,13 @@ type fieldPlan struct {
 	kind  fieldKind
 	ptr   bool // a pointer to the kind
 	bits  int  // of an int, uint or float
+	// offset is the field's in the struct, and proto, for a
+	// kindUnmarshaler, a json.Unmarshaler of the field's pointer type:
+	// the fast path points it at the field instead of reaching the
+	// method through reflect (see [asUnmarshaler]). nil when that cannot
+	// be done.
+	offset uintptr
+	proto  json.Unmarshaler
 }
 
 // structPlan is what the fast path knows of a struct type; ok is false
@@ -144,9 +152,12 @@ func buildPlan(t reflect.Type) *structPlan {
 				return p // a Unicode name, which json folds in its own way
 			}
 		}
-		fp := fieldPlan{index: i, name: name}
+		fp := fieldPlan{index: i, name: name, offset: f.Offset}
 		if !strings.Contains(","+opts+",", ",string,") {
 			fp.kind, fp.ptr, fp.bits = kindOf(f.Type)
+		}
+		if fp.kind == kindUnmarshaler {
+			fp.proto = unmarshalerProto(f.Type)
 		}
 		if _, dup := p.byName[name]; dup {
 			return p // json's rules for conflicting names
@@ -285,8 +296,9 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 	if d.i != len(data) {
 		return false, nil
 	}
+	base := rv.UnsafePointer()
 	for k := range set {
-		if err := set[k].apply(ev.Field(set[k].field.index)); err != nil {
+		if err := set[k].applyAt(base, ev); err != nil {
 			if te, ok := err.(*json.UnmarshalTypeError); ok {
 				// as json's decoder adds its context
 				te.Struct = p.name
@@ -403,6 +415,45 @@ func decodeScalar(data []byte, ev reflect.Value) (bool, error) {
 }
 
 // apply sets f as json would.
+// applyAt sets the field of the struct at base (ev) as apply does: an
+// Unmarshaler and a string without reflect, which in WebAssembly cost
+// more than decoding them (reflect.Value.Addr looks its pointer type up
+// in a map, the assertion to json.Unmarshaler in the itab table; 9 fields
+// of obv's entity).
+func (a *assignment) applyAt(base unsafe.Pointer, ev reflect.Value) error {
+	fp := a.field
+	switch {
+	case fp.kind == kindUnmarshaler && fp.proto != nil:
+		return asUnmarshaler(fp.proto, unsafe.Add(base, fp.offset)).UnmarshalJSON(a.raw)
+	case fp.kind == kindString && !fp.ptr && !a.null:
+		*(*string)(unsafe.Add(base, fp.offset)) = decodeStr(a.str)
+		return nil
+	}
+	return a.apply(ev.Field(fp.index))
+}
+
+// unmarshalerProto returns a json.Unmarshaler holding a *t, when the
+// interface value is laid out as asUnmarshaler assumes (its second word
+// the pointer), else nil.
+func unmarshalerProto(t reflect.Type) json.Unmarshaler {
+	v := reflect.New(t)
+	u, ok := v.Interface().(json.Unmarshaler)
+	if !ok || (*[2]unsafe.Pointer)(unsafe.Pointer(&u))[1] != v.UnsafePointer() {
+		return nil
+	}
+	if w := asUnmarshaler(u, v.UnsafePointer()); w != u {
+		return nil
+	}
+	return u
+}
+
+// asUnmarshaler is proto (from unmarshalerProto) holding p, a pointer to a
+// value of proto's type's element.
+func asUnmarshaler(proto json.Unmarshaler, p unsafe.Pointer) json.Unmarshaler {
+	(*[2]unsafe.Pointer)(unsafe.Pointer(&proto))[1] = p
+	return proto
+}
+
 func (a *assignment) apply(f reflect.Value) error {
 	fp := a.field
 	if fp.kind == kindUnmarshaler {

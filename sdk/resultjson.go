@@ -59,10 +59,10 @@ func appendResult(b []byte, v any) ([]byte, bool) {
 func resultSize(v any) int {
 	switch r := v.(type) {
 	case connector.Document:
-		return 512 + len(r.Text) + len(r.Text)/8
+		return documentSize(&r)
 	case *connector.Document:
 		if r != nil {
-			return 512 + len(r.Text) + len(r.Text)/8
+			return documentSize(r)
 		}
 	case connector.SearchResult:
 		return 256 + 512*len(r.Results)
@@ -78,6 +78,13 @@ func resultSize(v any) int {
 		}
 	}
 	return 0
+}
+
+// documentSize is room for d's JSON: its text, and 1 kB for the rest (a
+// document of obv with its links and extra fields took 565 bytes besides
+// its text, and 512 made append copy it).
+func documentSize(d *connector.Document) int {
+	return 1024 + len(d.Text) + len(d.Text)/8
 }
 
 func appendDocument(b []byte, d *connector.Document) ([]byte, bool) {

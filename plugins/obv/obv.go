@@ -307,10 +307,15 @@ func writeQueryEscape(b *strings.Builder, s, space string) {
 // at the council's supplier (it outlives the platform; http links are
 // kept as they come, since the supplier decides) and the API record.
 func citeExtra(extra map[string]any, id, download string) {
+	citeDownload(extra, download)
+	extra["api_url"] = EntityURL(PageBase, id)
+}
+
+// citeDownload is citeExtra's link to the original file.
+func citeDownload(extra map[string]any, download string) {
 	if (strings.HasPrefix(download, "https://") || strings.HasPrefix(download, "http://")) && !strings.Contains(download, "...") {
 		extra["download_url"] = download
 	}
-	extra["api_url"] = EntityURL(PageBase, id)
 }
 
 // entity is an /api/entities answer with the fields get_document shows.
@@ -473,7 +478,14 @@ func extractEntity(ctx context.Context, h connector.Host, u, id string) (docHead
 		Organization: e.Organization.V, URL: PageURL(e.EntityID, title),
 		Extra: map[string]any{"entity_type_label": e.EntityTypeLabel.V},
 	}
-	citeExtra(hd.Extra, e.EntityID, e.DownloadURL.V)
+	if e.EntityID == id && PageBase == BaseURL {
+		// citeExtra's api_url is u: not built again (a microsecond in
+		// WebAssembly).
+		hd.Extra["api_url"] = u
+		citeDownload(hd.Extra, e.DownloadURL.V)
+	} else {
+		citeExtra(hd.Extra, e.EntityID, e.DownloadURL.V)
+	}
 	if e.MeetingID.V != "" {
 		hd.Extra["meeting_id"] = e.MeetingID.V
 	}

@@ -213,6 +213,7 @@ type assignment struct {
 	field *fieldPlan
 	null  bool
 	str   []byte // a string's bytes between its quotes, decoded when set
+	plain bool   // str is plainBytes
 	num   uint64 // an int's or uint's bits, a float's bits, a bool
 	raw   []byte // for an Unmarshaler
 }
@@ -249,7 +250,7 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 	if !d.eat('}') {
 		for {
 			d.space()
-			raw, ok := d.strRaw()
+			raw, plainKey, ok := d.strRawPlain()
 			if !ok {
 				return false, nil
 			}
@@ -260,7 +261,7 @@ func decodeFast(data []byte, v any, disallowUnknown bool) (bool, error) {
 			d.space()
 			var i int
 			var known bool
-			if plainBytes(raw) {
+			if plainKey {
 				i, known = p.field(raw, next)
 			} else {
 				i, known = p.field([]byte(unquote(raw)), next)
@@ -379,9 +380,10 @@ func decodeString(data []byte, p *string) bool {
 	d.space()
 	null := d.literal("null")
 	var raw []byte
+	var plain bool
 	if !null {
 		var ok bool
-		if raw, ok = d.strRaw(); !ok {
+		if raw, plain, ok = d.strRawPlain(); !ok {
 			return false
 		}
 	}
@@ -390,7 +392,7 @@ func decodeString(data []byte, p *string) bool {
 		return false
 	}
 	if !null {
-		*p = decodeStr(raw)
+		*p = decodeStrPlain(raw, plain)
 	}
 	return true
 }
@@ -426,7 +428,7 @@ func (a *assignment) applyAt(base unsafe.Pointer, ev reflect.Value) error {
 	case fp.kind == kindUnmarshaler && fp.proto != nil:
 		return asUnmarshaler(fp.proto, unsafe.Add(base, fp.offset)).UnmarshalJSON(a.raw)
 	case fp.kind == kindString && !fp.ptr && !a.null:
-		*(*string)(unsafe.Add(base, fp.offset)) = decodeStr(a.str)
+		*(*string)(unsafe.Add(base, fp.offset)) = decodeStrPlain(a.str, a.plain)
 		return nil
 	}
 	return a.apply(ev.Field(fp.index))
@@ -546,8 +548,8 @@ func (d *decoder) value(a *assignment) bool {
 		if fp.kind != kindString {
 			return false
 		}
-		raw, ok := d.strRaw()
-		a.str = raw
+		raw, plain, ok := d.strRawPlain()
+		a.str, a.plain = raw, plain
 		return ok
 	case c == '-' || '0' <= c && c <= '9':
 		if !d.number() {
@@ -698,39 +700,65 @@ func (d *decoder) skip(depth int) bool {
 
 // skipString reads a JSON string without decoding it.
 func (d *decoder) skipString() bool {
+	_, ok := d.scanString()
+	return ok
+}
+
+// plainByte marks the bytes a JSON string holds as they are and that are
+// their own value: ASCII from the space on, but for '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// scanString is skipString, and reports whether the string's bytes are
+// its value (plainBytes), found in the same pass: a second pass over
+// every member name and string value cost more than it saved in
+// WebAssembly.
+func (d *decoder) scanString() (plain, ok bool) {
 	b, i := d.data, d.i
 	if i >= len(b) || b[i] != '"' {
-		return false
+		return false, false
 	}
 	i++
-	for i < len(b) {
+	plain = true
+	for {
+		for i < len(b) && plainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return false, false
+		}
 		switch c := b[i]; {
 		case c == '"':
 			d.i = i + 1
-			return true
+			return plain, true
 		case c == '\\':
+			plain = false
 			i++
 			if i >= len(b) {
-				return false
+				return false, false
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i++
 			case 'u':
 				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
-					return false
+					return false, false
 				}
 				i += 5
 			default:
-				return false
+				return false, false
 			}
 		case c < 0x20:
-			return false
-		default:
+			return false, false
+		default: // not ASCII
+			plain = false
 			i++
 		}
 	}
-	return false
 }
 
 func isHex(c byte) bool {
@@ -739,11 +767,17 @@ func isHex(c byte) bool {
 
 // strRaw reads a JSON string and returns the bytes between its quotes.
 func (d *decoder) strRaw() ([]byte, bool) {
+	raw, _, ok := d.strRawPlain()
+	return raw, ok
+}
+
+// strRawPlain is strRaw, and whether the bytes are plainBytes.
+func (d *decoder) strRawPlain() (raw []byte, plain, ok bool) {
 	start := d.i
-	if !d.skipString() {
-		return nil, false
+	if plain, ok = d.scanString(); !ok {
+		return nil, false, false
 	}
-	return d.data[start+1 : d.i-1], true
+	return d.data[start+1 : d.i-1], plain, true
 }
 
 // plainBytes reports whether a string's bytes are its value: ASCII
@@ -760,6 +794,14 @@ func plainBytes(s []byte) bool {
 // decodeStr decodes the bytes between a valid JSON string's quotes as
 // json does: escapes resolved, each byte of invalid UTF-8 and each lone
 // surrogate as U+FFFD.
+// decodeStrPlain is decodeStr of s, known to be plainBytes when plain.
+func decodeStrPlain(s []byte, plain bool) string {
+	if plain {
+		return string(s)
+	}
+	return decodeStr(s)
+}
+
 func decodeStr(s []byte) string {
 	if plainBytes(s) || (!hasByte(s, '\\') && utf8.Valid(s)) {
 		return string(s)

@@ -238,21 +238,17 @@ func appendStrings(b []byte, s []string) []byte {
 // appendExtra appends the extra fields under the connector id: a map of
 // maps, keys sorted as json.Marshal sorts them.
 func appendExtra(b []byte, m map[string]map[string]any) ([]byte, bool) {
-	var held [8]string // most maps are small: no allocation
-	keys := held[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	var held [8]member[map[string]any] // most maps are small: no allocation
+	ms := sortedMembers(held[:0], m)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i := range ms {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, ms[i].k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendAnyMap(b, m[k]); !ok {
+		if b, ok = appendAnyMap(b, ms[i].v); !ok {
 			return nil, false
 		}
 	}
@@ -263,25 +259,46 @@ func appendAnyMap(b []byte, m map[string]any) ([]byte, bool) {
 	if m == nil {
 		return append(b, "null"...), true
 	}
-	var held [8]string // most maps are small: no allocation
-	keys := held[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	var held [8]member[any] // most maps are small: no allocation
+	ms := sortedMembers(held[:0], m)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i := range ms {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, ms[i].k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendAny(b, m[k]); !ok {
+		if b, ok = appendAny(b, ms[i].v); !ok {
 			return nil, false
 		}
 	}
 	return append(b, '}'), true
+}
+
+// member is one key and value of a map being encoded.
+type member[V any] struct {
+	k string
+	v V
+}
+
+// sortedMembers appends m's members to ms, sorted by key. The values are
+// taken as the map is walked, not looked up again by key: in WebAssembly
+// each lookup hashed the key in software.
+func sortedMembers[V any](ms []member[V], m map[string]V) []member[V] {
+	for k, v := range m {
+		ms = append(ms, member[V]{k, v})
+	}
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b member[V]) int { return strings.Compare(a.k, b.k) })
+		return ms
+	}
+	for i := 1; i < len(ms); i++ { // few: an insertion sort, without calls
+		for j := i; j > 0 && ms[j].k < ms[j-1].k; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+	return ms
 }
 
 // appendAny appends the values connectors put in Extra; any other type

@@ -3,6 +3,7 @@ package sdk
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -319,4 +320,26 @@ func TestFlatEncodingIsJSONMarshal(t *testing.T) {
 		t.Fatalf("only %d of %d values were encoded by hand", hand, 2*n)
 	}
 	t.Logf("%d values encoded by hand", hand)
+}
+
+// Maps of every size are encoded with their keys sorted, as json.Marshal
+// sorts them (sortedMembers sorts few members by insertion, more with
+// slices.SortFunc).
+func TestResultExtraSizes(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 8, 9, 12, 13, 30} {
+		inner := map[string]any{}
+		outer := map[string]map[string]any{}
+		for i := range n {
+			k := fmt.Sprintf("k%03d", (i*7919)%1000)
+			inner[k] = i
+			outer[k] = map[string]any{k: k}
+		}
+		outer["obv"] = inner
+		d := connector.Document{Platform: "p", ID: "i", Extra: outer}
+		got, err := marshalResult(d)
+		want, werr := json.Marshal(d)
+		if err != nil || werr != nil || string(got) != string(want) {
+			t.Errorf("%d members: %s (%v), want %s (%v)", n, got, err, want, werr)
+		}
+	}
 }

@@ -430,8 +430,64 @@ func (a *assignment) applyAt(base unsafe.Pointer, ev reflect.Value) error {
 	case fp.kind == kindString && !fp.ptr && !a.null:
 		*(*string)(unsafe.Add(base, fp.offset)) = decodeStrPlain(a.str, a.plain)
 		return nil
+	case fp.kind == kindInt || fp.kind == kindUint || fp.kind == kindFloat || fp.kind == kindBool:
+		p := unsafe.Add(base, fp.offset)
+		if fp.ptr {
+			pp := (*unsafe.Pointer)(p)
+			if a.null {
+				*pp = nil
+				return nil
+			}
+			if *pp == nil {
+				*pp = newScalar(fp) // reflect.New looked its type's pointer type up in a map
+			}
+			p = *pp
+		} else if a.null {
+			return nil // json leaves a number or boolean as it was
+		}
+		setScalar(p, fp, a.num)
+		return nil
 	}
 	return a.apply(ev.Field(fp.index))
+}
+
+// newScalar allocates a value of fp's kind and size, for a pointer field.
+func newScalar(fp *fieldPlan) unsafe.Pointer {
+	switch {
+	case fp.kind == kindBool || fp.bits == 8:
+		return unsafe.Pointer(new(uint8))
+	case fp.bits == 16:
+		return unsafe.Pointer(new(uint16))
+	case fp.bits == 32:
+		return unsafe.Pointer(new(uint32))
+	}
+	return unsafe.Pointer(new(uint64))
+}
+
+// setScalar stores num (an assignment's bits) at p as fp's kind, as
+// reflect's SetBool, SetInt, SetUint and SetFloat do.
+func setScalar(p unsafe.Pointer, fp *fieldPlan, num uint64) {
+	switch fp.kind {
+	case kindBool:
+		*(*bool)(p) = num != 0
+	case kindFloat:
+		if fp.bits == 32 {
+			*(*float32)(p) = float32(math.Float64frombits(num))
+		} else {
+			*(*float64)(p) = math.Float64frombits(num)
+		}
+	default: // an int's or uint's bits, truncated to its size
+		switch fp.bits {
+		case 8:
+			*(*uint8)(p) = uint8(num)
+		case 16:
+			*(*uint16)(p) = uint16(num)
+		case 32:
+			*(*uint32)(p) = uint32(num)
+		default:
+			*(*uint64)(p) = num
+		}
+	}
 }
 
 // unmarshalerProto returns a json.Unmarshaler holding a *t, when the
@@ -555,6 +611,26 @@ func (d *decoder) value(a *assignment) bool {
 		if !d.number() {
 			return false
 		}
+		if n, neg, ok := smallInt(d.data[start:d.i]); ok && (fp.kind == kindInt || fp.kind == kindUint && !neg) {
+			// ParseInt's and ParseUint's answer, without the literal
+			// made a string
+			if fp.kind == kindInt {
+				v := int64(n)
+				if neg {
+					v = -v
+				}
+				if fp.bits < 64 && (v < -1<<(fp.bits-1) || v >= 1<<(fp.bits-1)) {
+					return false
+				}
+				a.num = uint64(v)
+			} else {
+				if fp.bits < 64 && n >= 1<<fp.bits {
+					return false
+				}
+				a.num = n
+			}
+			return true
+		}
 		lit := string(d.data[start:d.i])
 		switch fp.kind {
 		case kindInt:
@@ -581,6 +657,24 @@ func (d *decoder) value(a *assignment) bool {
 		return true
 	}
 	return false
+}
+
+// smallInt reads a number of at most 18 digits, perhaps negative, and
+// nothing else (no fraction or exponent).
+func smallInt(b []byte) (n uint64, neg, ok bool) {
+	if len(b) > 0 && b[0] == '-' {
+		neg, b = true, b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, neg, true
 }
 
 func (d *decoder) literal(lit string) bool {

@@ -239,3 +239,41 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"plain":"x","PS":"y","ps":null,"pk":null,"raw":[1, 2 ]}`))
 	f.Fuzz(func(t *testing.T, in []byte) { checkDecode(t, in) })
 }
+
+// Pointers to numbers of every size, nil or set before, are set as
+// json.Unmarshal sets them (the fast path allocates and stores them
+// without reflect).
+func TestUnmarshalScalarPointers(t *testing.T) {
+	type ptrs struct {
+		I8  *int8    `json:"i8"`
+		I16 *int16   `json:"i16"`
+		I32 *int32   `json:"i32"`
+		U8  *uint8   `json:"u8"`
+		U64 *uint64  `json:"u64"`
+		F32 *float32 `json:"f32"`
+		F64 *float64 `json:"f64"`
+		B   *bool    `json:"b"`
+	}
+	prefill := func() ptrs {
+		i8, i16, i32, u8, u64, f32, f64, b := int8(1), int16(2), int32(3), uint8(4), uint64(5), float32(6), 7.0, true
+		return ptrs{&i8, &i16, &i32, &u8, &u64, &f32, &f64, &b}
+	}
+	for _, in := range []string{
+		`{"i8":-128,"i16":32767,"i32":-5,"u8":255,"u64":18446744073709551615,"f32":1.5e3,"f64":-0.25,"b":false}`,
+		`{"i8":null,"i16":null,"i32":null,"u8":null,"u64":null,"f32":null,"f64":null,"b":null}`,
+		`{"i8":7,"b":true}`,
+	} {
+		for _, pre := range []bool{false, true} {
+			var got, want ptrs
+			if pre {
+				got, want = prefill(), prefill()
+			}
+			err, werr := Unmarshal([]byte(in), &got), json.Unmarshal([]byte(in), &want)
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(want)
+			if (err == nil) != (werr == nil) || string(gb) != string(wb) {
+				t.Errorf("%s (prefilled %v): %s %v, want %s %v", in, pre, gb, err, wb, werr)
+			}
+		}
+	}
+}

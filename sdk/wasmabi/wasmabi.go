@@ -454,17 +454,27 @@ func (r *reader) fetchError() *connector.FetchError {
 // AppendFetchReply appends rep's encoding: its response, else its error.
 func AppendFetchReply(b []byte, rep connector.FetchReply) []byte {
 	if rep.Response == nil {
+		return AppendFetchReplyHead(b, rep)
+	}
+	b = slices.Grow(b, 17+mapSize(rep.Response.Header)+len(rep.Response.Body))
+	return append(AppendFetchReplyHead(b, rep), rep.Response.Body...)
+}
+
+// AppendFetchReplyHead appends rep's encoding but for the bytes of its
+// response's body, which follow it in AppendFetchReply's: a host writes
+// a body into guest memory from where it is, without copying it first.
+func AppendFetchReplyHead(b []byte, rep connector.FetchReply) []byte {
+	if rep.Response == nil {
 		e := rep.Error
 		if e == nil {
 			e = &connector.FetchError{}
 		}
 		return appendFetchError(b, e)
 	}
-	b = slices.Grow(b, 17+mapSize(rep.Response.Header)+len(rep.Response.Body))
 	b = append(b, replyResponse)
 	b = appendU64(b, uint64(int64(rep.Response.Status)))
 	b = appendMap(b, rep.Response.Header)
-	return appendBytes(b, rep.Response.Body)
+	return appendU32(b, uint32(len(rep.Response.Body)))
 }
 
 // DecodeFetchReply reads a fetch reply. The response's Body is a slice of

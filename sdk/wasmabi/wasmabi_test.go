@@ -149,3 +149,21 @@ func TestCompactJSONDeep(t *testing.T) {
 		}
 	}
 }
+
+// A reply's head and its body's bytes are the whole reply.
+func TestFetchReplyHead(t *testing.T) {
+	for _, rep := range []connector.FetchReply{
+		{Response: &connector.FetchResponse{Status: 200, Header: map[string]string{"a": "b"}, Body: []byte("body")}},
+		{Response: &connector.FetchResponse{Status: 204}},
+		{Error: &connector.FetchError{Kind: "k", Message: "m"}},
+		{},
+	} {
+		head := AppendFetchReplyHead([]byte("x"), rep)
+		if rep.Response != nil {
+			head = append(head, rep.Response.Body...)
+		}
+		if want := AppendFetchReply([]byte("x"), rep); string(head) != string(want) {
+			t.Errorf("%+v: head and body %q, want %q", rep, head, want)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type callState struct {
 	input     []byte
 	output    []byte
 	reply     []byte
+	replyBody []byte // the rest of a fetch reply, after reply (see fetch_read)
 	host      connector.Host
 	gate      *clientcall.Gate // the connector's granted client features
 	maxOutput int
@@ -124,8 +125,15 @@ func instantiateHostModule(ctx context.Context, r wazero.Runtime) error {
 	}, []api.ValueType{i32, i32}, []api.ValueType{i32})
 	fn("fetch_read", func(ctx context.Context, mod api.Module, stack []uint64) {
 		st := state(ctx)
-		write(mod, uint32(stack[0]), st.reply)
-		st.reply = nil
+		ptr, n := uint32(stack[0]), len(st.reply)
+		if len(st.replyBody) > 0 {
+			if uint64(ptr)+uint64(n)+uint64(len(st.replyBody)) > uint64(mod.Memory().Size()) {
+				panic(fmt.Errorf("guest passed out-of-range memory %d+%d", ptr, n+len(st.replyBody)))
+			}
+			write(mod, ptr+uint32(n), st.replyBody)
+		}
+		write(mod, ptr, st.reply)
+		st.reply, st.replyBody = nil, nil
 	}, []api.ValueType{i32}, nil)
 	fn(wasmbudget.ImportName, func(ctx context.Context, _ api.Module, stack []uint64) {
 		stack[0] = uint64(interruptCheck(ctx))
@@ -194,8 +202,14 @@ func hostFetch(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 		} else {
 			rep.Error = validError(rep.Error)
 		}
-		st.reply = wasmabi.AppendFetchReply(st.reply[:0], rep)
-		return uint32(len(st.reply))
+		// The body is written into guest memory from where it is, not
+		// copied into the reply first (a judgement is megabytes).
+		st.reply = wasmabi.AppendFetchReplyHead(st.reply[:0], rep)
+		st.replyBody = nil
+		if rep.Response != nil {
+			st.replyBody = rep.Response.Body
+		}
+		return uint32(len(st.reply) + len(st.replyBody))
 	}
 	return st.setReply(rep)
 }
@@ -268,7 +282,7 @@ func hostTextPage(ctx context.Context, mod api.Module, ptr, size uint32) uint32 
 			rep.Page = &p
 		}
 		rep.Error = validError(rep.Error)
-		st.reply = wasmabi.AppendTextReply(st.reply[:0], rep)
+		st.reply, st.replyBody = wasmabi.AppendTextReply(st.reply[:0], rep), nil
 		return uint32(len(st.reply))
 	}
 	return st.setReply(rep)
@@ -309,7 +323,7 @@ func hostTextPut(ctx context.Context, mod api.Module, ptr, size uint32) uint32 {
 	}
 	if st.binary {
 		rep.Error = validError(rep.Error)
-		st.reply = wasmabi.AppendTextReply(st.reply[:0], rep)
+		st.reply, st.replyBody = wasmabi.AppendTextReply(st.reply[:0], rep), nil
 		return uint32(len(st.reply))
 	}
 	return st.setReply(rep)
@@ -424,7 +438,7 @@ func (st *callState) setReply(v any) uint32 {
 	if err != nil {
 		panic(err)
 	}
-	st.reply = b
+	st.reply, st.replyBody = b, nil
 	return uint32(len(b))
 }
 

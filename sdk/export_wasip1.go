@@ -141,7 +141,9 @@ func exportCall() uint32 {
 	if keepsTexts {
 		h = textHost{}
 	}
-	res, err := exported.Call(context.Background(), req, h)
+	// The result is encoded below and let go of: its text need not be a
+	// copy of its structured content.
+	res, err := exported.call(context.Background(), req, h, true)
 	if err != nil {
 		writeOutput([]byte(err.Error()))
 		return 1

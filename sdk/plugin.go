@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"unsafe"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -60,6 +61,14 @@ func (p *Plugin) check() error {
 // Call runs one tool. A panic in a tool becomes an error, so that one bad
 // input never takes the process down.
 func (p *Plugin) Call(ctx context.Context, req connector.CallRequest, h connector.Host) (res connector.CallResult, err error) {
+	return p.call(ctx, req, h, false)
+}
+
+// call is Call; with shareText, a result's Text shares the bytes of its
+// Structured instead of being a copy, for a caller that only reads it
+// and lets go of both (the WebAssembly glue, which encodes them at once:
+// the copy was an allocation and a copy of the whole result a call).
+func (p *Plugin) call(ctx context.Context, req connector.CallRequest, h connector.Host, shareText bool) (res connector.CallResult, err error) {
 	fn := p.Tools[req.Tool]
 	if fn == nil {
 		return connector.CallResult{IsError: true, Text: fmt.Sprintf("unknown tool %q", req.Tool)}, nil
@@ -77,13 +86,15 @@ func (p *Plugin) Call(ctx context.Context, req connector.CallRequest, h connecto
 	if ferr != nil {
 		return connector.CallResult{IsError: true, Text: ferr.Error()}, nil
 	}
-	return Result(out)
+	return result(out, shareText)
 }
 
 // Result turns a tool's value into a CallResult: the JSON text for the
 // model and the same object as structured content. A value that is a
 // connector.CallResult is passed through.
-func Result(v any) (connector.CallResult, error) {
+func Result(v any) (connector.CallResult, error) { return result(v, false) }
+
+func result(v any, shareText bool) (connector.CallResult, error) {
 	if r, ok := v.(connector.CallResult); ok {
 		return r, nil
 	}
@@ -91,7 +102,12 @@ func Result(v any) (connector.CallResult, error) {
 	if err != nil {
 		return connector.CallResult{}, fmt.Errorf("sdk: encoding result: %w", err)
 	}
-	res := connector.CallResult{Text: string(b)}
+	var res connector.CallResult
+	if shareText {
+		res.Text = unsafe.String(unsafe.SliceData(b), len(b))
+	} else {
+		res.Text = string(b)
+	}
 	if len(b) > 0 && b[0] == '{' {
 		res.Structured = b
 	}

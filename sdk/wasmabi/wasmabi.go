@@ -471,6 +471,7 @@ func AppendFetchReplyHead(b []byte, rep connector.FetchReply) []byte {
 		}
 		return appendFetchError(b, e)
 	}
+	b = slices.Grow(b, 17+mapSize(rep.Response.Header))
 	b = append(b, replyResponse)
 	b = appendU64(b, uint64(int64(rep.Response.Status)))
 	b = appendMap(b, rep.Response.Header)

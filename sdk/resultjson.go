@@ -28,28 +28,25 @@ import (
 // appendResult appends v's JSON to b when v is one of the sdk's result
 // types, or reports false.
 func appendResult(b []byte, v any) ([]byte, bool) {
-	switch r := v.(type) {
-	case connector.Document:
-		return appendDocument(b, &r)
-	case *connector.Document:
-		if r == nil {
-			return nil, false
-		}
-		return appendDocument(b, r)
-	case connector.SearchResult:
-		return appendSearchResult(b, &r)
-	case *connector.SearchResult:
-		if r == nil {
-			return nil, false
-		}
+	if d, ok := resultAs[connector.Document](v); ok {
+		return appendDocument(b, d)
+	}
+	if r, ok := resultAs[connector.SearchResult](v); ok {
 		return appendSearchResult(b, r)
-	case connector.ListResult:
-		return appendListResult(b, &r)
-	case *connector.ListResult:
-		if r == nil {
-			return nil, false
-		}
+	}
+	if r, ok := resultAs[connector.ListResult](v); ok {
 		return appendListResult(b, r)
+	}
+	return nil, false
+}
+
+// resultAs returns v as a *T when it is a T or a *T that is not nil.
+func resultAs[T any](v any) (*T, bool) {
+	switch r := v.(type) {
+	case T:
+		return &r, true
+	case *T:
+		return r, r != nil
 	}
 	return nil, false
 }
@@ -57,25 +54,14 @@ func appendResult(b []byte, v any) ([]byte, bool) {
 // resultSize is a first guess of the encoded size of v, so that the
 // buffer is allocated once for most results.
 func resultSize(v any) int {
-	switch r := v.(type) {
-	case connector.Document:
-		return documentSize(&r)
-	case *connector.Document:
-		if r != nil {
-			return documentSize(r)
-		}
-	case connector.SearchResult:
+	if d, ok := resultAs[connector.Document](v); ok {
+		return documentSize(d)
+	}
+	if r, ok := resultAs[connector.SearchResult](v); ok {
 		return 256 + 512*len(r.Results)
-	case *connector.SearchResult:
-		if r != nil {
-			return 256 + 512*len(r.Results)
-		}
-	case connector.ListResult:
+	}
+	if r, ok := resultAs[connector.ListResult](v); ok {
 		return 128 + 128*len(r.Items)
-	case *connector.ListResult:
-		if r != nil {
-			return 128 + 128*len(r.Items)
-		}
 	}
 	return 0
 }
@@ -87,37 +73,34 @@ func documentSize(d *connector.Document) int {
 	return 1024 + len(d.Text) + len(d.Text)/8
 }
 
+// appendStringField appends a member (key is its punctuated name, as
+// `,"title":`) and its string value.
+func appendStringField(b []byte, key, v string) []byte {
+	return appendJSONString(append(b, key...), v)
+}
+
+// appendOptString is appendStringField for an omitempty member.
+func appendOptString(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendStringField(b, key, v)
+}
+
 func appendDocument(b []byte, d *connector.Document) ([]byte, bool) {
-	b = append(b, `{"platform":`...)
-	b = appendJSONString(b, d.Platform)
-	b = append(b, `,"id":`...)
-	b = appendJSONString(b, d.ID)
-	if d.Type != "" {
-		b = append(b, `,"type":`...)
-		b = appendJSONString(b, d.Type)
-	}
-	b = append(b, `,"title":`...)
-	b = appendJSONString(b, d.Title)
-	if d.Date != "" {
-		b = append(b, `,"date":`...)
-		b = appendJSONString(b, d.Date)
-	}
-	if d.Organization != "" {
-		b = append(b, `,"organization":`...)
-		b = appendJSONString(b, d.Organization)
-	}
-	if d.URL != "" {
-		b = append(b, `,"url":`...)
-		b = appendJSONString(b, d.URL)
-	}
-	b = append(b, `,"format":`...)
-	b = appendJSONString(b, d.Format)
+	b = appendStringField(b, `{"platform":`, d.Platform)
+	b = appendStringField(b, `,"id":`, d.ID)
+	b = appendOptString(b, `,"type":`, d.Type)
+	b = appendStringField(b, `,"title":`, d.Title)
+	b = appendOptString(b, `,"date":`, d.Date)
+	b = appendOptString(b, `,"organization":`, d.Organization)
+	b = appendOptString(b, `,"url":`, d.URL)
+	b = appendStringField(b, `,"format":`, d.Format)
 	b = append(b, `,"page":`...)
 	b = strconv.AppendInt(b, int64(d.Page), 10)
 	b = append(b, `,"pages":`...)
 	b = strconv.AppendInt(b, int64(d.Pages), 10)
-	b = append(b, `,"text":`...)
-	b = appendJSONString(b, d.Text)
+	b = appendStringField(b, `,"text":`, d.Text)
 	if len(d.Extra) > 0 {
 		b = append(b, `,"extra":`...)
 		var ok bool
@@ -129,8 +112,7 @@ func appendDocument(b []byte, d *connector.Document) ([]byte, bool) {
 }
 
 func appendSearchResult(b []byte, r *connector.SearchResult) ([]byte, bool) {
-	b = append(b, `{"platform":`...)
-	b = appendJSONString(b, r.Platform)
+	b = appendStringField(b, `{"platform":`, r.Platform)
 	if r.Total != nil {
 		b = append(b, `,"total":`...)
 		b = strconv.AppendInt(b, int64(*r.Total), 10)
@@ -155,10 +137,8 @@ func appendSearchResult(b []byte, r *connector.SearchResult) ([]byte, bool) {
 }
 
 func appendListResult(b []byte, r *connector.ListResult) ([]byte, bool) {
-	b = append(b, `{"platform":`...)
-	b = appendJSONString(b, r.Platform)
-	b = append(b, `,"list":`...)
-	b = appendJSONString(b, r.List)
+	b = appendStringField(b, `{"platform":`, r.Platform)
+	b = appendStringField(b, `,"list":`, r.List)
 	b = append(b, `,"count":`...)
 	b = strconv.AppendInt(b, int64(r.Count), 10)
 	b = append(b, `,"items":`...)
@@ -187,30 +167,13 @@ func appendItems(b []byte, items []connector.Item) ([]byte, bool) {
 }
 
 func appendItem(b []byte, it *connector.Item) ([]byte, bool) {
-	b = append(b, `{"id":`...)
-	b = appendJSONString(b, it.ID)
-	if it.Type != "" {
-		b = append(b, `,"type":`...)
-		b = appendJSONString(b, it.Type)
-	}
-	b = append(b, `,"title":`...)
-	b = appendJSONString(b, it.Title)
-	if it.Date != "" {
-		b = append(b, `,"date":`...)
-		b = appendJSONString(b, it.Date)
-	}
-	if it.Organization != "" {
-		b = append(b, `,"organization":`...)
-		b = appendJSONString(b, it.Organization)
-	}
-	if it.Snippet != "" {
-		b = append(b, `,"snippet":`...)
-		b = appendJSONString(b, it.Snippet)
-	}
-	if it.URL != "" {
-		b = append(b, `,"url":`...)
-		b = appendJSONString(b, it.URL)
-	}
+	b = appendStringField(b, `{"id":`, it.ID)
+	b = appendOptString(b, `,"type":`, it.Type)
+	b = appendStringField(b, `,"title":`, it.Title)
+	b = appendOptString(b, `,"date":`, it.Date)
+	b = appendOptString(b, `,"organization":`, it.Organization)
+	b = appendOptString(b, `,"snippet":`, it.Snippet)
+	b = appendOptString(b, `,"url":`, it.URL)
 	if len(it.Extra) > 0 {
 		b = append(b, `,"extra":`...)
 		var ok bool
@@ -239,20 +202,7 @@ func appendStrings(b []byte, s []string) []byte {
 // maps, keys sorted as json.Marshal sorts them.
 func appendExtra(b []byte, m map[string]map[string]any) ([]byte, bool) {
 	var held [8]member[map[string]any] // most maps are small: no allocation
-	ms := sortedMembers(held[:0], m)
-	b = append(b, '{')
-	for i := range ms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, ms[i].k)
-		b = append(b, ':')
-		var ok bool
-		if b, ok = appendAnyMap(b, ms[i].v); !ok {
-			return nil, false
-		}
-	}
-	return append(b, '}'), true
+	return appendMembers(b, sortedMembers(held[:0], m), appendAnyMap)
 }
 
 func appendAnyMap(b []byte, m map[string]any) ([]byte, bool) {
@@ -260,7 +210,11 @@ func appendAnyMap(b []byte, m map[string]any) ([]byte, bool) {
 		return append(b, "null"...), true
 	}
 	var held [8]member[any] // most maps are small: no allocation
-	ms := sortedMembers(held[:0], m)
+	return appendMembers(b, sortedMembers(held[:0], m), appendAny)
+}
+
+// appendMembers appends a JSON object of ms, each value by value.
+func appendMembers[V any](b []byte, ms []member[V], value func([]byte, V) ([]byte, bool)) ([]byte, bool) {
 	b = append(b, '{')
 	for i := range ms {
 		if i > 0 {
@@ -269,7 +223,7 @@ func appendAnyMap(b []byte, m map[string]any) ([]byte, bool) {
 		b = appendJSONString(b, ms[i].k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendAny(b, ms[i].v); !ok {
+		if b, ok = value(b, ms[i].v); !ok {
 			return nil, false
 		}
 	}

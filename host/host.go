@@ -367,6 +367,23 @@ func (h *Host) Server() *mcp.Server { return h.mcp.Unified() }
 // Connectors lists the loaded connector ids.
 func (h *Host) Connectors() []string { return h.mcp.IDs() }
 
+// Ready waits until every connector can run a call. A connector loaded
+// from its load record (the compilation cache folder keeps one per
+// module) is compiled in the background after New returns, and its first
+// calls wait for that; Ready is for callers that want the wait up front,
+// such as a readiness probe or a measurement of the calls themselves. It
+// returns the first connector's load error, or ctx's.
+func (h *Host) Ready(ctx context.Context) error {
+	for _, p := range h.platforms {
+		if r, ok := p.conn.(interface{ Ready(context.Context) error }); ok {
+			if err := r.Ready(ctx); err != nil {
+				return fmt.Errorf("%s: %w", p.id, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Close saves the caches and releases every connector.
 func (h *Host) Close(ctx context.Context) error {
 	errs := []error{h.closeCaches(), h.closeCluster()}

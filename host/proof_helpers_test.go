@@ -149,6 +149,11 @@ func proofHost(tb testing.TB, cfg string) (*host.Host, string, *statusCounter) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The proofs time calls, not the background compilation of modules
+	// loaded from their records.
+	if err := h.Ready(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
 	counter := &statusCounter{next: h.Handler()}
 	srv := httptest.NewServer(counter)
 	tb.Cleanup(func() {

@@ -43,7 +43,8 @@ type mcpTarget struct {
 // JSON then carries. So each SDK also serves a "same" tool that answers
 // those very bytes without doing anything: BesluitBron against it is what
 // the host adds to the SDK's own cost of the answer (RATIONALE, "What a
-// repeated call costs").
+// repeated call costs"); the go-sdk's also once more with resumable
+// streams, as BesluitBron's are.
 // make bench installs the TypeScript SDK (scripts/ts-deps.sh) and sets
 // BESLUITBRON_TS_CLIENT_DIR; without it the benchmark skips.
 func BenchmarkBesideTheSDKs(b *testing.B) {
@@ -117,6 +118,11 @@ private_networks = ["127.0.0.0/8"]
 	mcp.AddTool(gs, &mcp.Tool{Name: "same"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: same.Content, StructuredContent: json.RawMessage(sameStructured), Meta: same.Meta}, nil, nil
 	})
+	// The same server with resumable streams (the go-sdk's own event
+	// store), as BesluitBron's addresses are: a priming event and a kept
+	// copy of every event.
+	rsrv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return gs }, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	defer rsrv.Close()
 
 	// The TypeScript SDK's empty tool.
 	node := exec.Command("node", "server.mjs", sameFile)
@@ -142,6 +148,7 @@ private_networks = ["127.0.0.0/8"]
 		{"ts", "http://127.0.0.1:" + port + "/mcp", "empty", map[string]any{}},
 		{"gosdk-same", gsrv.URL, "same", map[string]any{}},
 		{"ts-same", "http://127.0.0.1:" + port + "/mcp", "same", map[string]any{}},
+		{"gosdk-same-resumable", rsrv.URL, "same", map[string]any{}},
 	}
 	connect := func(tg mcpTarget) *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: tg.url}, nil)
@@ -185,6 +192,7 @@ private_networks = ["127.0.0.0/8"]
 	b.ReportMetric(p50[0]/p50[2], "besluitbron/ts-p50")
 	b.ReportMetric(p50[0]/p50[3], "besluitbron/gosdk-same-p50")
 	b.ReportMetric(p50[0]/p50[4], "besluitbron/ts-same-p50")
+	b.ReportMetric(p50[0]/p50[5], "besluitbron/gosdk-same-resumable-p50")
 
 	// Sixteen sessions each, in turn, two rounds.
 	const sessions = 16
@@ -227,5 +235,6 @@ private_networks = ["127.0.0.0/8"]
 	b.ReportMetric(rate[0]/rate[1], "besluitbron/gosdk-16")
 	b.ReportMetric(rate[0]/rate[3], "besluitbron/gosdk-same-16")
 	b.ReportMetric(rate[0]/rate[4], "besluitbron/ts-same-16")
+	b.ReportMetric(rate[0]/rate[5], "besluitbron/gosdk-same-resumable-16")
 	fmt.Fprintf(os.Stderr, "p50 %v, 16 sessions %v calls/s\n", p50, rate)
 }

@@ -110,6 +110,13 @@ var rows = []row{
 		target: "≤ 1.1",
 	},
 	{
+		figure: "The same vs that go-sdk server with resumable streams (its own event store), as BesluitBron's addresses are",
+		bench:  bench{"./host", "^BenchmarkBesideTheSDKs$", "1x"},
+		value:  metric{"BenchmarkBesideTheSDKs", "besluitbron-p50-ns"},
+		ref:    &metric{"BenchmarkBesideTheSDKs", "gosdk-same-resumable-p50-ns"},
+		ratio:  &metric{"BenchmarkBesideTheSDKs", "besluitbron/gosdk-same-resumable-p50"},
+	},
+	{
 		figure: "Cached obv_search, 16 sessions at once, calls per second vs an empty tool of the TypeScript SDK",
 		bench:  bench{"./host", "^BenchmarkBesideTheSDKs$", "1x"},
 		value:  metric{"BenchmarkBesideTheSDKs", "besluitbron-16-calls/s"},

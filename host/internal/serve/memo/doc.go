@@ -21,7 +21,11 @@
 //
 // Keys hold the platform, the module's version stamp, a per-platform
 // generation (bumped by `besluitbron cache clear`), the tool and the
-// arguments in canonical form; values hold their expiry. The store is one
+// arguments in canonical form (remembered for recently seen argument
+// bytes, since a repeat arrives as the same bytes); values hold their
+// expiry. Because a result is kept only after its arguments passed the
+// tool's schema, the MCP server looks a call up before checking its
+// arguments again. The store is one
 // bounded in-memory fastcache shared by all platforms; it is not saved: the
 // platform caches are, and they rebuild it on the first repeat.
 //

@@ -369,7 +369,7 @@ func (h *Host) buildQuotas() error {
 	return nil
 }
 
-// usersText lists a quota's users as "obk (zoek), tk (obk)".
+// usersText lists a quota's users as "<id> (<service>), …".
 func usersText(us []quota.User) string {
 	var parts []string
 	for _, u := range us {

@@ -17,7 +17,7 @@ import (
 
 var templateVar = regexp.MustCompile(`\{\+?([a-z_][a-z0-9_]*)\}`)
 
-// compileTemplate turns "besluitbron://obv/document/{+entity_id}" into a
+// compileTemplate turns "besluitbron://<id>/document/{+entity_id}" into a
 // matcher; the last variable may contain slashes. Connectors use RFC 6570
 // reserved expansion ({+var}) for ids with colons, such as ECLIs and
 // OpenBesluitvorming entity ids, so clients may write them unencoded.

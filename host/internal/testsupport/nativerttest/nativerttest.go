@@ -27,7 +27,7 @@ type result struct {
 }
 
 // Build builds pkg (relative to the repository root, such as
-// "./plugins/obv/cmd") as a native binary and returns its path. A binary
+// "./plugins/<id>/cmd") as a native binary and returns its path. A binary
 // under bin/plugins from `make native` is not reused: tests test what is
 // checked in.
 func Build(tb testing.TB, pkg string) string {

@@ -5,9 +5,9 @@
 // rest.
 //
 //	s, err := cache.Open(cache.Options{
-//		Platform: "obv", Title: "OpenBesluitvorming", MaxBytes: 64 << 20,
+//		Platform: id, Title: manifest.Title, MaxBytes: 64 << 20,
 //		TTL:     map[string]time.Duration{"search": 10 * time.Minute},
-//		Version: "1.4.6", ModuleSHA256: sha, Dir: "var/cache/obv",
+//		Version: manifest.Version, ModuleSHA256: sha, Dir: filepath.Join("var/cache", id),
 //	})
 //	resp, outcome, err := s.Do(ctx, "search", key, fill) // outcome: hit, miss, stale, bypass
 //	err = s.Close() // saves and frees the memory

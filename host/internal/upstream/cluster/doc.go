@@ -11,7 +11,7 @@
 //
 // Every quota's state lives in Redis under one hash tag, keyed by the
 // quota's name (an upstream host such as zoek.officielebekendmakingen.nl,
-// which the tk and obk connectors share, or a named quota): the
+// which two connectors may share, or a named quota): the
 // token bucket (as the instant it is empty), the virtual time, each
 // waiting session's queue of calls, its fair-queuing tags, its usage and
 // last call, the waiting sessions in order of waiting (a sorted set) and

@@ -5,8 +5,8 @@
 // local bucket downward).
 //
 // A quota belongs to whoever enforces the limit, usually an upstream host,
-// not to a connector: the tk connector (the official XML of Kamerstukken)
-// and the obk connector (publication files) both fetch from
+// not to a connector: two connectors (one for parliamentary papers, one
+// for publication files) may both fetch from one host, such as
 // zoek.officielebekendmakingen.nl, which allows 10 requests per 30 s to
 // them together. Each service names its quota in its manifest
 // (connector.Service's Host or Quota); [Build] gives the services of all

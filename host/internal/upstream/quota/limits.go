@@ -38,8 +38,8 @@ type Limiter struct {
 	Users []User
 	Limit sched.Limit
 	// Source says where Limit comes from: an admin's key
-	// ("connectors.tk.limits.obk") or a manifest ("the manifest of obk,
-	// service zoek"); empty for a limiter made with [New].
+	// ("connectors.<id>.limits.<service>") or a manifest ("the manifest of
+	// <id>, service <service>"); empty for a limiter made with [New].
 	Source string
 	s      *sched.Scheduler
 	uses   []*Use

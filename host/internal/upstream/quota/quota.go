@@ -35,7 +35,8 @@ type Claim struct {
 }
 
 // Source names where the claim's limit comes from, for logs and the status
-// pages: "connectors.tk.limits.obk" or "the manifest of obk (service zoek)".
+// pages: "connectors.<id>.limits.<service>" or "the manifest of <id>
+// (service <service>)".
 func (c Claim) Source() string {
 	if c.Admin {
 		return configKey(c.Platform, c.Service)

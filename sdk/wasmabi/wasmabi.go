@@ -64,47 +64,44 @@ type reader struct {
 	bad bool
 }
 
-func (r *reader) u8() byte {
-	if len(r.b) < 1 {
-		r.bad = true
-		return 0
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v
-}
-
-func (r *reader) u32() uint32 {
-	if len(r.b) < 4 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
-}
-
-func (r *reader) u64() uint64 {
-	if len(r.b) < 8 {
-		r.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	return v
-}
-
-// bytes returns the next field in place (no copy), capacity clipped so
-// that appending to it never writes over what follows.
-func (r *reader) bytes() []byte {
-	n := r.u32()
-	if r.bad || uint64(n) > uint64(len(r.b)) {
+// take returns the next n bytes in place, capacity clipped so that
+// appending to them never writes over what follows; nil and bad when
+// fewer are left.
+func (r *reader) take(n uint64) []byte {
+	if r.bad || n > uint64(len(r.b)) {
 		r.bad = true
 		return nil
 	}
 	v := r.b[:n:n]
 	r.b = r.b[n:]
 	return v
+}
+
+func (r *reader) u8() byte {
+	if v := r.take(1); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if v := r.take(4); v != nil {
+		return binary.LittleEndian.Uint32(v)
+	}
+	return 0
+}
+
+func (r *reader) u64() uint64 {
+	if v := r.take(8); v != nil {
+		return binary.LittleEndian.Uint64(v)
+	}
+	return 0
+}
+
+// bytes returns the next field in place (no copy).
+func (r *reader) bytes() []byte {
+	n := r.u32()
+	return r.take(uint64(n))
 }
 
 // raw is bytes, nil when empty (as an omitted JSON field was).

@@ -130,10 +130,33 @@ func scalarPlanOf(t reflect.Type) *fieldPlan {
 
 func buildPlan(t reflect.Type) *structPlan {
 	p := &structPlan{name: t.Name(), byName: map[string]int{}}
+	p.ok = jsonFields(t, func(i int, f reflect.StructField, name, opts string) bool {
+		fp := fieldPlan{index: i, name: name, offset: f.Offset}
+		if !strings.Contains(","+opts+",", ",string,") {
+			fp.kind, fp.ptr, fp.bits = kindOf(f.Type)
+		}
+		if fp.kind == kindUnmarshaler {
+			fp.proto = unmarshalerProto(f.Type)
+		}
+		p.byName[name] = len(p.fields)
+		p.fields = append(p.fields, fp)
+		return true
+	})
+	return p
+}
+
+// jsonFields calls field for each field json encodes and decodes (exported,
+// not tagged "-"), with its name and its tag's options, and reports whether
+// the struct is one the sdk's fast paths take. It stops at false for names
+// that follow json's own rules: an embedded field (promotion), a name that
+// is not plain ASCII (json folds Unicode case its own way), two fields of
+// one name (json's conflict rules), or when field returns false.
+func jsonFields(t reflect.Type, field func(i int, f reflect.StructField, name, opts string) bool) bool {
+	seen := make(map[string]bool, t.NumField())
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous {
-			return p // embedded fields follow json's promotion rules
+			return false
 		}
 		if !f.IsExported() {
 			continue
@@ -143,30 +166,18 @@ func buildPlan(t reflect.Type) *structPlan {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !plainName(name) {
-			return p
-		}
 		if name == "" {
 			name = f.Name
-			if !plainName(name) {
-				return p // a Unicode name, which json folds in its own way
-			}
 		}
-		fp := fieldPlan{index: i, name: name, offset: f.Offset}
-		if !strings.Contains(","+opts+",", ",string,") {
-			fp.kind, fp.ptr, fp.bits = kindOf(f.Type)
+		if !plainName(name) || seen[name] {
+			return false
 		}
-		if fp.kind == kindUnmarshaler {
-			fp.proto = unmarshalerProto(f.Type)
+		seen[name] = true
+		if !field(i, f, name, opts) {
+			return false
 		}
-		if _, dup := p.byName[name]; dup {
-			return p // json's rules for conflicting names
-		}
-		p.byName[name] = len(p.fields)
-		p.fields = append(p.fields, fp)
 	}
-	p.ok = true
-	return p
+	return true
 }
 
 // plainName reports whether a tag's name is one json takes as it is and

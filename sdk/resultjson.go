@@ -465,34 +465,14 @@ func buildFlatPlan(t reflect.Type) *flatPlan {
 	if marshals(t) {
 		return p
 	}
-	seen := map[string]bool{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Anonymous {
-			return p
-		}
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
-		if !plainName(name) || seen[name] {
-			return p
-		}
-		seen[name] = true
+	p.ok = jsonFields(t, func(i int, f reflect.StructField, name, opts string) bool {
 		ff := flatField{index: i}
 		for o := range strings.SplitSeq(opts, ",") {
 			switch o {
 			case "omitempty":
 				ff.omitEmpty = true
 			case "string", "omitzero":
-				return p
+				return false
 			}
 		}
 		ft := f.Type
@@ -500,7 +480,7 @@ func buildFlatPlan(t reflect.Type) *flatPlan {
 			ft, ff.ptr = ft.Elem(), true
 		}
 		if marshals(ft) || marshals(f.Type) || ft == numberType {
-			return p // json.Number is written as the number it holds
+			return false // json.Number is written as the number it holds
 		}
 		switch ft.Kind() {
 		case reflect.String:
@@ -514,12 +494,12 @@ func buildFlatPlan(t reflect.Type) *flatPlan {
 		case reflect.Float32, reflect.Float64:
 			ff.kind, ff.bits = kindFloat, ft.Bits()
 		default:
-			return p
+			return false
 		}
 		ff.name = `,"` + name + `":`
 		p.fields = append(p.fields, ff)
-	}
-	p.ok = true
+		return true
+	})
 	return p
 }
 

@@ -48,7 +48,8 @@ func Plugin() *sdk.Plugin {
 			Title:       "MCP conformance fixtures",
 			Description: "The fixture tools, resources and prompts of the official MCP conformance suite. Reaches no platform.",
 			// Every fetch counts against a service; this connector makes none.
-			Services: []connector.Service{{Name: "none", Description: "unused: the fixtures fetch nothing"}},
+			Services: []connector.Service{{Name: "none", Description: "unused: the fixtures fetch nothing", LimitFrom: connector.LimitUnknown,
+				LimitNote: "Reaches no platform.", LimitNoteNL: "Bereikt geen platform."}},
 			// The suite's sampling and elicitation scenarios ask the
 			// client; conformance.toml grants all three.
 			ClientFeatures: []string{connector.FeatureElicitation, connector.FeatureSampling, connector.FeatureRoots},

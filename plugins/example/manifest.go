@@ -61,6 +61,12 @@ func manifest() connector.Manifest {
 		Services: []connector.Service{{
 			Name: Service, Units: 60, Per: connector.Duration(time.Minute), Host: "openbesluitvorming.nl",
 			Description: "60 weighted units per minute per client; a search costs max(1, ceil(limit/24)), other calls 1",
+			// Where the limit comes from, for the Laadstatus: this one the
+			// platform publishes, and says where.
+			LimitFrom:   connector.LimitPublished,
+			LimitWhere:  "openbesluitvorming.nl/docs/api",
+			LimitNote:   "60 weighted units per minute per client address, enforced by the platform itself.",
+			LimitNoteNL: "60 gewogen eenheden per minuut per clientadres, door het platform zelf afgedwongen.",
 		}},
 		// How long the host keeps each kind of answer: sources change
 		// monthly, searches should repeat for free briefly, documents do

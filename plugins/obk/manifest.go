@@ -58,12 +58,19 @@ func manifest() connector.Manifest {
 			{
 				Name: ServiceSRU, Units: 3, Per: connector.Duration(time.Second), Host: "repository.overheid.nl",
 				Description: "SRU search on repository.overheid.nl. KOOP publishes no limit for it; 3 requests per second is a polite default of ours (a third party harvested at 3.3 req/s without 503s), which the admin may change.",
+				LimitFrom:   connector.LimitPolite,
+				LimitNote:   "KOOP publishes no limit for the SRU service; a third party harvested at 3.3 requests per second without refusals.",
+				LimitNoteNL: "KOOP publiceert geen limiet voor de SRU-dienst; een derde haalde er 3,3 verzoeken per seconde op zonder weigeringen.",
 			},
 			{
 				// The same host and limit as tk's obk service (the official
 				// XML of Kamerstukken): the two connectors share one quota.
 				Name: ServiceZoek, Units: 10, Per: connector.Duration(30 * time.Second), Host: "zoek.officielebekendmakingen.nl",
 				Description: "Publication files on zoek.officielebekendmakingen.nl: 10 requests per 30 seconds. The number is a third party's report of what the zoek host states, not confirmed by KOOP; the admin may change it.",
+				LimitFrom:   connector.LimitPublished,
+				LimitWhere:  "zoek.officielebekendmakingen.nl",
+				LimitNote:   "The search site states 10 requests per 30 seconds (as a third party reports it; KOOP's own documentation does not say).",
+				LimitNoteNL: "De zoeksite noemt 10 verzoeken per 30 seconden (zoals een derde het meldt; de documentatie van KOOP zelf zegt het niet).",
 			},
 		},
 		CacheClasses: []connector.CacheClass{

@@ -56,6 +56,10 @@ func manifest() connector.Manifest {
 		Services: []connector.Service{{
 			Name: Service, Units: 60, Per: connector.Duration(time.Minute), Host: "openbesluitvorming.nl",
 			Description: "token bucket of 60 weighted units per minute per client; search costs max(1, ceil(limit/24)), other calls 1",
+			LimitFrom:   connector.LimitPublished,
+			LimitWhere:  "openbesluitvorming.nl/docs/api",
+			LimitNote:   "60 weighted units per minute per client address, enforced by the platform itself (429 with Retry-After and RateLimit-* headers).",
+			LimitNoteNL: "60 gewogen eenheden per minuut per clientadres, door het platform zelf afgedwongen (429 met Retry-After en RateLimit-*-headers).",
 		}},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

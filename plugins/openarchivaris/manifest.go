@@ -42,6 +42,11 @@ func manifest() connector.Manifest {
 		Services: []connector.Service{{
 			Name: Service, Units: 120, Per: connector.Duration(time.Minute), Host: "openarchivaris.nl",
 			Description: "120 calls per minute as stated in the project's limits table; not found in the platform's public material (unverified)",
+			// The seed's table of observed limits says 120 calls per
+			// minute; the platform publishes nothing about it.
+			LimitFrom:   connector.LimitMeasured,
+			LimitNote:   "120 calls per minute as observed in BesluitBron's findings; the platform publishes no limit.",
+			LimitNoteNL: "120 verzoeken per minuut, zoals BesluitBron het heeft waargenomen; het platform publiceert geen limiet.",
 		}},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

@@ -49,6 +49,11 @@ func manifest() connector.Manifest {
 		Services: []connector.Service{{
 			Name: Service, Units: 0, Host: "api.openraadsinformatie.nl",
 			Description: "no rate limit published or observed; calls are not queued",
+			// The seed: "no limit observed". The published nginx config sets
+			// none either; neither makes it a platform without a limit.
+			LimitFrom:   connector.LimitUnknown,
+			LimitNote:   "No limit published (none in the platform's published nginx configuration) and none observed.",
+			LimitNoteNL: "Geen limiet gepubliceerd (ook niet in de gepubliceerde nginx-configuratie van het platform) en geen waargenomen.",
 		}},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

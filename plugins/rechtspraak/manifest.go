@@ -32,6 +32,13 @@ const MaxLimit = 100
 
 const politeNote = "Polite default of ours, not a platform limit: Rechtspraak publishes no number (\"don't hammer the server\") and none was observed; 10 requests per second is a third party's figure. The admin may change it."
 
+// politeLimitNote and politeLimitNoteNL say on the Laadstatus why the
+// limit is BesluitBron's choice.
+const (
+	politeLimitNote   = "Rechtspraak asks not to hammer its server but publishes no number; no limit was observed on either service (a third party names 10 requests per second)."
+	politeLimitNoteNL = "Rechtspraak vraagt de server niet te overbelasten maar noemt geen getal; op geen van beide diensten is een limiet waargenomen (een derde noemt 10 verzoeken per seconde)."
+)
+
 func manifest() connector.Manifest {
 	return connector.Manifest{
 		ID:            ID,
@@ -51,8 +58,10 @@ func manifest() connector.Manifest {
 			// One host, one quota: the platform asks not to hammer its
 			// server and publishes no separate limits, so the index and
 			// the documents share the polite 10 per second.
-			{Name: ServiceSearch, Units: 10, Per: connector.Duration(time.Second), Host: "data.rechtspraak.nl", Description: "ECLI index (/uitspraken/zoeken) and value lists (/Waardelijst). " + politeNote},
-			{Name: ServiceContent, Units: 10, Per: connector.Duration(time.Second), Host: "data.rechtspraak.nl", Description: "Documents (/uitspraken/content). " + politeNote},
+			{Name: ServiceSearch, Units: 10, Per: connector.Duration(time.Second), Host: "data.rechtspraak.nl", Description: "ECLI index (/uitspraken/zoeken) and value lists (/Waardelijst). " + politeNote,
+				LimitFrom: connector.LimitPolite, LimitNote: politeLimitNote, LimitNoteNL: politeLimitNoteNL},
+			{Name: ServiceContent, Units: 10, Per: connector.Duration(time.Second), Host: "data.rechtspraak.nl", Description: "Documents (/uitspraken/content). " + politeNote,
+				LimitFrom: connector.LimitPolite, LimitNote: politeLimitNote, LimitNoteNL: politeLimitNoteNL},
 		},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

@@ -57,12 +57,19 @@ func manifest() connector.Manifest {
 			{
 				Name: ServiceOData, Units: 0, Host: "gegevensmagazijn.tweedekamer.nl",
 				Description: "no limit published and none observed; third-party download scripts did see HTTP 429 on /resource (they pause ~20 s), so a limit may appear",
+				LimitFrom:   connector.LimitUnknown,
+				LimitNote:   "No limit published and none observed; the documentation once said \"no maximum yet\", and third-party scripts saw 429 on file downloads.",
+				LimitNoteNL: "Geen limiet gepubliceerd en geen waargenomen; de documentatie zei ooit \"nog geen maximum\", en scripts van derden zagen een 429 bij het downloaden van bestanden.",
 			},
 			{
 				// The same host and limit as obk's zoek service: the two
 				// connectors share one quota there.
 				Name: ServiceOBK, Units: 10, Per: connector.Duration(30 * time.Second), Host: "zoek.officielebekendmakingen.nl",
 				Description: "[T] zoek.officielebekendmakingen.nl states 10 requests per 30 s (third-party report, not confirmed by KOOP)",
+				LimitFrom:   connector.LimitPublished,
+				LimitWhere:  "zoek.officielebekendmakingen.nl",
+				LimitNote:   "The search site states 10 requests per 30 seconds (as a third party reports it; KOOP's own documentation does not say).",
+				LimitNoteNL: "De zoeksite noemt 10 verzoeken per 30 seconden (zoals een derde het meldt; de documentatie van KOOP zelf zegt het niet).",
 			},
 		},
 		CacheClasses: []connector.CacheClass{

@@ -9,6 +9,20 @@
 // are plain data; the host copies and validates a [Manifest] once (see
 // [Manifest.Validate]) and never trusts a connector's slices afterwards.
 //
+// # Where a limit comes from
+//
+// Each [Service] says where its limit comes from ([Service.LimitFrom]):
+// [LimitPublished] (the platform publishes it; LimitWhere says where),
+// [LimitMeasured] (observed, not published), [LimitPolite] (BesluitBron's
+// own choice where the platform publishes no number) or [LimitUnknown] (no
+// limit published and none observed, which is not "no limit": BesluitBron
+// keeps none, and the platform may still refuse). A manifest that does not
+// say reads as [Service.LimitOrigin] decides: unknown without a limit,
+// polite with one. Validate refuses a value that does not fit the limit
+// declared (a published limit of none, an unknown limit with units),
+// naming the connector and the service. The Laadstatus words these, with
+// LimitNote and LimitNoteNL, in Dutch and English.
+//
 // # Concurrency
 //
 // The types here are values. A [Connector] implementation must allow

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ABIVersion is the version of the WebAssembly ABI described in the sdk
@@ -180,7 +181,11 @@ type OrganizationArg struct {
 
 // Service is one upstream service with its limit. Units == 0 means no limit
 // is declared: calls are not queued (but still run on their own platform's
-// concurrency, so a slow platform holds up no other).
+// concurrency, so a slow platform holds up no other). That BesluitBron
+// keeps no limit does not mean the platform has none: LimitFrom says where
+// a limit comes from (the platform's publication, a measurement,
+// BesluitBron's own polite choice) or that none is known, and the
+// Laadstatus says it in those words.
 //
 // A limit belongs to whoever enforces it: usually an upstream host, which
 // counts every request it receives, whichever connector sent it. Host and
@@ -210,6 +215,58 @@ type Service struct {
 	// it.
 	Quota       string `json:"quota,omitempty"`
 	Description string `json:"description,omitempty"`
+	// LimitFrom says where the limit (Units per Per) comes from, so that
+	// the Laadstatus can tell a limit the platform publishes from one
+	// BesluitBron chose: LimitPublished, LimitMeasured, LimitPolite or
+	// LimitUnknown. Empty reads as [Service.LimitOrigin] says (a manifest
+	// written before the field existed).
+	LimitFrom string `json:"limit_from,omitempty"`
+	// LimitWhere says where the platform publishes the limit (a URL or a
+	// page's name; required for LimitPublished), or how it was measured.
+	// It is shown as is on the Dutch and English pages: keep it a place,
+	// not a sentence.
+	LimitWhere string `json:"limit_where,omitempty"`
+	// LimitNote and LimitNoteNL say in a short sentence, in English and
+	// Dutch, what is known about the limit ("the administrator warns
+	// about costly searches").
+	LimitNote   string `json:"limit_note,omitempty"`
+	LimitNoteNL string `json:"limit_note_nl,omitempty"`
+}
+
+// Where a service's limit comes from ([Service.LimitFrom]).
+const (
+	// LimitPublished: the platform publishes the limit (LimitWhere says
+	// where), and may enforce it.
+	LimitPublished = "published"
+	// LimitMeasured: no published limit, but one was observed (a 429 at a
+	// rate, a refusal), and Units is what was measured.
+	LimitMeasured = "measured"
+	// LimitPolite: the platform publishes no number, and Units is
+	// BesluitBron's own polite choice, which the admin may change.
+	LimitPolite = "polite"
+	// LimitUnknown: no limit published and none observed. That is not the
+	// same as no limit: the platform may refuse at any rate. BesluitBron
+	// keeps none (Units 0), unless the admin sets one.
+	LimitUnknown = "unknown"
+)
+
+// LimitOrigins are the values LimitFrom takes, in the order pages list them.
+func LimitOrigins() []string {
+	return []string{LimitPublished, LimitMeasured, LimitPolite, LimitUnknown}
+}
+
+// LimitOrigin is where the service's limit comes from: LimitFrom when set;
+// for a manifest that does not say, LimitUnknown without a limit, and
+// LimitPolite with one (a number the connector keeps without saying the
+// platform publishes it is its own choice, never the platform's word).
+func (s Service) LimitOrigin() string {
+	switch {
+	case s.LimitFrom != "":
+		return s.LimitFrom
+	case s.Units > 0:
+		return LimitPolite
+	}
+	return LimitUnknown
 }
 
 // Limited reports whether the service declares a limit.
@@ -372,6 +429,7 @@ func (m *Manifest) Validate() error {
 		if s.Quota != "" && !quotaPattern.MatchString(s.Quota) {
 			bad("services[%d].quota %q: want lower-case letters, digits and . _ / -, starting with a letter or digit, at most 100", i, s.Quota)
 		}
+		validateLimitFrom(s, bad)
 		seen["svc:"+s.Name] = true
 	}
 	if len(m.Services) == 0 {
@@ -500,6 +558,40 @@ func (m *Manifest) Validate() error {
 		return nil
 	}
 	return fmt.Errorf("manifest of connector %q: %w", m.ID, errors.Join(errs...))
+}
+
+// maxLimitText bounds limit_where and the notes: a place and a sentence.
+const maxLimitText = 300
+
+// validateLimitFrom checks what a service says about its limit's origin:
+// a known value that fits the limit declared (a published, measured or
+// polite limit is a number; an unknown one is none), a place for a
+// published limit, and short one-line texts.
+func validateLimitFrom(s Service, bad func(string, ...any)) {
+	switch s.LimitFrom {
+	case "":
+	case LimitPublished, LimitMeasured, LimitPolite:
+		if s.Units <= 0 {
+			bad("services.%s.limit_from %q: but the service declares no limit (units 0); a service without one says %q", s.Name, s.LimitFrom, LimitUnknown)
+		}
+	case LimitUnknown:
+		if s.Units > 0 {
+			bad("services.%s.limit_from %q: but the service declares %v units; a limit BesluitBron keeps where the platform publishes none is %q", s.Name, s.LimitFrom, s.Units, LimitPolite)
+		}
+	default:
+		bad("services.%s.limit_from %q: want one of %s", s.Name, s.LimitFrom, strings.Join(LimitOrigins(), ", "))
+	}
+	if s.LimitFrom == LimitPublished && strings.TrimSpace(s.LimitWhere) == "" {
+		bad("services.%s.limit_where: empty; a published limit says where the platform publishes it", s.Name)
+	}
+	for _, f := range []struct{ key, v string }{{"limit_where", s.LimitWhere}, {"limit_note", s.LimitNote}, {"limit_note_nl", s.LimitNoteNL}} {
+		switch {
+		case len(f.v) > maxLimitText:
+			bad("services.%s.%s: %d bytes, at most %d", s.Name, f.key, len(f.v), maxLimitText)
+		case strings.ContainsFunc(f.v, unicode.IsControl):
+			bad("services.%s.%s: a control character; one line of text", s.Name, f.key)
+		}
+	}
 }
 
 // Service returns the named service.

@@ -121,3 +121,63 @@ func TestValidateSearchFilterAndFreshness(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceLimitFrom: a service says where its limit comes from with a
+// known value that fits the limit it declares (a number for published,
+// measured and polite, none for unknown), a place for a published one and
+// one short line of text; a bad value is refused with an error naming the
+// connector and the service. A manifest that does not say reads as
+// unknown without a limit and polite with one, never as published.
+func TestServiceLimitFrom(t *testing.T) {
+	limited := connector.Service{Name: "sru", Units: 3, Per: connector.Duration(time.Second)}
+	free := connector.Service{Name: "odata"}
+	for _, c := range []struct {
+		name   string
+		s      connector.Service
+		from   string
+		where  string
+		note   string
+		want   string // "" = valid
+		origin string // LimitOrigin when valid
+	}{
+		{"old manifest, a limit", limited, "", "", "", "", connector.LimitPolite},
+		{"old manifest, no limit", free, "", "", "", "", connector.LimitUnknown},
+		{"published with a place", limited, "published", "https://example.org/docs/api", "", "", connector.LimitPublished},
+		{"measured", limited, "measured", "", "429 above 3 per second", "", connector.LimitMeasured},
+		{"polite", limited, "polite", "", "", "", connector.LimitPolite},
+		{"unknown without a limit", free, "unknown", "", "the administrator warns about costly searches", "", connector.LimitUnknown},
+		{"published without a place", limited, "published", " ", "", `services.sru.limit_where: empty; a published limit says where`, ""},
+		{"published of none", free, "published", "https://example.org", "", `services.odata.limit_from "published": but the service declares no limit (units 0); a service without one says "unknown"`, ""},
+		{"polite of none", free, "polite", "", "", `services.odata.limit_from "polite": but the service declares no limit`, ""},
+		{"unknown with units", limited, "unknown", "", "", `services.sru.limit_from "unknown": but the service declares 3 units; a limit BesluitBron keeps where the platform publishes none is "polite"`, ""},
+		{"a made-up value", limited, "declared", "", "", `services.sru.limit_from "declared": want one of published, measured, polite, unknown`, ""},
+		{"upper case", limited, "Published", "x", "", `services.sru.limit_from "Published": want one of`, ""},
+		{"note too long", limited, "polite", "", strings.Repeat("n", 301), `services.sru.limit_note: 301 bytes, at most 300`, ""},
+		{"note on two lines", limited, "polite", "", "one\ntwo", `services.sru.limit_note: a control character`, ""},
+	} {
+		s := c.s
+		s.LimitFrom, s.LimitWhere, s.LimitNote = c.from, c.where, c.note
+		m := quotaManifest(s)
+		err := m.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want == "" && s.LimitOrigin() != c.origin:
+			t.Errorf("%s: origin %q, want %q", c.name, s.LimitOrigin(), c.origin)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		case c.want != "" && !strings.HasPrefix(err.Error(), `manifest of connector "tk"`):
+			t.Errorf("%s: %v does not name the connector", c.name, err)
+		}
+	}
+	// The wire format: an old manifest's JSON has no limit_from and reads
+	// back the same; a new one's survives the host's copy.
+	b, _ := json.Marshal(free)
+	if strings.Contains(string(b), "limit_") {
+		t.Errorf("a service without limit_from writes %s", b)
+	}
+	m := quotaManifest(connector.Service{Name: "sru", Units: 3, Per: connector.Duration(time.Second), LimitFrom: "polite", LimitNote: "n", LimitNoteNL: "nl"})
+	if got := m.Clone().Services[0]; got.LimitFrom != "polite" || got.LimitNote != "n" || got.LimitNoteNL != "nl" {
+		t.Errorf("clone lost the limit's origin: %+v", got)
+	}
+}

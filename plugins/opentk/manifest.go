@@ -59,8 +59,8 @@ func manifest() connector.Manifest {
 				Quota:       "berthub.eu/search",
 				Description: "no strict limit (OpenTK has no rate limiter but shortens searches under load, and its administrator warns about costly searches); set connectors.opentk.limits.search to impose one",
 				LimitFrom:   connector.LimitUnknown,
-				LimitNote:   "No strict limit published: the administrator warns about costly searches, and the server shortens searches under load.",
-				LimitNoteNL: "Geen vaste limiet gepubliceerd: de beheerder waarschuwt voor zware zoekopdrachten, en de server kort zoekopdrachten in als het druk is.",
+				LimitNote:   "No strict limit: the administrator warns about costly searches, and the server shortens searches under load.",
+				LimitNoteNL: "Geen vaste limiet: de beheerder waarschuwt voor zware zoekopdrachten, en de server kort zoekopdrachten in als het druk is.",
 			},
 			{
 				Name:        ServicePages,
@@ -68,8 +68,8 @@ func manifest() connector.Manifest {
 				Quota:       "berthub.eu/pages",
 				Description: "no strict limit; documents and list pages are cached for weeks; set connectors.opentk.limits.pages to impose one",
 				LimitFrom:   connector.LimitUnknown,
-				LimitNote:   "No limit published for documents and pages, and none observed.",
-				LimitNoteNL: "Geen limiet gepubliceerd voor documenten en pagina's, en geen waargenomen.",
+				LimitNote:   "Documents and pages come mostly from the server's conversion cache.",
+				LimitNoteNL: "Documenten en pagina's komen vooral uit de conversiecache van de server.",
 			},
 		},
 		CacheClasses: []connector.CacheClass{

@@ -52,8 +52,8 @@ func manifest() connector.Manifest {
 			// The seed: "no limit observed". The published nginx config sets
 			// none either; neither makes it a platform without a limit.
 			LimitFrom:   connector.LimitUnknown,
-			LimitNote:   "No limit published (none in the platform's published nginx configuration) and none observed.",
-			LimitNoteNL: "Geen limiet gepubliceerd (ook niet in de gepubliceerde nginx-configuratie van het platform) en geen waargenomen.",
+			LimitNote:   "The platform's published nginx configuration sets none either.",
+			LimitNoteNL: "Ook de gepubliceerde nginx-configuratie van het platform stelt er geen in.",
 		}},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

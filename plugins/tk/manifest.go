@@ -58,8 +58,8 @@ func manifest() connector.Manifest {
 				Name: ServiceOData, Units: 0, Host: "gegevensmagazijn.tweedekamer.nl",
 				Description: "no limit published and none observed; third-party download scripts did see HTTP 429 on /resource (they pause ~20 s), so a limit may appear",
 				LimitFrom:   connector.LimitUnknown,
-				LimitNote:   "No limit published and none observed; the documentation once said \"no maximum yet\", and third-party scripts saw 429 on file downloads.",
-				LimitNoteNL: "Geen limiet gepubliceerd en geen waargenomen; de documentatie zei ooit \"nog geen maximum\", en scripts van derden zagen een 429 bij het downloaden van bestanden.",
+				LimitNote:   "The documentation once said \"no maximum yet\"; third-party scripts saw 429 on file downloads, so one may appear.",
+				LimitNoteNL: "De documentatie zei ooit \"nog geen maximum\"; scripts van derden zagen een 429 bij het downloaden van bestanden, dus er kan er een komen.",
 			},
 			{
 				// The same host and limit as obk's zoek service: the two

@@ -273,7 +273,7 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 		Name:  "besluitbron_status",
 		Title: "Load status of the platforms (Laadstatus)",
 		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes), " +
-			"and the request limits BesluitBron keeps per upstream host: which connectors share each (their calls count together), how many calls wait, whether a 429 paused it. " +
+			"and the request limits BesluitBron keeps per upstream host: where each comes from (published by the platform, measured, BesluitBron's own polite choice, set by the administrator, or unknown: none published and none observed, which is not the same as no limit), which connectors share each (their calls count together), how many calls wait, whether a 429 paused it. " +
 			"Give organization to learn whether a municipality's data is current or stale on OpenBesluitvorming, so you can tell the user when a missing result may be a missing import. " +
 			"Cost: free; reads the last check and never calls a platform.",
 		InputSchema: schema,
@@ -413,22 +413,28 @@ func (h *Host) statusJSON(platform, org string) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// describeQuota says in a sentence what limit BesluitBron keeps at a host,
-// who shares it and how it is now; "" for a host reached without a limit
-// that no one shares.
+// describeQuota says in a sentence or two what limit BesluitBron keeps at
+// a host, where it comes from, who shares it and how it is now. A host
+// reached without a limit is said too: that BesluitBron keeps none is not
+// that the platform has none.
 func describeQuota(q loadstatus.Quota, now time.Time) string {
 	titles := q.Titles()
-	if !q.Limited {
-		if len(titles) < 2 {
-			return ""
-		}
-		return fmt.Sprintf("No limit kept at %s (used by %s).", q.Quota, quota.And(titles))
-	}
-	line := fmt.Sprintf("Limit at %s: %g units per %s, for %s", q.Quota, q.Units, time.Duration(q.PerSeconds*float64(time.Second)), quota.And(titles))
+	together := ""
 	if len(titles) > 1 {
-		line += " together"
+		together = " together"
 	}
-	line += "."
+	var line string
+	switch {
+	case !q.Limited && q.LimitFrom == loadstatus.LimitAdmin:
+		line = fmt.Sprintf("No limit kept at %s for %s%s: set so by the administrator (%s).", q.Quota, quota.And(titles), together, q.Source)
+	case !q.Limited:
+		line = fmt.Sprintf("Limit at %s unknown: no limit published and none observed, which is not the same as no limit; BesluitBron keeps none there, so calls from %s are not queued.", q.Quota, quota.And(titles))
+	default:
+		line = fmt.Sprintf("Limit at %s: %g units per %s, for %s%s; %s.", q.Quota, q.Units, time.Duration(q.PerSeconds*float64(time.Second)), quota.And(titles), together, limitOriginText(q))
+	}
+	if q.LimitNote != "" && q.LimitFrom != loadstatus.LimitAdmin {
+		line += " " + q.LimitNote
+	}
 	if q.Waiting > 0 {
 		line += fmt.Sprintf(" %d call(s) waiting.", q.Waiting)
 	}
@@ -436,6 +442,59 @@ func describeQuota(q loadstatus.Quota, now time.Time) string {
 		line += fmt.Sprintf(" Paused for %s after a 429 from the host.", q.PausedUntil.Sub(now).Round(time.Second))
 	}
 	return line
+}
+
+// limitOriginText says in English where a limited quota's limit comes
+// from.
+func limitOriginText(q loadstatus.Quota) string {
+	switch q.Origin() {
+	case loadstatus.LimitAdmin:
+		return "set by the administrator (" + q.Source + ")"
+	case connector.LimitPublished:
+		return "published by the platform (" + q.LimitWhere + ")"
+	case connector.LimitMeasured:
+		return "measured: the platform publishes none"
+	case connector.LimitPolite:
+		return "BesluitBron's own choice: the platform publishes no number"
+	}
+	return "origin not stated"
+}
+
+// limitOrigin sets q's LimitFrom and notes from the claim c: the admin's
+// key, or its service's manifest.
+func (h *Host) limitOrigin(q *loadstatus.Quota, c quota.Claim) {
+	if c.Admin {
+		q.LimitFrom, q.LimitWhere, q.LimitNote, q.LimitNoteNL = loadstatus.LimitAdmin, "", "", ""
+		if q.Source == "" {
+			q.Source = c.Source()
+		}
+		return
+	}
+	s, _ := h.service(c.Platform, c.Service)
+	q.LimitFrom, q.LimitWhere, q.LimitNote, q.LimitNoteNL = s.LimitOrigin(), s.LimitWhere, s.LimitNote, s.LimitNoteNL
+}
+
+// userLimitFrom is where one connector service's own limit comes from.
+func (h *Host) userLimitFrom(platform, service string) string {
+	for _, p := range h.platforms {
+		if p.id == platform {
+			if _, admin := p.cfg.Limits[service]; admin {
+				return loadstatus.LimitAdmin
+			}
+		}
+	}
+	s, _ := h.service(platform, service)
+	return s.LimitOrigin()
+}
+
+// service is a loaded connector's declared service.
+func (h *Host) service(platform, name string) (connector.Service, bool) {
+	for _, p := range h.platforms {
+		if p.id == platform {
+			return p.manifest.Service(name)
+		}
+	}
+	return connector.Service{}, false
 }
 
 // describeStatus says in one sentence how a platform was at its last check.
@@ -675,6 +734,7 @@ func (h *Host) quotaStatus() []loadstatus.Quota {
 		for _, c := range h.claims {
 			if c.Quota == q.Name && c.Source() == q.Source {
 				lq.SourceAdmin, lq.SourcePlatform, lq.SourceService = c.Admin, c.Platform, c.Service
+				h.limitOrigin(&lq, c)
 				break
 			}
 		}
@@ -684,7 +744,7 @@ func (h *Host) quotaStatus() []loadstatus.Quota {
 		for _, u := range q.Uses() {
 			us := u.Stats()
 			lq.Connectors = append(lq.Connectors, loadstatus.QuotaUser{Platform: u.Platform, Title: u.Title, Service: u.Service,
-				Waiting: us.Waiting, Calls: us.Calls, Units: us.Units, Got429: us.Got429})
+				Waiting: us.Waiting, Calls: us.Calls, Units: us.Units, Got429: us.Got429, LimitFrom: h.userLimitFrom(u.Platform, u.Service)})
 			lq.Waiting += us.Waiting
 		}
 		if m, ok := modes[q.Name]; ok {
@@ -706,7 +766,14 @@ func (h *Host) quotaStatus() []loadstatus.Quota {
 			free[c.Quota] = q
 			names = append(names, c.Quota)
 		}
-		q.Connectors = append(q.Connectors, loadstatus.QuotaUser{Platform: c.Platform, Title: c.Title, Service: c.Service})
+		// No limit kept: unknown, unless an admin's key took it away (then
+		// that is what the page says); the first service with a note speaks.
+		switch {
+		case q.LimitFrom == loadstatus.LimitAdmin: // the admin's word stands
+		case c.Admin, q.LimitFrom == "", q.LimitNote == "":
+			h.limitOrigin(q, c)
+		}
+		q.Connectors = append(q.Connectors, loadstatus.QuotaUser{Platform: c.Platform, Title: c.Title, Service: c.Service, LimitFrom: h.userLimitFrom(c.Platform, c.Service)})
 	}
 	slices.Sort(names)
 	for _, n := range names {

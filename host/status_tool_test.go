@@ -104,3 +104,35 @@ func TestStatusTool(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusSaysTheAdminsLimit: a limit the admin sets in
+// connectors.<id>.limits.<service> is "set by the administrator" on the
+// tool, /status.json and the page, naming the key, while the service the
+// admin left alone keeps its manifest's origin; it was "as Rechtspraak
+// declares it" or the manifest's words before.
+func TestStatusSaysTheAdminsLimit(t *testing.T) {
+	th := startTestHost(t, "[connectors.rechtspraak.limits.search]\nunits = 5\nper = \"1s\"\n")
+	cs := mcpSession(t, th.url)
+	text, isErr := callStatus(t, cs, map[string]any{"platform": "rechtspraak"})
+	var ans statusAnswer
+	if err := json.Unmarshal([]byte(text), &ans); err != nil || isErr {
+		t.Fatalf("%v: %s", err, text)
+	}
+	if want := "Limit at data.rechtspraak.nl: 5 units per 1s, for Rechtspraak; set by the administrator (connectors.rechtspraak.limits.search)."; !strings.Contains(strings.Join(ans.Summary, "\n"), want) {
+		t.Errorf("summary lacks %q:\n%s", want, strings.Join(ans.Summary, "\n"))
+	}
+	if len(ans.Quotas) != 1 || ans.Quotas[0].LimitFrom != loadstatus.LimitAdmin || ans.Quotas[0].LimitNote != "" {
+		t.Fatalf("quotas = %+v", ans.Quotas)
+	}
+	from := map[string]string{}
+	for _, u := range ans.Quotas[0].Connectors {
+		from[u.Service] = u.LimitFrom
+	}
+	if from["search"] != loadstatus.LimitAdmin || from["content"] != "polite" {
+		t.Errorf("per service: %v, want search admin and content polite", from)
+	}
+	_, page := get(t, th.url+"/status")
+	if !strings.Contains(page, `<td class="limit-admin">5 per seconde<br><small class="limit-from">ingesteld door de beheerder (connectors.rechtspraak.limits.search)</small></td>`) {
+		t.Errorf("the page's row for data.rechtspraak.nl:\n%s", page)
+	}
+}

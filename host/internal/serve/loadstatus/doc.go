@@ -13,7 +13,10 @@
 //
 // Beside the platforms, a snapshot carries the limits BesluitBron keeps
 // per upstream host ([Quota], from [Options.Quotas]): which connectors
-// share each, the calls waiting, a pause after a 429. They are read when
+// share each, where each limit comes from ([Quota.LimitFrom]: published
+// by the platform, measured, BesluitBron's own polite choice, the admin's
+// [LimitAdmin], or unknown, which is not "no limit"; the words are the
+// manifests'), the calls waiting, a pause after a 429. They are read when
 // the snapshot is taken, not by the rounds, and cost no platform anything.
 // A [Sampler] ([Job.StartHistory]) reads them every 10 s and keeps, per
 // limited quota, one point a minute for the last hour (units granted,

@@ -140,6 +140,16 @@ type Quota struct {
 	SourceAdmin    bool   `json:"source_admin,omitempty"`
 	SourcePlatform string `json:"source_platform,omitempty"`
 	SourceService  string `json:"source_service,omitempty"`
+	// LimitFrom says where the limit comes from, in the deciding service's
+	// manifest's words: connector.LimitPublished (LimitWhere says where),
+	// LimitMeasured, LimitPolite (BesluitBron's own choice), LimitUnknown
+	// (no limit published and none observed: BesluitBron keeps none, which
+	// is not the platform having none) or [LimitAdmin]. LimitNote and
+	// LimitNoteNL are that manifest's sentence in English and Dutch.
+	LimitFrom   string `json:"limit_from"`
+	LimitWhere  string `json:"limit_where,omitempty"`
+	LimitNote   string `json:"limit_note,omitempty"`
+	LimitNoteNL string `json:"limit_note_nl,omitempty"`
 	// History is this process's traffic at the quota over the last hour,
 	// one point per minute (a limited quota, once the sampler has run).
 	History *History `json:"history,omitempty"`
@@ -155,6 +165,30 @@ type QuotaUser struct {
 	Calls    uint64  `json:"granted_calls,omitempty"`
 	Units    float64 `json:"granted_units,omitempty"`
 	Got429   uint64  `json:"upstream_429,omitempty"`
+	// LimitFrom is where this service's own limit comes from (as
+	// [Quota.LimitFrom]); it may differ from the quota's when another
+	// service's limit is the stricter.
+	LimitFrom string `json:"limit_from,omitempty"`
+}
+
+// LimitAdmin is [Quota.LimitFrom] for a limit the administrator set in
+// connectors.<id>.limits.<service>, whatever the manifest says.
+const LimitAdmin = "admin"
+
+// Origin is where the quota's limit comes from: LimitFrom, or when that is
+// empty (a snapshot not made by the host) the admin's when SourceAdmin,
+// else what connector.Service.LimitOrigin reads for a manifest that does
+// not say: polite with a limit, unknown without.
+func (q Quota) Origin() string {
+	switch {
+	case q.LimitFrom != "":
+		return q.LimitFrom
+	case q.SourceAdmin:
+		return LimitAdmin
+	case q.Limited:
+		return connector.LimitPolite
+	}
+	return connector.LimitUnknown
 }
 
 // Titles are the names of the platforms using the quota, without repeats.

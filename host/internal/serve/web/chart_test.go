@@ -62,11 +62,19 @@ func TestStatusPageDrawsQuotaCharts(t *testing.T) {
 	srv := serve(t, f, func(o *web.Options) { o.Status = func() loadstatus.Snapshot { return snap } })
 	_, body, _ := get(t, srv.URL+"/status")
 
-	figs := regexp.MustCompile(`(?s)<figure class="quota-chart" id="chart-([^"]+)">\s*(<svg.*?</svg>)\s*<figcaption>(.*?)</figcaption>`).FindAllStringSubmatch(body, -1)
+	// Each chart: the host's name (and its platforms) above it, the
+	// summary below.
+	figs := regexp.MustCompile(`(?s)<figure class="quota-chart" id="chart-([^"]+)">\s*<figcaption>(.*?)</figcaption>\s*(<svg.*?</svg>)\s*<p class="c-summary">(.*?)</p>`).FindAllStringSubmatch(body, -1)
 	if len(figs) != 2 || figs[0][1] != "zoek.officielebekendmakingen.nl" || figs[1][1] != "openbesluitvorming.nl" {
 		t.Fatalf("charts for %d quotas, want the two limited ones with a history:\n%s", len(figs), body)
 	}
-	svg := figs[0][2]
+	if head := figs[0][2]; !strings.HasPrefix(head, "<strong>zoek.officielebekendmakingen.nl</strong>") || !strings.Contains(head, "Officiële Bekendmakingen en Tweede Kamer") {
+		t.Errorf("above the chart: %q, want the host's name and its platforms", head)
+	}
+	svg := figs[0][3]
+	for i := range figs {
+		figs[i][3] = figs[i][4] // the summary, where the caption was
+	}
 	t.Logf("a chart with 3 strips over 60 points: %d bytes of SVG", len(svg))
 	if strings.Contains(svg, "<script") || strings.Contains(svg, "style=") || strings.Contains(svg, " on") {
 		t.Errorf("the chart carries script or inline style: %s", svg)
@@ -86,13 +94,13 @@ func TestStatusPageDrawsQuotaCharts(t *testing.T) {
 	if len(units) != 3 || len(wait) != 1 || len(got) != 1 {
 		t.Fatalf("bars: %d units, %d waiting, %d 429, want 3, 1, 1", len(units), len(wait), len(got))
 	}
-	// Slots are 6 px wide, oldest at the left: an hour ago at 0, ten
-	// minutes back at 49, the running minute at 59.
-	if units[0].X != 0 || units[1].X != 294 || units[2].X != 354 || got[0].X != 294 || wait[0].X != 354 {
-		t.Errorf("bars at x %v %v %v, 429 at %v, waiting at %v; want 0, 294, 354, 294, 354", units[0].X, units[1].X, units[2].X, got[0].X, wait[0].X)
+	// Slots are 6 px wide after the y axis' 34, oldest at the left: an
+	// hour ago at 0, ten minutes back at 49, the running minute at 59.
+	if units[0].X != 34 || units[1].X != 328 || units[2].X != 388 || got[0].X != 328 || wait[0].X != 388 {
+		t.Errorf("bars at x %v %v %v, 429 at %v, waiting at %v; want 34, 328, 388, 328, 388", units[0].X, units[1].X, units[2].X, got[0].X, wait[0].X)
 	}
-	// Heights in proportion: the scale is the highest bar (30 units) since
-	// it is over the limit; 10 units are a third of 30.
+	// Heights in proportion: the axis runs to the highest bar (30 units,
+	// a round figure); 10 units are a third of 30.
 	if r := units[2].H / units[0].H; r < 0.33 || r > 0.34 {
 		t.Errorf("10 units drawn %.2f of 30 units' height, want a third", r)
 	}

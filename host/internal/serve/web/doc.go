@@ -24,7 +24,9 @@
 // ("Meeting", "MediaObject"; named through a generic dictionary of
 // types), connector notes and error messages are English for assistants,
 // and the Laadstatus job words its findings in English. The pages word
-// what they can themselves: a check's reason, a limit's source, a note's
+// what they can themselves: a check's reason, where a limit comes from
+// (published, measured, BesluitBron's choice, the admin's, unknown; the
+// note beside it is the manifest's own, in the page's language), a note's
 // kind (see noteKind); what only the original words can say (a
 // platform's error, an unknown note) sits behind a closed "Technische
 // melding" disclosure, marked lang="en".
@@ -34,7 +36,11 @@
 // The Laadstatus draws each limited quota's last hour (units per minute
 // against the limit, calls waiting, 429s) as inline SVG on the server,
 // from the snapshot's history, which loadstatus samples from the same
-// counters /metrics exports.
+// counters /metrics exports. The host's name stands above its chart. Each
+// strip's y axis runs to a round figure just above what was used, with
+// labelled ticks (a limit above that is said in the label, not drawn off
+// the scale); minutes before the first sample are shaded "no data yet",
+// and a measured zero is a mark on the baseline.
 //
 // # Slow, queued and down platforms
 //

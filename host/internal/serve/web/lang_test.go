@@ -150,6 +150,7 @@ func TestStatusPageInDutch(t *testing.T) {
 		{Platform: "tk", Title: "Tweede Kamer", State: loadstatus.Unknown, Reason: loadstatus.NotChecked, Message: "not checked yet"},
 	}, Quotas: []loadstatus.Quota{
 		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Units: 10, PerSeconds: 30, Source: "the manifest of obk (service zoek)", SourcePlatform: "obk", SourceService: "zoek",
+			LimitFrom: "published", LimitWhere: "zoek.officielebekendmakingen.nl", LimitNote: "The search site states it.", LimitNoteNL: "De zoeksite noemt het.",
 			Shared: true, Cluster: "fallback", Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
 	}}
 	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(markdownSearch) }}
@@ -163,11 +164,14 @@ func TestStatusPageInDutch(t *testing.T) {
 		t.Errorf("English on the Dutch status page: %q\n%s", m, text)
 	}
 	mustContain(t, text, "Antwoordde in 4 ms.", "nieuwste publicatie: 29 juni 2026", "Antwoordt niet.", "Nog niet gecontroleerd.",
-		"De actualiteit kon niet worden opgevraagd.", "zoals Officiële Bekendmakingen het opgeeft", "Officiële Bekendmakingen en Tweede Kamer",
-		"Replica's: Redis onbereikbaar")
+		"De actualiteit kon niet worden opgevraagd.", "gepubliceerd door het platform (zoek.officielebekendmakingen.nl)", "De zoeksite noemt het.",
+		"Gepubliceerd door het platform: zoek.officielebekendmakingen.nl", "Officiële Bekendmakingen en Tweede Kamer", "Replica's: Redis onbereikbaar")
+	if strings.Contains(text, "The search site states it.") {
+		t.Error("the Dutch page shows the manifest's English note on the limit")
+	}
 	mustContain(t, body, `<p lang="en">dial tcp: connection refused</p>`)
 	_, body, _ = get(t, srv.URL+"/status?lang=en")
-	mustContain(t, visible(body), "Answered in 4 ms.", "newest publication: 29 June 2026", "Does not answer.", "as Officiële Bekendmakingen declares it")
+	mustContain(t, visible(body), "Answered in 4 ms.", "newest publication: 29 June 2026", "Does not answer.", "published by the platform (zoek.officielebekendmakingen.nl)", "The search site states it.")
 }
 
 // TestNoFullTextLinkWithoutText: a platform whose document tool reads only

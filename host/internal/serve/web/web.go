@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -328,12 +329,14 @@ var funcs = template.FuncMap{
 	// kind names a result type in people's words.
 	"kind": func(lang, t string) string { return typeWord(lang, t, true) },
 	// kindlow names it inside a phrase ("nieuwste vergadering").
-	"kindlow":     func(lang, t string) string { return typeWord(lang, t, false) },
-	"notes":       func(p *page, s *section) []noteView { return viewNotes(p.Lang, s.Platform.Title, s.Notes) },
-	"reason":      statusReason,
-	"quotasource": quotaSource,
-	"users":       func(p *page, q loadstatus.Quota) string { return joinAnd(p, q.Titles()) },
-	"charts":      quotaCharts,
+	"kindlow":   func(lang, t string) string { return typeWord(lang, t, false) },
+	"notes":     func(p *page, s *section) []noteView { return viewNotes(p.Lang, s.Platform.Title, s.Notes) },
+	"reason":    statusReason,
+	"limitfrom": limitFrom,
+	"limitnote": limitNote,
+	"origins":   limitOrigins,
+	"users":     func(p *page, q loadstatus.Quota) string { return joinAnd(p, q.Titles()) },
+	"charts":    quotaCharts,
 	"clustered": func(qs []loadstatus.Quota) bool {
 		for _, q := range qs {
 			if q.Cluster != "" {
@@ -396,18 +399,63 @@ func statusReason(p *page, s loadstatus.Status) string {
 	return p.T("st.msg." + string(s.State))
 }
 
-// quotaSource says where a quota's limit comes from: the admin's key, or
-// the manifest of the platform that declared it.
-func quotaSource(p *page, q loadstatus.Quota) string {
-	if q.SourceAdmin {
+// limitFrom says where a quota's limit comes from, in the page's
+// language: the admin's key, the platform's publication (and where),
+// a measurement, BesluitBron's own choice, or nothing known. A manifest
+// that said nothing reads as loadstatus filled it in.
+func limitFrom(p *page, q loadstatus.Quota) string {
+	switch from := q.Origin(); from {
+	case loadstatus.LimitAdmin:
 		return p.T("st.src.admin", q.Source)
+	case connector.LimitPublished:
+		return p.T("st.from.published", q.LimitWhere)
+	case connector.LimitMeasured, connector.LimitPolite:
+		return p.T("st.from." + from)
 	}
-	for _, u := range q.Connectors {
-		if u.Platform == q.SourcePlatform {
-			return p.T("st.src.manifest", u.Title)
+	return p.T("st.from.unknown")
+}
+
+// limitNote is the manifest's note on a quota's limit in the page's
+// language: the Dutch one on the Dutch page, the English one on the
+// English page, and none where that language has none (an English note
+// on the Dutch page would be the only English there).
+func limitNote(p *page, q loadstatus.Quota) string {
+	if q.LimitFrom == loadstatus.LimitAdmin {
+		return ""
+	}
+	if p.Lang == "en" {
+		return q.LimitNote
+	}
+	return q.LimitNoteNL
+}
+
+// originGroup is one line of the page's summary of where the limits come
+// from: its words and the quotas in it.
+type originGroup struct {
+	Label  string
+	Quotas []string
+}
+
+// limitOrigins groups the quotas by where their limits come from, in a
+// fixed order: published, measured, BesluitBron's choice, the admin's,
+// unknown; a group without quotas is left out.
+func limitOrigins(p *page, qs []loadstatus.Quota) []originGroup {
+	order := []string{connector.LimitPublished, connector.LimitMeasured, connector.LimitPolite, loadstatus.LimitAdmin, connector.LimitUnknown}
+	by := map[string][]string{}
+	for _, q := range qs {
+		from := q.Origin()
+		if !slices.Contains(order, from) {
+			from = connector.LimitUnknown
+		}
+		by[from] = append(by[from], q.Quota)
+	}
+	var out []originGroup
+	for _, o := range order {
+		if len(by[o]) > 0 {
+			out = append(out, originGroup{Label: p.T("st.group." + o), Quotas: by[o]})
 		}
 	}
-	return ""
+	return out
 }
 
 // joinAnd lists names as "A, B en C".

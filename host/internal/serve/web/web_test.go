@@ -389,17 +389,23 @@ func TestStatusPages(t *testing.T) {
 }
 
 // TestStatusPageQuotaSection: the status page lists the limits per host,
-// with the platforms that share each, in Dutch and English.
+// with the platforms that share each and where each limit comes from, in
+// Dutch and English: a limit the platform publishes, one BesluitBron
+// chose, the admin's, and a host where no limit is known, which is never
+// worded as a host without one.
 func TestStatusPageQuotaSection(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	ten := 7.5
 	snap := loadstatus.Snapshot{IntervalSeconds: 300, Quotas: []loadstatus.Quota{
 		{Quota: "openbesluitvorming.nl", Limited: true, Units: 60, PerSeconds: 60, Source: "the manifest of obv (service api)", SourcePlatform: "obv", SourceService: "api", Tokens: &ten,
+			LimitFrom: "published", LimitWhere: "openbesluitvorming.nl/docs/api",
 			Connectors: []loadstatus.QuotaUser{{Platform: "obv", Title: "OpenBesluitvorming", Service: "api"}}},
 		{Quota: "zoek.officielebekendmakingen.nl", Limited: true, Units: 10, PerSeconds: 30, Source: "connectors.tk.limits.obk", SourceAdmin: true, SourcePlatform: "tk", SourceService: "obk", Shared: true,
-			Waiting: 3, PausedUntil: now.Add(20 * time.Second),
+			Waiting: 3, PausedUntil: now.Add(20 * time.Second), LimitFrom: "admin",
 			Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
-		{Quota: "api.openraadsinformatie.nl", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie", Service: "elastic"}}},
+		{Quota: "data.rechtspraak.nl", Limited: true, Units: 10, PerSeconds: 1, LimitFrom: "polite", LimitNoteNL: "Rechtspraak noemt geen getal.",
+			Connectors: []loadstatus.QuotaUser{{Platform: "rechtspraak", Title: "Rechtspraak", Service: "search"}}},
+		{Quota: "api.openraadsinformatie.nl", LimitFrom: "unknown", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie", Service: "elastic"}}},
 	}}
 	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
@@ -408,15 +414,32 @@ func TestStatusPageQuotaSection(t *testing.T) {
 	})
 	_, body, _ := get(t, srv.URL+"/status")
 	mustContain(t, body, "Limieten per host", `<tr id="quota-zoek.officielebekendmakingen.nl" class="state-busy">`,
-		`zoek.officielebekendmakingen.nl <span class="badge">gedeeld</span>`, "10 per 30 seconden", "ingesteld door de beheerder (connectors.tk.limits.obk)", "zoals OpenBesluitvorming het opgeeft",
+		`zoek.officielebekendmakingen.nl <span class="badge">gedeeld</span>`, "10 per 30 seconden", "ingesteld door de beheerder (connectors.tk.limits.obk)",
+		"gepubliceerd door het platform (openbesluitvorming.nl/docs/api)", "eigen keuze van BesluitBron: het platform noemt geen getal", "Rechtspraak noemt geen getal.",
 		"Officiële Bekendmakingen en Tweede Kamer", "3 verzoeken wachten", "gepauzeerd na een 429, tot 13:00:20",
-		"60 per minuut", "niemand wacht", "api.openraadsinformatie.nl", "geen limiet")
+		"60 per minuut", "niemand wacht", "api.openraadsinformatie.nl",
+		`<td class="limit-unknown">onbekend<br><small class="limit-from">geen limiet gepubliceerd en geen waargenomen; dat is niet hetzelfde als geen limiet.`,
+		`<strong>Gepubliceerd door het platform:</strong> <a href="#quota-openbesluitvorming.nl">openbesluitvorming.nl</a>`,
+		`<strong>Eigen keuze van BesluitBron:</strong> <a href="#quota-data.rechtspraak.nl">data.rechtspraak.nl</a>`,
+		`<strong>Ingesteld door de beheerder:</strong> <a href="#quota-zoek.officielebekendmakingen.nl">`,
+		`<strong>Onbekend (geen gepubliceerd, geen waargenomen):</strong> <a href="#quota-api.openraadsinformatie.nl">`)
+	if strings.Contains(body, ">geen limiet<") || strings.Contains(body, "zoals OpenBesluitvorming het opgeeft") {
+		t.Error("the Dutch page calls an unknown limit none, or a manifest's limit the platform's word")
+	}
 	_, body, _ = get(t, srv.URL+"/status?lang=en")
-	mustContain(t, body, "Limits per host", "10 per 30 seconds", "3 requests waiting", "paused after a 429", "60 per minute", "no limit")
+	mustContain(t, body, "Limits per host", "10 per 30 seconds", "3 requests waiting", "paused after a 429", "60 per minute",
+		"published by the platform (openbesluitvorming.nl/docs/api)", "BesluitBron&#39;s own choice: the platform names no number",
+		`<td class="limit-unknown">unknown<br><small class="limit-from">no limit published and none observed, which is not the same as no limit.`)
+	if strings.Contains(body, ">no limit<") || strings.Contains(body, "declares it") {
+		t.Error("the English page calls an unknown limit none, or a manifest's limit the platform's word")
+	}
 	code, body, _ := get(t, srv.URL+"/status.json")
 	var back loadstatus.Snapshot
-	if code != 200 || json.Unmarshal([]byte(body), &back) != nil || len(back.Quotas) != 3 || !back.Quotas[1].Shared || len(back.Quotas[1].Connectors) != 2 {
+	if code != 200 || json.Unmarshal([]byte(body), &back) != nil || len(back.Quotas) != 4 || !back.Quotas[1].Shared || len(back.Quotas[1].Connectors) != 2 {
 		t.Errorf("/status.json: %d %s", code, body)
+	}
+	if back.Quotas[0].LimitFrom != "published" || back.Quotas[0].LimitWhere != "openbesluitvorming.nl/docs/api" || back.Quotas[3].LimitFrom != "unknown" {
+		t.Errorf("/status.json does not say where the limits come from: %s", body)
 	}
 }
 

@@ -31,7 +31,7 @@ var seedLimits = map[string]struct {
 	"openarchivaris.nl":               {"measured", "", true, "gemeten: het platform publiceert geen limiet", "measured: the platform publishes none"},
 	"repository.overheid.nl":          {"polite", "", true, "eigen keuze van BesluitBron", "BesluitBron&#39;s own choice"},
 	"data.rechtspraak.nl":             {"polite", "", true, "eigen keuze van BesluitBron", "BesluitBron&#39;s own choice"},
-	"api.openraadsinformatie.nl":      {"unknown", "", false, "onbekend<br><small class=\"limit-from\">geen limiet gepubliceerd en geen waargenomen", "unknown<br><small class=\"limit-from\">no limit published and none observed"},
+	"api.openraadsinformatie.nl":      {"unknown", "", false, "onbekend<br><small class=\"limit-from\">geen gepubliceerd en geen waargenomen", "unknown<br><small class=\"limit-from\">none published and none observed"},
 	"gegevensmagazijn.tweedekamer.nl": {"unknown", "", false, "onbekend<br>", "unknown<br>"},
 	"berthub.eu/search":               {"unknown", "", false, "zware zoekopdrachten", "costly searches"},
 	"berthub.eu/pages":                {"unknown", "", false, "onbekend<br>", "unknown<br>"},
@@ -121,7 +121,7 @@ func TestLaadstatusSaysWhereEachLimitComesFrom(t *testing.T) {
 		`<strong>Gepubliceerd door het platform:</strong> <a href="#quota-openbesluitvorming.nl">openbesluitvorming.nl</a>, <a href="#quota-zoek.officielebekendmakingen.nl">`,
 		`<strong>Gemeten:</strong> <a href="#quota-openarchivaris.nl">`,
 		`<strong>Eigen keuze van BesluitBron:</strong> <a href="#quota-data.rechtspraak.nl">data.rechtspraak.nl</a>, <a href="#quota-repository.overheid.nl">`,
-		`<strong>Onbekend (geen gepubliceerd, geen waargenomen):</strong> <a href="#quota-api.openraadsinformatie.nl">`,
+		`<strong>Onbekend (geen gepubliceerd, geen waargenomen; dat is niet hetzelfde als geen limiet):</strong> <a href="#quota-api.openraadsinformatie.nl">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the Dutch page's summary of origins lacks %s", want)

@@ -45,8 +45,8 @@ func manifest() connector.Manifest {
 			// The seed's table of observed limits says 120 calls per
 			// minute; the platform publishes nothing about it.
 			LimitFrom:   connector.LimitMeasured,
-			LimitNote:   "120 calls per minute as observed in BesluitBron's findings; the platform publishes no limit.",
-			LimitNoteNL: "120 verzoeken per minuut, zoals BesluitBron het heeft waargenomen; het platform publiceert geen limiet.",
+			LimitNote:   "120 calls per minute, as BesluitBron's findings observed it.",
+			LimitNoteNL: "120 verzoeken per minuut, zoals BesluitBron het heeft waargenomen.",
 		}},
 		CacheClasses: []connector.CacheClass{
 			{Name: connector.ClassList, TTL: connector.Duration(30 * 24 * time.Hour)},

@@ -67,6 +67,7 @@ func quotaCharts(p *page, qs []loadstatus.Quota) []chartView {
 // strip is one row of a chart.
 type strip struct {
 	label  string
+	right  string // said at the label's right: the limit
 	class  string
 	vals   []float64 // by slot; NaN: no point
 	height float64
@@ -139,13 +140,13 @@ func quotaChart(p *page, id string, q loadstatus.Quota) chartView {
 		stepWord = p.T("chart.per.secs", step.Seconds())
 	}
 	unitsTop := niceTop(maxUnits, 1)
-	unitsLabel := p.T("chart.units", stepWord, num(p.Lang, maxUnits), num(p.Lang, limitPerStep))
+	limitWords := p.T("chart.limit", num(p.Lang, limitPerStep))
 	if limitPerStep > unitsTop {
-		unitsLabel = p.T("chart.units.above", stepWord, num(p.Lang, maxUnits), num(p.Lang, limitPerStep))
+		limitWords = p.T("chart.limit.above", num(p.Lang, limitPerStep))
 	}
 	waitTop, topOf429 := niceTop(maxWait, 1), niceTop(max429, 1)
 	strips := []strip{
-		{label: unitsLabel, class: "c-units", vals: units, height: chartUnitsH, top: unitsTop, ticks: axisTicks(unitsTop, true), limit: limitPerStep},
+		{label: p.T("chart.units", stepWord, num(p.Lang, maxUnits)), right: limitWords, class: "c-units", vals: units, height: chartUnitsH, top: unitsTop, ticks: axisTicks(unitsTop, true), limit: limitPerStep},
 		{label: p.T("chart.waiting", num(p.Lang, maxWait)), class: "c-wait", vals: waiting, height: chartStripH, top: waitTop, ticks: axisTicks(waitTop, false)},
 		{label: p.T("chart.429", num(p.Lang, sum429)), class: "c-429", vals: got, height: chartStripH, top: topOf429, ticks: axisTicks(topOf429, false)},
 	}
@@ -164,6 +165,9 @@ func quotaChart(p *page, id string, q loadstatus.Quota) chartView {
 	y := 0.0
 	for si, s := range strips {
 		fmt.Fprintf(&b, `<text class="c-label" x="%s" y="%s">%s</text>`, f1(chartLeft), f1(y+chartLabelH-4), e(s.label))
+		if s.right != "" {
+			fmt.Fprintf(&b, `<text class="c-limit-t" x="%s" y="%s" text-anchor="end">%s</text>`, f1(chartWidth), f1(y+chartLabelH-4), e(s.right))
+		}
 		top := y + chartLabelH
 		base := top + s.height
 		yOf := func(v float64) float64 { return base - v/s.top*s.height }

@@ -87,8 +87,8 @@ func TestChartAxisScaledToUse(t *testing.T) {
 			t.Error("a limit of 600 a minute is drawn on an axis that runs to 2")
 		}
 	}
-	if !strings.Contains(d.Texts[0].Text, "de limiet van 600 ligt boven deze schaal") {
-		t.Errorf("the units strip's label %q does not say the limit lies above the axis", d.Texts[0].Text)
+	if d.Texts[1].Class != "c-limit-t" || d.Texts[1].Text != "limiet 600, boven de schaal" {
+		t.Errorf("beside the units strip's label: %+v, want the limit said to lie above the axis", d.Texts[1])
 	}
 
 	// Used to the brim, the limit is within the axis and drawn.
@@ -98,8 +98,8 @@ func TestChartAxisScaledToUse(t *testing.T) {
 	for _, l := range d.Lines {
 		limit = limit || l.Class == "c-limit"
 	}
-	if !limit || !strings.Contains(d.Texts[0].Text, "limit 600)") {
-		t.Errorf("at the limit: line drawn %v, label %q", limit, d.Texts[0].Text)
+	if !limit || d.Texts[1].Text != "- - limit 600" {
+		t.Errorf("at the limit: line drawn %v, beside the label %q", limit, d.Texts[1].Text)
 	}
 }
 

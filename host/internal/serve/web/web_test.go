@@ -418,18 +418,19 @@ func TestStatusPageQuotaSection(t *testing.T) {
 		"gepubliceerd door het platform (openbesluitvorming.nl/docs/api)", "eigen keuze van BesluitBron: het platform noemt geen getal", "Rechtspraak noemt geen getal.",
 		"Officiële Bekendmakingen en Tweede Kamer", "3 verzoeken wachten", "gepauzeerd na een 429, tot 13:00:20",
 		"60 per minuut", "niemand wacht", "api.openraadsinformatie.nl",
-		`<td class="limit-unknown">onbekend<br><small class="limit-from">geen limiet gepubliceerd en geen waargenomen; dat is niet hetzelfde als geen limiet.`,
+		`<td class="limit-unknown">onbekend<br><small class="limit-from">geen gepubliceerd en geen waargenomen; BesluitBron houdt er geen bij, dus verzoeken wachten hier niet</small>`,
 		`<strong>Gepubliceerd door het platform:</strong> <a href="#quota-openbesluitvorming.nl">openbesluitvorming.nl</a>`,
 		`<strong>Eigen keuze van BesluitBron:</strong> <a href="#quota-data.rechtspraak.nl">data.rechtspraak.nl</a>`,
 		`<strong>Ingesteld door de beheerder:</strong> <a href="#quota-zoek.officielebekendmakingen.nl">`,
-		`<strong>Onbekend (geen gepubliceerd, geen waargenomen):</strong> <a href="#quota-api.openraadsinformatie.nl">`)
+		`<strong>Onbekend (geen gepubliceerd, geen waargenomen; dat is niet hetzelfde als geen limiet):</strong> <a href="#quota-api.openraadsinformatie.nl">`)
 	if strings.Contains(body, ">geen limiet<") || strings.Contains(body, "zoals OpenBesluitvorming het opgeeft") {
 		t.Error("the Dutch page calls an unknown limit none, or a manifest's limit the platform's word")
 	}
 	_, body, _ = get(t, srv.URL+"/status?lang=en")
 	mustContain(t, body, "Limits per host", "10 per 30 seconds", "3 requests waiting", "paused after a 429", "60 per minute",
 		"published by the platform (openbesluitvorming.nl/docs/api)", "BesluitBron&#39;s own choice: the platform names no number",
-		`<td class="limit-unknown">unknown<br><small class="limit-from">no limit published and none observed, which is not the same as no limit.`)
+		`<td class="limit-unknown">unknown<br><small class="limit-from">none published and none observed; BesluitBron keeps none`,
+		"Unknown (none published, none observed, which is not the same as no limit):")
 	if strings.Contains(body, ">no limit<") || strings.Contains(body, "declares it") {
 		t.Error("the English page calls an unknown limit none, or a manifest's limit the platform's word")
 	}

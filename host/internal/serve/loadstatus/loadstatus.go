@@ -488,6 +488,11 @@ func (j *Job) Snapshot() Snapshot {
 		// A copy: the histories must not land in the caller's slice.
 		quotas = slices.Clone(j.o.Quotas())
 		j.hist.attach(quotas)
+		for i := range quotas {
+			// Every quota says where its limit comes from, even one
+			// given without (see Quota.Origin).
+			quotas[i].LimitFrom = quotas[i].Origin()
+		}
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

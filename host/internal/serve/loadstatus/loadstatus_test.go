@@ -408,3 +408,25 @@ func TestSnapshotCarriesQuotas(t *testing.T) {
 		t.Errorf("QuotasOf(ori) = %+v", got)
 	}
 }
+
+// TestSnapshotSaysWhereEachLimitComesFrom: a quota given without its
+// limit's origin is snapshotted with the reading Quota.Origin gives (the
+// admin's when its source is the admin's, polite with a limit, unknown
+// without), never with none; one given with it keeps it.
+func TestSnapshotSaysWhereEachLimitComesFrom(t *testing.T) {
+	j := loadstatus.New(nil, &loadstatus.Options{Quotas: func() []loadstatus.Quota {
+		return []loadstatus.Quota{
+			{Quota: "a", Limited: true, Units: 1, PerSeconds: 1, LimitFrom: "published", LimitWhere: "a/docs"},
+			{Quota: "b", Limited: true, Units: 1, PerSeconds: 1},
+			{Quota: "c", Limited: true, Units: 1, PerSeconds: 1, SourceAdmin: true},
+			{Quota: "d"},
+		}
+	}})
+	got := map[string]string{}
+	for _, q := range j.Snapshot().Quotas {
+		got[q.Quota] = q.LimitFrom
+	}
+	if want := map[string]string{"a": "published", "b": "polite", "c": loadstatus.LimitAdmin, "d": "unknown"}; cmp.Diff(want, got) != "" {
+		t.Errorf("limit_from (-want +got):\n%s", cmp.Diff(want, got))
+	}
+}

@@ -9,7 +9,10 @@
 // (services and their limits, the upstream host or named quota each limit
 // belongs to, cache classes) in its manifest and names them on every
 // [connector.FetchRequest]. Services of different connectors that name one
-// host share its quota (see [connector.Service]).
+// host share its quota (see [connector.Service]). Each service also says
+// where its limit comes from (connector.Service.LimitFrom: published by
+// the platform, measured, BesluitBron's polite choice, or unknown), which
+// the Laadstatus shows in those words.
 //
 // This package is a Go module of its own and depends on the standard
 // library alone, so a connector's go.mod requires it and nothing else.

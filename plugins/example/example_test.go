@@ -27,7 +27,7 @@ func fetched(t *testing.T, h *sdktest.Host) string {
 
 func TestManifest(t *testing.T) {
 	m := sdktest.CheckManifest(t, example.Plugin())
-	if s, ok := m.Service("api"); !ok || s.Units != 60 || s.Host != "openbesluitvorming.nl" {
+	if s, ok := m.Service("api"); !ok || s.Units != 60 || s.Host != "openbesluitvorming.nl" || s.LimitOrigin() != connector.LimitPublished || s.LimitWhere == "" {
 		t.Errorf("service api = %+v, want 60 units on openbesluitvorming.nl", s)
 	}
 	for _, tool := range m.Tools {

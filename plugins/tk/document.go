@@ -121,6 +121,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 			extra[k] = v
 		}
 	}
+	if v := VotesHint(rec.Soort, rec.DocumentNummer, false); v != "" {
+		extra["votes"] = v
+	}
 	if rec.Version != nil && rec.Version.ExterneIdentifier != "" {
 		extra["externe_identifier"] = rec.Version.ExterneIdentifier
 	}

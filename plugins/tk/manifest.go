@@ -82,7 +82,7 @@ func manifest() connector.Manifest {
 			{
 				Name:        "search",
 				Title:       "Search Tweede Kamer records",
-				Description: "Search Tweede Kamer documents (default), cases (entity Zaak) or debates and meetings (Activiteit). NO full-text search: each query word must occur in the title or subject, never the text. Filter by soort, dates, zaak. Newest first, exact total.",
+				Description: "Search Tweede Kamer documents (default), cases (entity Zaak) or debates and meetings (Activiteit). NO full-text search: each query word must occur in the title or subject, never the text. Filter by soort, dates, zaak. Newest first, exact total. How a motion or amendment was voted on: tk_get_votes (extra.tk.votes names the call).",
 				InputSchema: json.RawMessage(searchSchema),
 				CostNote:    "No limit, never queued. Searches with words scan the table: seconds, up to ~20 s, HTTP 500 after ~30 s; soort or dates help. Cached 10 min.",
 			},
@@ -92,6 +92,13 @@ func manifest() connector.Manifest {
 				Description: "Text of a document by GUID from tk_search or number (2024D41173): Kamerstukken, Handelingen and Aanhangsels from the official XML, others from the PDF (layout lost; scans have none); DOCX and ZIP are not read (link given). Paged, 20 000 bytes a page. extra.tk.notes names fallbacks.",
 				InputSchema: json.RawMessage(getDocumentSchema),
 				CostNote:    "First page: metadata, then the text: official XML counts against officielebekendmakingen.nl's 10 per 30 s (may queue); a PDF is downloaded whole (slowest call). Later pages free and fast.",
+			},
+			{
+				Name:        "get_votes",
+				Title:       "How the Kamer voted on a motion or amendment",
+				Description: "Decision and votes on a motion, amendment or bill: outcome (aangenomen/verworpen/aangehouden), BesluitTekst, each fractie's vote (voor/tegen/niet deelgenomen) with its seats and Vergissing, totals, and each member's vote in a roll call (hoofdelijke stemming). id: document number (2025D12345, as tk_search gives for a Motie or Amendement), case number (2025Z01234), kamerstuk (36800-VII-14 or \"36800 VII, nr. 14\") or an Id from tk_search. All decisions on the case, oldest first.",
+				InputSchema: json.RawMessage(getVotesSchema),
+				CostNote:    "No limit, never queued. 1 request by case number, 2 by document or kamerstuk (the document is looked up first, cached a day); decisions cached 10 min, since votes arrive and get corrected.",
 			},
 			{
 				Name:        "list_fracties",
@@ -146,6 +153,15 @@ const getDocumentSchema = `{
   "properties": {
     "id": {"type": "string", "description": "GUID from tk_search or number, e.g. 2024D41173."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
+  },
+  "required": ["id"],
+  "additionalProperties": false
+}`
+
+const getVotesSchema = `{
+  "type": "object",
+  "properties": {
+    "id": {"type": "string", "minLength": 1, "maxLength": 120, "description": "Document number (2025D12345), case number (2025Z01234), kamerstuk (36800-VII-14, \"36800 VII, nr. 14\") or Id (GUID) of a Document or Zaak from tk_search."}
   },
   "required": ["id"],
   "additionalProperties": false

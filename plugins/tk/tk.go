@@ -21,6 +21,7 @@ func Plugin() *sdk.Plugin {
 		Tools: map[string]sdk.ToolFunc{
 			"search":          search,
 			"get_document":    getDocument,
+			"get_votes":       getVotes,
 			"list_fracties":   listFracties,
 			"list_commissies": listCommissies,
 			"list_kamerleden": listKamerleden,
@@ -324,6 +325,7 @@ func item(base, entity string, r *record) sdk.Item {
 		it.URL = DocumentPageURL(r.DocumentNummer)
 		extra["resource_url"] = ResourceURL(base, r.ID)
 		set("document_nummer", r.DocumentNummer)
+		set("votes", VotesHint(r.Soort, r.DocumentNummer, false))
 		set("content_type", r.ContentType)
 		if r.ContentLength != nil {
 			extra["content_length"] = *r.ContentLength
@@ -338,6 +340,7 @@ func item(base, entity string, r *record) sdk.Item {
 		it.URL = ZaakPageURL(r.Nummer)
 		extra["api_url"] = entityURL(base, "Zaak", r.ID)
 		set("nummer", r.Nummer)
+		set("votes", VotesHint(r.Soort, r.Nummer, true))
 		set("status", r.Status)
 		if r.Afgedaan != nil {
 			extra["afgedaan"] = *r.Afgedaan

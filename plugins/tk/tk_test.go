@@ -166,6 +166,7 @@ func TestSearch(t *testing.T) {
 			"resource_url":    base + "/Document(0b9f3f4e-8a51-4d0c-9a55-0e3c1f1b2a77)/resource",
 			"document_nummer": "2024D41173", "content_type": "application/pdf", "content_length": float64(48213),
 			"kamer": float64(2), "vergaderjaar": "2024-2025",
+			"votes": `tk_get_votes {"id":"2024D41173"}`,
 		}},
 	}
 	if diff := cmp.Diff(want, sr.Results[0]); diff != "" {

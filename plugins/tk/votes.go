@@ -692,7 +692,10 @@ func decision(b besluit) (Decision, []string) {
 	return d, notes
 }
 
-// summarize says a decision in one line: what, when, and who voted how.
+// summarize says a decision in one line: what, when, the count, and who
+// voted how ("Aangenomen. (2024-11-05), 85 voor – 62 tegen (seats): voor
+// GL-PvdA, NSC, …; tegen PVV, VVD, JA21; niet deelgenomen FVD. Vergissing:
+// BBB.").
 func summarize(d *Decision) string {
 	var b strings.Builder
 	b.WriteString(firstNonEmpty(d.BesluitTekst, d.BesluitSoort, "Decision"))
@@ -702,7 +705,13 @@ func summarize(d *Decision) string {
 	if d.Totals == nil {
 		return b.String()
 	}
-	side := func(label string, n int, pick func(*FractieVote) int) {
+	unit := "seats"
+	if d.Hoofdelijk {
+		unit = "members, roll call"
+	}
+	fmt.Fprintf(&b, ", %d voor – %d tegen (%s):", d.Totals.Voor, d.Totals.Tegen, unit)
+	sep := " "
+	side := func(label string, pick func(*FractieVote) int) {
 		var names []string
 		for i := range d.Fracties {
 			if k := pick(&d.Fracties[i]); k > 0 {
@@ -713,20 +722,23 @@ func summarize(d *Decision) string {
 				names = append(names, name)
 			}
 		}
-		fmt.Fprintf(&b, "; %s %d", label, n)
 		if len(names) > 0 {
-			b.WriteString(" (" + strings.Join(names, ", ") + ")")
+			b.WriteString(sep + label + " " + strings.Join(names, ", "))
+			sep = "; "
 		}
 	}
-	unit := "seats"
-	if d.Hoofdelijk {
-		unit = "members, roll call"
+	side("voor", func(f *FractieVote) int { return f.Voor })
+	side("tegen", func(f *FractieVote) int { return f.Tegen })
+	side("niet deelgenomen", func(f *FractieVote) int { return f.NietDeelgenomen })
+	b.WriteString(".")
+	var mistaken []string
+	for _, f := range d.Fracties {
+		if f.Vergissing {
+			mistaken = append(mistaken, f.Fractie)
+		}
 	}
-	b.WriteString(" — " + unit)
-	side("voor", d.Totals.Voor, func(f *FractieVote) int { return f.Voor })
-	side("tegen", d.Totals.Tegen, func(f *FractieVote) int { return f.Tegen })
-	if d.Totals.NietDeelgenomen > 0 {
-		side("niet deelgenomen", d.Totals.NietDeelgenomen, func(f *FractieVote) int { return f.NietDeelgenomen })
+	if len(mistaken) > 0 {
+		b.WriteString(" Vergissing (declared to have voted by mistake; the vote counts as cast): " + strings.Join(mistaken, ", ") + ".")
 	}
 	return b.String()
 }

@@ -1,6 +1,8 @@
 package tk_test
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -104,8 +106,7 @@ func TestGetVotesByDocument(t *testing.T) {
 	if d.Fracties[0].Fractie != "PVV" || d.Fracties[0].Soort != "Tegen" || d.Fracties[0].Tegen != 37 {
 		t.Errorf("PVV = %+v", d.Fracties[0])
 	}
-	if !strings.HasPrefix(v.Summary, "Aangenomen. (2024-11-05) — seats; voor 85 (GL-PvdA, NSC, D66, BBB,") || !strings.Contains(v.Summary, "tegen 62 (PVV, VVD, JA21)") ||
-		!strings.Contains(v.Summary, "niet deelgenomen 3 (FVD)") {
+	if want := "Aangenomen. (2024-11-05), 85 voor – 62 tegen (seats): voor GL-PvdA, NSC, D66, BBB, CDA, SP, DENK, PvdD, SGP, CU, Volt; tegen PVV, VVD, JA21; niet deelgenomen FVD. Vergissing (declared to have voted by mistake; the vote counts as cast): BBB."; v.Summary != want {
 		t.Errorf("summary = %q", v.Summary)
 	}
 	if d.MeetingURL == "" || d.Meeting != "Stemmingen: Stemmingen" && !strings.HasPrefix(d.Meeting, "Stemmingen") {
@@ -162,13 +163,27 @@ func TestGetVotesRollCall(t *testing.T) {
 	if bbb != (tk.FractieVote{Fractie: "BBB", Soort: "verdeeld", Zetels: 2, Voor: 1, Tegen: 1}) {
 		t.Errorf("BBB = %+v", bbb)
 	}
-	// The recorded outcome (aangenomen) disagrees with these illustrative
-	// ten members: the connector says so rather than choosing.
-	if !strings.Contains(strings.Join(v.Notes, " "), "the platform says aangenomen, but its vote records count 4 voor and 5 tegen") {
-		t.Errorf("notes = %q", v.Notes)
+	if v.Outcome != "verworpen" || len(v.Notes) != 0 {
+		t.Errorf("outcome %q, notes = %q", v.Outcome, v.Notes)
 	}
-	if !strings.Contains(v.Summary, "members, roll call; voor 4 (PVV 1, VVD 1, NSC 1, BBB 1)") {
+	if !strings.HasPrefix(v.Summary, "Verworpen. (2024-06-11), 4 voor – 5 tegen (members, roll call): voor PVV 1, VVD 1, NSC 1, BBB 1; tegen GL-PvdA 2, D66 1, BBB 1, SP 1; niet deelgenomen CDA 1.") {
 		t.Errorf("summary = %q", v.Summary)
+	}
+}
+
+// TestGetVotesDisagree: an outcome its own vote records contradict is
+// reported as the platform gives it, with a note, not silently chosen.
+func TestGetVotesDisagree(t *testing.T) {
+	body, err := os.ReadFile(td + "tk-votes-hoofdelijk.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = bytes.ReplaceAll(bytes.ReplaceAll(body, []byte("Stemmen - verworpen"), []byte("Stemmen - aangenomen")), []byte("Verworpen."), []byte("Aangenomen."))
+	h := sdktest.NewHost(t).HandleBody(base+"/Besluit?*", 200, body)
+	var v tk.VotesResult
+	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_votes", `{"id":"2024Z09001"}`), &v)
+	if v.Outcome != "aangenomen" || !strings.Contains(strings.Join(v.Notes, " "), "the platform says aangenomen, but its vote records count 4 voor and 5 tegen") {
+		t.Errorf("outcome %q, notes = %q", v.Outcome, v.Notes)
 	}
 }
 

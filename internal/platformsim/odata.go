@@ -11,8 +11,9 @@ import (
 // The OData $filter subset the Tweede Kamer connector and its users send:
 // comparisons (eq ne gt ge lt le) of properties with string, number,
 // Boolean, null and DateTimeOffset literals; contains, startswith,
-// endswith; year(); and, or, not, parentheses; and a lambda any() over a
-// navigation collection (Zaak/any(z:z/Nummer eq '2025Z12846')).
+// endswith; year(); bare Guid literals; and, or, not, parentheses; and a
+// lambda any() over a navigation collection (Zaak/any(z:z/Nummer eq
+// '2025Z12846')).
 
 type odataNode interface {
 	eval(env odataEnv) (any, error)
@@ -357,6 +358,10 @@ func (p *odataParser) operand() (odataNode, error) {
 	case t == "null":
 		p.nodes++
 		return odataLit{nil}, nil
+	case guidRE.MatchString(t):
+		// A Guid literal is bare in OData v4 (z/Id eq 3e1a9c7d-…).
+		p.nodes++
+		return odataLit{strings.ToLower(t)}, nil
 	case t[0] >= '0' && t[0] <= '9' || t[0] == '-':
 		p.nodes++
 		if n, err := strconv.ParseFloat(t, 64); err == nil {

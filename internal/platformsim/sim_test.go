@@ -359,6 +359,48 @@ func TestEveryPlatformSearchesAndReads(t *testing.T) {
 		if !strings.Contains(string(one.body), `"HuidigeDocumentVersie":{`) || strings.Contains(string(one.body), `"Zaak"`) {
 			t.Errorf("entity: %s", one.body)
 		}
+		// Decisions with their votes, as tk_get_votes asks for them: an
+		// expansion two deep with nested options; deeper is refused.
+		votes := url.Values{"$filter": {"Verwijderd eq false and Zaak/any(z:z/Nummer eq '2025Z02290')"},
+			"$expand": {"Stemming($select=Soort,FractieGrootte,ActorFractie),Zaak($select=Nummer),Agendapunt($select=Id;$expand=Activiteit($select=Datum))"}}
+		var bs struct {
+			Value []struct {
+				BesluitSoort string
+				Stemming     []map[string]any
+				Zaak         []map[string]any
+				Agendapunt   struct {
+					Onderwerp  *string
+					Activiteit map[string]any
+				}
+			}
+		}
+		if a := get(t, root+"/tk/OData/v4/2.0/Besluit?"+votes.Encode()); a.status != 200 || json.Unmarshal(a.body, &bs) != nil || len(bs.Value) != 2 {
+			t.Fatalf("votes: HTTP %d %s", a.status, a.body)
+		}
+		seats := 0
+		for _, st := range bs.Value[1].Stemming {
+			if len(st) != 3 {
+				t.Errorf("nested $select ignored: %v", st)
+			}
+			seats += int(st["FractieGrootte"].(float64))
+		}
+		if v := bs.Value[1]; v.BesluitSoort != "Stemmen - aangenomen" || seats != 150 || len(v.Zaak) != 1 || len(v.Zaak[0]) != 1 ||
+			v.Agendapunt.Onderwerp != nil || v.Agendapunt.Activiteit["Datum"] != "2025-02-18T00:00:00+01:00" || len(v.Agendapunt.Activiteit) != 1 {
+			t.Errorf("votes: %+v (%d seats)", v, seats)
+		}
+		deep := url.Values{"$expand": {"Agendapunt($expand=Activiteit($expand=Zaak))"}}
+		if a := get(t, root+"/tk/OData/v4/2.0/Besluit?"+deep.Encode()); a.status != 400 || !strings.Contains(string(a.body), "too deep") {
+			t.Errorf("expansion three deep: HTTP %d %s", a.status, a.body)
+		}
+		byID := url.Values{"$filter": {"Zaak/any(z:z/Id eq D4C3B2A1-0F9E-4D8C-B7A6-000000000002)"}}
+		if a := get(t, root+"/tk/OData/v4/2.0/Besluit?"+byID.Encode()); !strings.Contains(string(a.body), "b3e5d7f9-5a5a-4c2a-8e6b-000000000004") {
+			t.Errorf("by Zaak Id (a bare Guid): HTTP %d %s", a.status, a.body)
+		}
+		// A document's cases, named by number in the data, expand whole.
+		docZaak := url.Values{"$filter": {"DocumentNummer eq '2025D05511'"}, "$expand": {"Zaak($select=Nummer,Soort)"}}
+		if a := get(t, root+"/tk/OData/v4/2.0/Document?"+docZaak.Encode()); !strings.Contains(string(a.body), `"Soort":"Motie"`) {
+			t.Errorf("document's cases: %s", a.body)
+		}
 		pdf := get(t, root+"/tk/OData/v4/2.0/Document(2b4c6d8e-0a1b-4c2d-9e3f-4a5b6c7d8e01)/resource")
 		if pdf.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(pdf.body, []byte("%PDF-")) || !bytes.Contains(pdf.body, []byte("Kr\\366ger")) {
 			t.Errorf("resource: %s %q", pdf.header.Get("Content-Type"), pdf.body[:min(40, len(pdf.body))])

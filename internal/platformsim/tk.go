@@ -29,8 +29,13 @@ const tkPageSize = 250
 func newTK(d dataDir) (backend, error) {
 	s := &tkSim{sets: map[string][]map[string]any{}, names: map[string]string{}, props: map[string]map[string]bool{}, xml: map[string][]byte{}}
 	sources := map[string][]string{
-		"Document":   {"sim/documents.json", "tk-search-documents.json", "tk-document-kst.json", "tk-document-docx.json"},
-		"Zaak":       {"sim/zaken.json", "tk-search-zaak.json"},
+		"Document": {"sim/documents.json", "tk-search-documents.json", "tk-document-kst.json", "tk-document-docx.json"},
+		"Zaak":     {"sim/zaken.json", "sim/moties.json", "tk-search-zaak.json"},
+		// Decisions with their votes, cases and meeting embedded, as
+		// Besluit?$expand=Stemming,Zaak,Agendapunt($expand=Activiteit)
+		// returns them: the simulator's motions (sim/besluiten.json) and
+		// the recorded ones (tk_get_votes' contract cases).
+		"Besluit":    {"sim/besluiten.json", "tk-votes-besluit.json"},
 		"Activiteit": {"sim/activiteiten.json", "tk-search-activiteit.json"},
 		// The recorded lists hold one or two entries (the current ones
 		// none, for Fractie): sim/ has the sitting Kamer's groups,
@@ -84,6 +89,9 @@ func newTK(d dataDir) (backend, error) {
 		s.names[strings.ToLower(set)] = set
 		s.props[set] = props
 	}
+	if err := s.linkDocuments(d); err != nil {
+		return nil, err
+	}
 	for _, e := range longTKEntities() {
 		s.sets["Document"] = append(s.sets["Document"], e)
 		for k := range e {
@@ -102,6 +110,47 @@ func newTK(d dataDir) (backend, error) {
 		s.xml[id] = b
 	}
 	return s, nil
+}
+
+// linkDocuments completes the documents' cases: a case a document names
+// only by number gets the fields of the Zaak entity with that number, as
+// $expand=Zaak returns them; and the recorded motion of tk_get_votes'
+// contract cases (tk-votes-document.json) gets its case, which the
+// recorded search response it also appears in does not carry.
+func (s *tkSim) linkDocuments(d dataDir) error {
+	var votes struct {
+		Value []map[string]any `json:"value"`
+	}
+	if err := d.json("tk", "tk-votes-document.json", &votes); err != nil {
+		return err
+	}
+	for _, v := range votes.Value {
+		id, _ := v["Id"].(string)
+		if e := s.find("Document", id); e != nil && e["Zaak"] == nil {
+			e["Zaak"] = v["Zaak"]
+		}
+	}
+	zaken := map[string]map[string]any{}
+	for _, z := range s.sets["Zaak"] {
+		if n, _ := z["Nummer"].(string); n != "" {
+			zaken[n] = z
+		}
+	}
+	for _, e := range s.sets["Document"] {
+		refs, _ := e["Zaak"].([]any)
+		for i, r := range refs {
+			ref, _ := r.(map[string]any)
+			n, _ := ref["Nummer"].(string)
+			if z, ok := zaken[n]; ok && len(ref) == 1 {
+				full := map[string]any{}
+				for k, v := range z {
+					full[k] = v
+				}
+				refs[i] = full
+			}
+		}
+	}
+	return nil
 }
 
 func (s *tkSim) cost(*http.Request) float64 { return 1 }
@@ -210,8 +259,16 @@ func (s *tkSim) resource(w http.ResponseWriter, e map[string]any) {
 	writeBody(w, http.StatusOK, "application/pdf", makePDF(pages))
 }
 
+// expandOpts are the options of one expanded navigation property: its
+// $select (nil: all) and its own $expand, as in
+// Agendapunt($select=Id;$expand=Activiteit($select=Datum)).
+type expandOpts struct {
+	sel map[string]bool
+	exp map[string]*expandOpts
+}
+
 // shape reads $select and $expand.
-func (s *tkSim) shape(r *http.Request, set string) (map[string]bool, map[string]map[string]bool, error) {
+func (s *tkSim) shape(r *http.Request, set string) (map[string]bool, map[string]*expandOpts, error) {
 	q := r.URL.Query()
 	var sel map[string]bool
 	if v := q.Get("$select"); v != "" {
@@ -224,29 +281,56 @@ func (s *tkSim) shape(r *http.Request, set string) (map[string]bool, map[string]
 			sel[f] = true
 		}
 	}
-	exp := map[string]map[string]bool{}
+	exp := map[string]*expandOpts{}
 	if v := q.Get("$expand"); v != "" {
-		for _, part := range splitTop(v) {
-			name, inner, _ := strings.Cut(part, "(")
-			name = strings.TrimSpace(name)
-			if !s.props[set][name] {
-				return nil, nil, fmt.Errorf("The query specified in the URI is not valid. Could not find a property named '%s' on type 'TK.DA.GGM.OData.%s'.", name, set)
-			}
-			var fields map[string]bool
-			if inner = strings.TrimSuffix(inner, ")"); strings.HasPrefix(inner, "$select=") {
-				fields = map[string]bool{}
-				for _, f := range strings.Split(strings.TrimPrefix(inner, "$select="), ",") {
-					fields[strings.TrimSpace(f)] = true
-				}
-			}
-			exp[name] = fields
+		var err error
+		if exp, err = parseExpand(v, func(name string) bool { return s.props[set][name] }, set, 0); err != nil {
+			return nil, nil, err
 		}
 	}
 	return sel, exp, nil
 }
 
-// splitTop splits on commas outside parentheses.
-func splitTop(s string) []string {
+// parseExpand reads an $expand value; known checks the top level's
+// navigation properties (nested ones are not checked). Nesting deeper than
+// two levels is refused, as ASP.NET OData's default MaxExpansionDepth does.
+func parseExpand(v string, known func(string) bool, set string, depth int) (map[string]*expandOpts, error) {
+	if depth >= 2 {
+		return nil, fmt.Errorf("The query specified in the URI is not valid. The request includes a $expand path which is too deep. The maximum depth allowed is 2.")
+	}
+	exp := map[string]*expandOpts{}
+	for _, part := range splitTop(v, ',') {
+		name, inner, _ := strings.Cut(part, "(")
+		name = strings.TrimSpace(name)
+		if known != nil && !known(name) {
+			return nil, fmt.Errorf("The query specified in the URI is not valid. Could not find a property named '%s' on type 'TK.DA.GGM.OData.%s'.", name, set)
+		}
+		opts := &expandOpts{}
+		for _, o := range splitTop(strings.TrimSuffix(inner, ")"), ';') {
+			switch k, val, _ := strings.Cut(strings.TrimSpace(o), "="); k {
+			case "":
+			case "$select":
+				opts.sel = map[string]bool{}
+				for _, f := range strings.Split(val, ",") {
+					opts.sel[strings.TrimSpace(f)] = true
+				}
+			case "$expand":
+				sub, err := parseExpand(val, nil, name, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				opts.exp = sub
+			default:
+				return nil, fmt.Errorf("The query specified in the URI is not valid. The option '%s' of the expansion of '%s' is not supported here.", k, name)
+			}
+		}
+		exp[name] = opts
+	}
+	return exp, nil
+}
+
+// splitTop splits on sep outside parentheses.
+func splitTop(s string, sep rune) []string {
 	var out []string
 	depth, start := 0, 0
 	for i, r := range s {
@@ -255,7 +339,7 @@ func splitTop(s string) []string {
 			depth++
 		case ')':
 			depth--
-		case ',':
+		case sep:
 			if depth == 0 {
 				out = append(out, s[start:i])
 				start = i + 1
@@ -267,22 +351,30 @@ func splitTop(s string) []string {
 
 // project returns the selected structural properties and the expanded
 // navigation properties of an entity; navigation properties (objects and
-// lists) appear only when expanded, as on the platform.
-func project(e map[string]any, sel map[string]bool, exp map[string]map[string]bool) map[string]any {
+// lists) appear only when expanded, as on the platform. An expansion with
+// options is projected in turn; one without is returned whole.
+func project(e map[string]any, sel map[string]bool, exp map[string]*expandOpts) map[string]any {
 	out := map[string]any{}
 	for k, v := range e {
 		switch v.(type) {
 		case map[string]any, []any:
-			fields, ok := exp[k]
+			opts, ok := exp[k]
 			if !ok {
 				continue
 			}
-			if m, isMap := v.(map[string]any); isMap && fields != nil {
-				sub := map[string]any{}
-				for f := range fields {
-					sub[f] = m[f]
+			if opts.sel != nil || opts.exp != nil {
+				switch x := v.(type) {
+				case map[string]any:
+					v = project(x, opts.sel, opts.exp)
+				case []any:
+					items := make([]any, 0, len(x))
+					for _, it := range x {
+						if m, isMap := it.(map[string]any); isMap {
+							items = append(items, project(m, opts.sel, opts.exp))
+						}
+					}
+					v = items
 				}
-				v = sub
 			}
 			out[k] = v
 		default:

@@ -228,6 +228,10 @@ func walkMCP(t *testing.T, base string, ids []string) {
 		f.took = time.Since(start)
 	}
 
+	if slices.Contains(ids, "tk") {
+		walkVotes(ctx, t, c)
+	}
+
 	// The cross-platform search, as the demo's Makefile comment suggests
 	// trying first: each platform's results open with its own tool.
 	cross := &walkFigures{}
@@ -327,6 +331,100 @@ func walkMCP(t *testing.T, base string, ids []string) {
 	}
 	if cross.results == 0 || cross.opened*10 < cross.results*9 {
 		t.Errorf("besluitbron_search: %d of %d results opened (%s), want at least 90 %%", cross.opened, cross.results, percent(cross.opened, cross.results))
+	}
+}
+
+// walkVotes asks what a journalist asks of the demo's motions: "how did
+// the fracties vote?" (issue 28). A search for motions, then for each
+// result the call its extra.tk.votes names: every call answers, and the
+// simulator's voted motions give an outcome with every fractie's vote,
+// their seats adding up to the Kamer's 150, two calls from the search.
+func walkVotes(ctx context.Context, t *testing.T, c *proofClient) {
+	r := c.call(ctx, "tk", "tk_search", map[string]any{"soort": "Motie", "limit": 25})
+	if r.err != nil || r.res.IsError {
+		t.Errorf("tk_search soort=Motie: %v %s", r.err, clipText(resultText(r.res), 300))
+		return
+	}
+	searchBytes := len(payloadOf(r.res))
+	var sr sdk.SearchResult
+	if err := json.Unmarshal(payloadOf(r.res), &sr); err != nil {
+		t.Fatalf("tk_search: %v", err)
+	}
+	voted := 0
+	for _, it := range sr.Results {
+		hint, _ := it.Extra["tk"]["votes"].(string)
+		tool, args, ok := strings.Cut(hint, " ")
+		if !ok || tool != "tk_get_votes" {
+			t.Errorf("motion %s (%s) names no votes call: extra.tk.votes = %q", it.ID, it.Title, hint)
+			continue
+		}
+		var a map[string]any
+		if err := json.Unmarshal([]byte(args), &a); err != nil {
+			t.Errorf("motion %s: extra.tk.votes %q: %v", it.ID, hint, err)
+			continue
+		}
+		vr := c.call(ctx, "tk", tool, a)
+		if vr.err != nil || vr.res.IsError {
+			t.Errorf("%s: %v %s", hint, vr.err, clipText(resultText(vr.res), 300))
+			continue
+		}
+		var v struct {
+			Outcome   string `json:"outcome"`
+			Summary   string `json:"summary"`
+			Decisions []struct {
+				Totals *struct {
+					Voor            int `json:"voor"`
+					Tegen           int `json:"tegen"`
+					NietDeelgenomen int `json:"niet_deelgenomen"`
+				} `json:"totals"`
+				Fracties []struct {
+					Fractie string `json:"fractie"`
+					Soort   string `json:"soort"`
+				} `json:"fracties"`
+			} `json:"decisions"`
+		}
+		payload := payloadOf(vr.res)
+		if err := json.Unmarshal(payload, &v); err != nil {
+			t.Errorf("%s: %v", hint, err)
+			continue
+		}
+		if v.Summary == "" {
+			t.Errorf("%s: no summary", hint)
+		}
+		var last *struct {
+			Voor            int `json:"voor"`
+			Tegen           int `json:"tegen"`
+			NietDeelgenomen int `json:"niet_deelgenomen"`
+		}
+		fracties := 0
+		for _, d := range v.Decisions {
+			if d.Totals != nil {
+				last, fracties = d.Totals, len(d.Fracties)
+			}
+		}
+		if last == nil {
+			t.Logf("votes %-40s 2 calls, %5d bytes: %s", hint, searchBytes+len(payload), clipText(v.Summary, 120))
+			continue
+		}
+		voted++
+		if seats := last.Voor + last.Tegen + last.NietDeelgenomen; v.Outcome == "" || fracties == 0 || seats != 150 {
+			t.Errorf("%s: outcome %q, %d fracties, %d seats (the sitting Kamer has 150): %s", hint, v.Outcome, fracties, seats, v.Summary)
+		}
+		t.Logf("votes %-40s 2 calls, %5d bytes: %s", hint, searchBytes+len(payload), clipText(v.Summary, 120))
+	}
+	if voted < 3 {
+		t.Errorf("%d of the %d motions tk_search found have votes in the demo; want at least 3", voted, len(sr.Results))
+	}
+	// A motion as a citation names it: a kamerstuk.
+	kr := c.call(ctx, "tk", "tk_get_votes", map[string]any{"id": "Kamerstukken II 2024/25, 36600-XVI, nr. 42"})
+	var kv struct {
+		Outcome  string `json:"outcome"`
+		Document struct {
+			Nummer string `json:"nummer"`
+		} `json:"document"`
+	}
+	if kr.err != nil || kr.res.IsError || json.Unmarshal(payloadOf(kr.res), &kv) != nil || kv.Outcome != "aangenomen" || kv.Document.Nummer != "2024D45012" {
+		t.Errorf("tk_get_votes by kamerstuk 36600-XVI, nr. 42: %v %s", kr.err, clipText(resultText(kr.res), 300))
 	}
 }
 

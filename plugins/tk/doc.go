@@ -1,6 +1,7 @@
 // Package tk is the Tweede Kamer connector: search over the Gegevensmagazijn
 // (the House of Representatives' open data, OData v4), full texts of its
-// documents, and the lists of party groups, committees and current members.
+// documents, the decisions and votes on motions, amendments and bills, and
+// the lists of party groups, committees and current members.
 //
 // API facts (upstreams.md §3): GET {Entity}?$filter=…&$select=…&$orderby=…
 // &$top=…&$skip=…&$count=true on https://gegevensmagazijn.tweedekamer.nl/
@@ -44,6 +45,58 @@
 // version. A lookup that lost the XML twin (see below) therefore never
 // serves its PDF text to one that found it.
 //
+// # Votes
+//
+// tk_get_votes is a tool of its own rather than part of tk_get_document:
+// a document's text and a case's decisions are different questions with
+// different sources (a file; the Besluit and Stemming entities), different
+// freshness (a text does not change; a vote arrives on a Tuesday and may
+// be corrected) and different costs, and a model that wants the votes
+// should not pay for a PDF. It takes what tk_search hands out: a document
+// number (a Motie's or Amendement's, the usual way in; every such search
+// result and tk_get_document of one names the call in extra.tk.votes), a
+// case number, a kamerstuk as people cite it (36800-VII-14, "36800 VII,
+// nr. 14", kst-36800-VII-14, "Kamerstukken II 2025/26, 36800-VII, nr.
+// 14"), or a Document's or Zaak's Id. So a search and one call answer
+// "how did the fracties vote on this motion".
+//
+// Requests: a case number is one request, Besluit?$filter=Verwijderd eq
+// false and Zaak/any(z:z/Nummer eq '…') with Stemming, Zaak and
+// Agendapunt($expand=Activiteit) expanded, each with a $select (votes.go
+// names where each field and the query shape come from: several
+// independent typed clients of the v2.0 API, tkconv's SyncFeed reader,
+// and the Besluit queries public clients send the live service). A
+// document number, kamerstuk or Id first reads the document with its cases
+// ($expand=Zaak; a kamerstuk by Volgnummer and
+// Kamerstukdossier/any(k:k/Nummer eq … and k/Toevoeging eq …)), then asks
+// the same for its case numbers. An Id that is no document (HTTP 404) is
+// taken as a Zaak Id (z/Id eq <bare Guid>). The expansion is two deep, the
+// most the platform's ASP.NET OData allows by default.
+//
+// Cache: the document lookup is metadata class (a day): a document's cases
+// do not change. The decisions are search class (10 minutes), not list
+// class: a motion looked up before its vote gets its decision within days,
+// votes get corrected (a deleted Stemming, a Vergissing) the same week,
+// and a stale "no vote yet" or a stale count is a wrong answer; the
+// request is cheap and the odata service has no limit.
+//
+// Normalised: every decision on the cases, oldest first (by the date of the
+// meeting that took it), with BesluitSoort, BesluitTekst, StemmingsSoort,
+// Status, Opmerking, an outcome read from them (aangenomen, verworpen,
+// aangehouden, ingetrokken, vervallen), the votes per fractie (Soort, or
+// "verdeeld" when a roll call split it; seats on each side; Vergissing)
+// with totals, and each member's vote in a roll call (ActorNaam,
+// Persoon_Id, fractie). A roll call is StemmingsSoort "Hoofdelijk" or rows
+// with Persoon_Id: each row one member, so a fractie's "zetels" there are
+// its members who voted. The top level repeats the latest decision that
+// was voted on (outcome, date, one-line summary). Deleted vote records are
+// left out with a note; a Vergissing (a fractie's declaration that it
+// voted by mistake) is kept and named, the vote counted as cast (the
+// Kamer records such a declaration without changing the result; our
+// reading of its rules, not the API's documentation); an outcome that its
+// own vote records contradict is reported as the platform gives it, with
+// a note.
+//
 // The mapping from tool arguments to requests lives in this package; limits
 // and caching are the host's.
 //
@@ -86,6 +139,12 @@
 //     Verwijderd, without which a number names no Id. The official XML's
 //     host and the op-xml format (root <officiele-publicatie>) only cost
 //     the fallback to the PDF.
+//   - tk_get_votes: the entity set Besluit, its navigations Stemming, Zaak
+//     and Agendapunt (and Agendapunt's Activiteit), the properties named
+//     in its $filter and $select, an expansion two deep with nested
+//     options, and Stemming.Soort's three values; by document also
+//     Document's Zaak navigation (and for a kamerstuk Volgnummer and
+//     Kamerstukdossier's Nummer and Toevoeging).
 //   - tk_list_fracties, tk_list_commissies, tk_list_kamerleden: the entity
 //     sets Fractie, Commissie and Persoon with the properties filtered and
 //     ordered on (Verwijderd, DatumInactief, Functie = 'Tweede Kamerlid',

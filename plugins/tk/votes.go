@@ -108,7 +108,7 @@ func kamerstukLabel(dossier int, toevoeging string, nr int) string {
 // votesDocSelect and votesDocExpand read a document's cases: what a
 // document number, kamerstuk or Document Id leads to.
 const (
-	votesDocSelect = "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Volgnummer,Verwijderd"
+	votesDocSelect = "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Verwijderd"
 	votesDocExpand = "Zaak($select=Id,Nummer,Soort,Titel,Onderwerp)"
 )
 

@@ -82,7 +82,7 @@ func manifest() connector.Manifest {
 			{
 				Name:        "search",
 				Title:       "Search Tweede Kamer records",
-				Description: "Search Tweede Kamer documents (default), cases (entity Zaak) or debates and meetings (Activiteit). NO full-text search: each query word must occur in the title or subject, never the text. Filter by soort, dates, zaak. Newest first, exact total. How a motion or amendment was voted on: tk_get_votes (extra.tk.votes names the call).",
+				Description: "Search Tweede Kamer documents (default), cases (entity Zaak) or debates and meetings (Activiteit). NO full-text search: each query word must occur in the title or subject, never the text. Filter by soort, dates, zaak. Newest first, exact total. Votes: tk_get_votes.",
 				InputSchema: json.RawMessage(searchSchema),
 				CostNote:    "No limit, never queued. Searches with words scan the table: seconds, up to ~20 s, HTTP 500 after ~30 s; soort or dates help. Cached 10 min.",
 			},
@@ -95,10 +95,10 @@ func manifest() connector.Manifest {
 			},
 			{
 				Name:        "get_votes",
-				Title:       "How the Kamer voted on a motion or amendment",
-				Description: "Decision and votes on a motion, amendment or bill: outcome (aangenomen/verworpen/aangehouden), BesluitTekst, each fractie's vote (voor/tegen/niet deelgenomen) with its seats and Vergissing, totals, and each member's vote in a roll call (hoofdelijke stemming). id: document number (2025D12345, as tk_search gives for a Motie or Amendement), case number (2025Z01234), kamerstuk (36800-VII-14 or \"36800 VII, nr. 14\") or an Id from tk_search. All decisions on the case, oldest first.",
+				Title:       "Votes on a motion",
+				Description: "How the Kamer decided on a motion, amendment or bill and how each fractie voted (voor/tegen/niet deelgenomen, seats, Vergissing), with totals; each member's vote in a roll call. id: a document number from tk_search, case (2025Z01234) or kamerstuk (36800-VII-14).",
 				InputSchema: json.RawMessage(getVotesSchema),
-				CostNote:    "No limit, never queued. 1 request by case number, 2 by document or kamerstuk (the document is looked up first, cached a day); decisions cached 10 min, since votes arrive and get corrected.",
+				CostNote:    "No limit. 1 request by case, 2 by document; votes cached 10 min.",
 			},
 			{
 				Name:        "list_fracties",
@@ -161,7 +161,7 @@ const getDocumentSchema = `{
 const getVotesSchema = `{
   "type": "object",
   "properties": {
-    "id": {"type": "string", "minLength": 1, "maxLength": 120, "description": "Document number (2025D12345), case number (2025Z01234), kamerstuk (36800-VII-14, \"36800 VII, nr. 14\") or Id (GUID) of a Document or Zaak from tk_search."}
+    "id": {"type": "string", "maxLength": 120, "description": "2025D12345, 2025Z01234, 36800-VII-14 or an Id from tk_search."}
   },
   "required": ["id"],
   "additionalProperties": false

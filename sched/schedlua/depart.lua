@@ -12,7 +12,7 @@
 -- path). The replica waits until that instant, and does not send the
 -- request if its call ended meanwhile (the reservation is then spent, a
 -- conservative error). A pause the scheduler set after a 429 holds here
--- too.
+-- too, and the scheduler's bucket is kept from holding more than this one.
 --
 -- KEYS[1]: the quota's key prefix (the scheduler's).
 -- ARGV: now (µs; 0 = the server's clock), replica id, capacity K, per (µs
@@ -46,6 +46,13 @@ local empty = tonumber(redis.call('GET', P .. 'dep') or '0')
 local paused = tonumber(redis.call('HGET', P .. 'st', 'paused') or '0') or 0
 local at = math.max(t, paused, empty + math.min(charge, cap))
 empty = math.max(empty, at - cap) + charge
+-- The scheduler's bucket (sched.lua's, at the same rate) holds no more
+-- than this one: a scheduler that ran ahead of the departures would build
+-- a queue here, and a newcomer it grants next would wait behind it.
+local se = redis.call('HGET', P .. 'st', 'empty')
+if se and redis.call('HEXISTS', P .. 'st', 'now') == 1 and tonumber(se) < empty then
+	redis.call('HSET', P .. 'st', 'empty', string.format('%d', empty))
+end
 -- A bucket idle for a window is full whatever it held: the key may go.
 redis.call('SET', P .. 'dep', string.format('%d', empty), 'PX', math.floor((empty - t + per) / 1000) + 1)
 return { string.format('%d', at), string.format('%d', t), tostring(h) }

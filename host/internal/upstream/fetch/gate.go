@@ -469,14 +469,14 @@ func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.
 	for attempt := 0; ; attempt++ {
 		start := g.o.Now()
 		var hdr http.Header
-		var sent time.Time
-		resp, hdr, sent, err = g.do(ctx, req, u, lim)
+		var sent, answered time.Time
+		resp, hdr, sent, answered, err = g.do(ctx, req, u, lim)
 		upstream += g.o.Now().Sub(start)
 		if err != nil {
 			return resp, queued, upstream, err
 		}
 		if lim != nil {
-			lim.Observe(resp.Status, hdr, sent, g.o.Now())
+			lim.Observe(resp.Status, hdr, sent, answered)
 		}
 		if resp.Status != http.StatusTooManyRequests || lim == nil || attempt >= g.o.MaxRetries429 {
 			return resp, queued, upstream, nil
@@ -490,14 +490,12 @@ func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.
 // runs on this goroutine before the write, for HTTP/1 and HTTP/2): there
 // lim counts it, after waiting for room, and a call whose context has
 // ended by then is not sent. sent is the instant lim counted the request
-// (zero without lim, or when it never departed).
-func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter) (connector.FetchResponse, http.Header, time.Time, error) {
+// (zero without lim, or when it never departed), answered the instant the
+// response's headers had come.
+func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter) (_ connector.FetchResponse, _ http.Header, sent, answered time.Time, _ error) {
 	ctx, cancel := context.WithTimeout(parent, g.o.RequestTimeout)
 	defer cancel()
-	var (
-		sent    time.Time
-		stopped error // why the request did not leave
-	)
+	var stopped error // why the request did not leave
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
 		if stopped != nil {
 			hold(ci.Conn)
@@ -526,43 +524,44 @@ func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.Method, u.String(), body)
 	if err != nil {
-		return connector.FetchResponse{}, nil, sent, refused("bad request: %v", err)
+		return connector.FetchResponse{}, nil, sent, answered, refused("bad request: %v", err)
 	}
 	for k, v := range req.Header {
 		switch strings.ToLower(k) {
 		case "host", "cookie", "authorization", "proxy-authorization", "x-forwarded-for", "forwarded":
-			return connector.FetchResponse{}, nil, sent, refused("header %q not allowed", k)
+			return connector.FetchResponse{}, nil, sent, answered, refused("header %q not allowed", k)
 		}
 		hr.Header.Set(k, v)
 	}
 	hr.Header.Set("User-Agent", g.o.UserAgent)
 	r, err := g.client.Do(hr)
+	answered = g.o.Now()
 	if stopped != nil {
 		if r != nil {
 			r.Body.Close()
 		}
-		return connector.FetchResponse{}, nil, time.Time{}, stopped
+		return connector.FetchResponse{}, nil, time.Time{}, time.Time{}, stopped
 	}
 	if err != nil {
 		switch {
 		case errors.Is(err, errPrivate):
-			return connector.FetchResponse{}, nil, sent, refused("%v", unwrapURL(err))
+			return connector.FetchResponse{}, nil, sent, answered, refused("%v", unwrapURL(err))
 		case strings.Contains(err.Error(), "redirect to"):
-			return connector.FetchResponse{}, nil, sent, refused("%v", unwrapURL(err))
+			return connector.FetchResponse{}, nil, sent, answered, refused("%v", unwrapURL(err))
 		case ctx.Err() != nil:
-			return connector.FetchResponse{}, nil, sent, g.ended(parent, ctx, u)
+			return connector.FetchResponse{}, nil, sent, answered, g.ended(parent, ctx, u)
 		}
-		return connector.FetchResponse{}, nil, sent, unavailable("%s: %v", u.Host, unwrapURL(err))
+		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: %v", u.Host, unwrapURL(err))
 	}
 	defer r.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(r.Body, g.o.MaxResponseBytes+1))
 	if err != nil {
-		return connector.FetchResponse{}, nil, sent, unavailable("%s: reading the response: %v", u.Host, err)
+		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: reading the response: %v", u.Host, err)
 	}
 	if int64(len(b)) > g.o.MaxResponseBytes {
-		return connector.FetchResponse{}, nil, sent, unavailable("%s: response exceeds the %d-byte limit", u.Host, g.o.MaxResponseBytes)
+		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: response exceeds the %d-byte limit", u.Host, g.o.MaxResponseBytes)
 	}
-	return connector.FetchResponse{Status: r.StatusCode, Header: flatten(r.Header), Body: b}, r.Header, sent, nil
+	return connector.FetchResponse{Status: r.StatusCode, Header: flatten(r.Header), Body: b}, r.Header, sent, answered, nil
 }
 
 // ended is the error of a request whose context (ctx, made from the

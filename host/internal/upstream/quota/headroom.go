@@ -45,9 +45,13 @@ const (
 	StartSpread = time.Second
 	// CapFraction is the largest share of the declared capacity kept as
 	// headroom: the local bucket always lets through at least half the
-	// platform's burst. A spread that would need more (half a window: 30 s
-	// at OpenBesluitvorming) is an outage, not jitter; the 429 pause
-	// handles that.
+	// platform's burst. Below that the bucket is too small to keep the
+	// rate: a unit that refills while the next granted call is still in
+	// its instance is lost when the bucket is already full, so a bucket of
+	// one unit at 10 a second loses rate to every call slower than 100 ms
+	// from grant to departure. A spread that would need more than half the
+	// window (30 s at OpenBesluitvorming, 0.5 s at Rechtspraak's 10 a
+	// second) is a path in trouble; its 429s pause the quota.
 	CapFraction = 0.5
 	// Decay429Windows: a unit added after a 429 is taken off again after
 	// this many of the limit's windows without another 429 (10 minutes at

@@ -254,6 +254,19 @@ func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, f
 	return g.Queued, nil
 }
 
+// sync keeps the fair scheduler from running ahead of departures: its
+// bucket holds no more than the pacer's. Without it a queue could build
+// at the pacer (the two buckets refill at the same rate, so a lag, once
+// made by calls slow to depart, would never drain), and a newcomer the
+// scheduler grants next would wait behind calls granted before it. The
+// calls granted and not yet departed are not subtracted: that would keep
+// one call at a time between grant and departure on a small bucket, and
+// lose the rate while it is in the instance. The scheduler's bucket is
+// only ever lowered.
+func (l *Limiter) sync(t time.Time) {
+	l.s.LowerAt(t, l.dep.TokensAt(t))
+}
+
 // NoRoom is the error of a call the limit leaves no room for before its
 // deadline, expected to wait wait.
 func (l *Limiter) NoRoom(wait time.Duration) error {
@@ -282,6 +295,9 @@ func (l *Limiter) Depart(ctx context.Context, cost float64) (time.Time, error) {
 			return time.Time{}, l.Ended(ctx.Err())
 		}
 		return time.Time{}, &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
+	}
+	if !l.shared {
+		l.sync(g.At)
 	}
 	return g.At, nil
 }

@@ -44,15 +44,16 @@ const (
 	// OpenBesluitvorming.
 	StartSpread = time.Second
 	// CapFraction is the largest share of the declared capacity kept as
-	// headroom: the local bucket always lets through at least half the
-	// platform's burst. Below that the bucket is too small to keep the
-	// rate: a unit that refills while the next granted call is still in
-	// its instance is lost when the bucket is already full, so a bucket of
-	// one unit at 10 a second loses rate to every call slower than 100 ms
-	// from grant to departure. A spread that would need more than half the
-	// window (30 s at OpenBesluitvorming, 0.5 s at Rechtspraak's 10 a
-	// second) is a path in trouble; its 429s pause the quota.
-	CapFraction = 0.5
+	// headroom: the local bucket always keeps a quarter of the platform's
+	// burst (15 units at OpenBesluitvorming, 2.5 at Rechtspraak's 10 a
+	// second). Much smaller and the bucket loses rate: a unit that refills
+	// while the bucket is full and the next granted call is still in its
+	// instance is lost, and a one-unit bucket at 10 a second loses it to
+	// every call slower than 100 ms from grant to departure. The cap binds
+	// on a path whose spread exceeds three quarters of a window (45 s at
+	// OpenBesluitvorming, 0.75 s at 10 a second); there 429s may still
+	// come, each counted, logged and pausing the quota.
+	CapFraction = 0.75
 	// Decay429Windows: a unit added after a 429 is taken off again after
 	// this many of the limit's windows without another 429 (10 minutes at
 	// OpenBesluitvorming): slowly, so that a path that just caused a

@@ -221,11 +221,11 @@ func (r floodResult) check(t *testing.T) {
 	t.Log(r)
 }
 
-// fairFlood runs the fair flood against plat: floodCalls calls at once
+// fairFlood runs the fair flood against plat: calls calls at once
 // from one session on each of floods (the MCP endpoints), a newcomer on
 // newcomerAt newcomerAfter after the platform's first grant; the flood is
 // cut floodAfterNew after the newcomer asked.
-func fairFlood(t *testing.T, plat *remotePlatform, floods []string, newcomerAt string) floodResult {
+func fairFlood(t *testing.T, plat *remotePlatform, floods []string, newcomerAt string, calls int) floodResult {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -235,7 +235,7 @@ func fairFlood(t *testing.T, plat *remotePlatform, floods []string, newcomerAt s
 	newcomer := mcpSession(t, newcomerAt, "newcomer") // connected before the flood: its call is what is timed
 	for i, base := range floods {
 		cs := mcpSession(t, base, fmt.Sprintf("flood%d", i))
-		for j := range floodCalls {
+		for j := range calls {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -322,7 +322,7 @@ func TestJitterFairFloodNeverOver(t *testing.T) {
 	skipJitter(t)
 	plat := startJitterPlatform(t)
 	base := jitterHost(t, plat.proxy)
-	fairFlood(t, plat, []string{base}, base).check(t)
+	fairFlood(t, plat, []string{base}, base, floodCalls).check(t)
 }
 
 // TestJitterFairFloodNeverOverBusyCores: the same while every core is
@@ -333,7 +333,7 @@ func TestJitterFairFloodNeverOverBusyCores(t *testing.T) {
 	busyCores(t)
 	plat := startJitterPlatform(t)
 	base := jitterHost(t, plat.proxy)
-	fairFlood(t, plat, []string{base}, base).check(t)
+	fairFlood(t, plat, []string{base}, base, floodCalls).check(t)
 }
 
 // The platform and the jitter proxy run in a process of their own (this

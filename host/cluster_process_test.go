@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -213,4 +214,69 @@ func clusterStatus(t *testing.T, s *server) string {
 		t.Fatalf("/status/cluster.json: %v: %s", err, b)
 	}
 	return string(b)
+}
+
+// TestThreeReplicasFairFloodNeverOver: the fair flood of jitter_test.go
+// across three `besluitbron serve` processes sharing OpenBesluitvorming's
+// limit through one redis-server: one session with 40 calls at once on
+// replica 1, a newcomer on replica 2, every request delayed 0–300 ms on
+// its way to a platform (in a process of its own) that enforces its own
+// bucket of 10 units a second. The replicas count each request when it
+// leaves in Redis's shared departure bucket; the platform refuses none.
+func TestThreeReplicasFairFloodNeverOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three server processes and seconds of real traffic")
+	}
+	if proofRace {
+		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
+	}
+	redisURL := redistest.Start(t).URL()
+	plat := startJitterPlatform(t)
+	bin := binary(t, "1.0.0-a")
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	var reps [3]*server
+	for i := range reps {
+		reps[i] = startServer(t, bin, writeConfig(t, fmt.Sprintf(`
+[runtime]
+compilation_cache_dir = %q
+[cache]
+dir = %q
+[log]
+level = "info"
+[status]
+enabled = false
+[mcp_rate_limit]
+enabled = false
+[server]
+max_connections_per_ip = 1000
+max_streams_per_ip = 1000
+max_streams_per_session = 1000
+[cluster]
+redis_url = %q
+replica_id = "replica-%d"
+[connectors.obv]
+module = %q
+base_url = %q
+private_networks = ["127.0.0.0/8"]
+[connectors.obv.limits.api]
+units = %g
+per = "1s"
+`, sharedCompilationCache(t), filepath.Join(t.TempDir(), "cache"), redisURL, i+1, wasm, plat.proxy, jitterUnits)))
+	}
+	// 40 calls, not 120: with 120 calls watched at once the shared
+	// scheduler's projections (every script run plans for every watched
+	// call) outlast the cluster's two-second bound on a script on a busy
+	// 2-core machine, and the replica falls back; that is the shared
+	// scheduler's limit at scale, not the departure's.
+	res := fairFlood(t, plat, []string{reps[0].base}, reps[1].base, 40)
+	res.check(t)
+	for i, r := range reps {
+		if strings.Contains(r.log.String(), "Redis unreachable") {
+			t.Errorf("replica %d fell back from Redis during the flood: the test did not measure the shared state", i+1)
+		}
+	}
+	for _, r := range reps {
+		r.cmd.Process.Signal(syscall.SIGTERM)
+		r.cmd.Wait()
+	}
 }

@@ -741,6 +741,8 @@ func (h *Host) quotaStatus() []loadstatus.Quota {
 		if st.PausedUntil.After(now) {
 			lq.PausedUntil = st.PausedUntil
 		}
+		hr := q.HeadroomAt(now)
+		lq.Headroom = &loadstatus.Headroom{Units: hr.Units, Reason: hr.Reason, SpreadSeconds: hr.Spread.Seconds(), After429: hr.After429}
 		for _, u := range q.Uses() {
 			us := u.Stats()
 			lq.Connectors = append(lq.Connectors, loadstatus.QuotaUser{Platform: u.Platform, Title: u.Title, Service: u.Service,

@@ -149,6 +149,7 @@ func (h *Host) equip(p *platform) error {
 		UserAgent:        "BesluitBron/" + h.o.Version,
 		Limiters:         lims,
 		Cache:            h.clusterTier(p, cache),
+		Now:              h.now, // the schedulers' clock: the path is measured on it
 	})
 	if err != nil {
 		return err

@@ -86,6 +86,22 @@ func TestSetLimit(t *testing.T) {
 	}
 }
 
+// A pause (a platform's Retry-After) survives a new limit: the host
+// changes the limit when its headroom moves, often right after a 429.
+func TestSetLimitKeepsPause(t *testing.T) {
+	d := newDriver(t, sched.Limit{Units: 10, Per: 10 * time.Second}, nil)
+	until := d.now.Add(5 * time.Second)
+	d.s.PauseUntil(until)
+	d.s.SetLimitAt(d.now, sched.Limit{Units: 8, Per: 8 * time.Second})
+	if got := d.s.StatsAt(d.now).PausedUntil; !got.Equal(until) {
+		t.Fatalf("paused until %v after SetLimit; want %v", got, until)
+	}
+	d.ask("A", 1)
+	if next := d.s.AdvanceAt(d.now); !next.Equal(until) {
+		t.Fatalf("next grant at %v; want the pause's end %v", next, until)
+	}
+}
+
 func TestStatsSessionsForgotten(t *testing.T) {
 	d := newDriver(t, sched.Limit{Units: 60, Per: time.Minute}, &sched.Options{Forget: time.Minute})
 	d.ask("A", 1)

@@ -133,10 +133,14 @@ func (b *bucket) tokens(t time.Time) float64 {
 	return b.limit.Units * float64(d) / float64(b.limit.Per)
 }
 
+// setLimit keeps the units (up to the new capacity) and the pause: a
+// platform's Retry-After holds whatever the limit becomes.
 func (b *bucket) setLimit(t time.Time, l Limit, quota float64) {
 	tok := min(b.tokens(t), l.Units)
+	paused := b.paused
 	*b = *newBucket(l, quota)
 	b.lower(t, tok)
+	b.paused = paused
 }
 
 // snapshot is a copy to plan ahead on (it shares the conversion cache).

@@ -39,4 +39,12 @@
 // fence that holds shared grants after an outage until every replica has
 // handed in what is left of its local share. Those parts are the
 // cluster's protocol; host/internal/upstream/cluster's doc says how it uses them.
+//
+// # The departure bucket
+//
+// A second, small script (depart.lua, [DepartScript]) counts a granted
+// request again when it is about to be written: a token bucket at the
+// platform's rate and its declared capacity less the widest headroom any
+// live replica reports, which says when the request may leave, holds it
+// during a pause, and lowers the scheduler's bucket to its own.
 package schedlua

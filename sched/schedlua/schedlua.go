@@ -297,3 +297,52 @@ func ParseReply(v any) (Reply, error) {
 	r.Rest = s[i+3:]
 	return r, nil
 }
+
+//go:embed depart.lua
+var departSource string
+
+// DepartScript is the departure bucket shared by the replicas
+// (depart.lua): it counts a request when it is about to be written and
+// says when it may leave. Its KEYS are the quota's key prefix.
+var DepartScript = departSource
+
+// DepartArgv is DepartScript's ARGV: now (µs; 0 = Redis's clock), the
+// replica, the platform's declared limit l (K units refilling in l.Per;
+// l.Units is K), this replica's headroom in units, the request's cost and
+// how long a replica's headroom counts without renewal.
+func DepartArgv(now int64, replica string, l Limit, headroom, cost float64, ttl time.Duration) []any {
+	k := strconv.FormatFloat(l.Units, 'f', -1, 64)
+	return []any{now, replica, k, l.Per, strconv.FormatFloat(headroom, 'f', -1, 64), l.Dur(min(cost, l.Units), true), ttl.Microseconds()}
+}
+
+// Departure is DepartScript's reply.
+type Departure struct {
+	At, Now  int64   // µs: when the request may leave; the script's now
+	Headroom float64 // the widest headroom of the live replicas, in force
+}
+
+// ParseDepart reads DepartScript's reply.
+func ParseDepart(v any) (Departure, error) {
+	arr, ok := v.([]any)
+	if !ok || len(arr) != 3 {
+		return Departure{}, fmt.Errorf("departure script: unexpected reply %v", v)
+	}
+	s := make([]string, 3)
+	for i, x := range arr {
+		switch x := x.(type) {
+		case string:
+			s[i] = x
+		case int64:
+			s[i] = strconv.FormatInt(x, 10)
+		default:
+			return Departure{}, fmt.Errorf("departure script: unexpected element %T", x)
+		}
+	}
+	at, err1 := parseUS(s[0])
+	now, err2 := parseUS(s[1])
+	h, err3 := strconv.ParseFloat(s[2], 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Departure{}, fmt.Errorf("departure script: malformed reply %q", s)
+	}
+	return Departure{At: at, Now: now, Headroom: h}, nil
+}

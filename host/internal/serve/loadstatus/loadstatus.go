@@ -150,9 +150,23 @@ type Quota struct {
 	LimitWhere  string `json:"limit_where,omitempty"`
 	LimitNote   string `json:"limit_note,omitempty"`
 	LimitNoteNL string `json:"limit_note_nl,omitempty"`
+	// Headroom is what this process's local bucket keeps below the limit
+	// now and why (quota.HeadroomState), for a limited quota.
+	Headroom *Headroom `json:"headroom,omitempty"`
 	// History is this process's traffic at the quota over the last hour,
 	// one point per minute (a limited quota, once the sampler has run).
 	History *History `json:"history,omitempty"`
+}
+
+// Headroom is a quota's headroom: Units kept below the declared capacity
+// because of Reason ("start", "floor", "spread", "429" or "cap"), sized
+// from the path's measured SpreadSeconds, of which After429 units were
+// added by 429s.
+type Headroom struct {
+	Units         float64 `json:"units"`
+	Reason        string  `json:"reason"`
+	SpreadSeconds float64 `json:"spread_seconds"`
+	After429      float64 `json:"after_429,omitempty"`
 }
 
 // QuotaUser is one connector service using a quota, with its own share of

@@ -123,6 +123,7 @@ var messages = map[string][2]string{
 	"st.group.unknown":       {"Onbekend (geen gepubliceerd, geen waargenomen; dat is niet hetzelfde als geen limiet)", "Unknown (none published, none observed, which is not the same as no limit)"},
 	"st.waiting":             {"%d verzoeken wachten", "%d requests waiting"},
 	"st.no_queue":            {"niemand wacht", "nobody waits"},
+	"st.headroom":            {"marge onder de limiet (eenheden, reden)", "headroom below the limit (units, reason)"},
 	"st.paused":              {"gepauzeerd na een 429, tot %s", "paused after a 429, until %s"},
 	"st.per.s1":              {"%g per seconde", "%g per second"},
 	"st.per.s":               {"%g per %g seconden", "%g per %g seconds"},

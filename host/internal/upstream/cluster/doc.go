@@ -20,7 +20,7 @@
 // applies the policy of package sched to it
 // atomically: start-time fair queueing weighted by K/(K+used), K the
 // platform's declared capacity (60 at OpenBesluitvorming, while the bucket
-// keeps the local limiter's headroom, 59), the longest-waiting-first guard
+// keeps the floor's headroom, 59), the longest-waiting-first guard
 // against starvation, oversized calls served on a full bucket and charged
 // the platform's whole quota (min(cost, K), never a debt beyond it), usage
 // forgotten 30 minutes after a session's last call, one uncounted public
@@ -29,6 +29,19 @@
 // sched.Scheduler on the same calls and requires the same grants. This
 // package runs the script on Redis under its keys; schedlua owns the
 // script's text, its arguments and its reply.
+//
+// # Departures
+//
+// A granted request is counted again when it is about to be written
+// ([SharedQuota.Depart]): a second, small script (schedlua's
+// DepartScript) keeps a shared departure bucket at the declared capacity
+// less the widest headroom any live replica reports (each measures its own
+// path; a replica's report lapses after a lease), says when the request
+// may leave, holds it during a 429's pause, and lowers the shared
+// scheduler's bucket to its own so that grants cannot run ahead of
+// departures. The shared scheduler itself keeps the floor's headroom (one
+// unit): a limit that changed with each replica's measurement would be
+// rewritten in Redis at every run.
 //
 // A call costs one script run when there is room (the grant comes back in
 // the reply). When no session waits, no fence stands and the bucket has

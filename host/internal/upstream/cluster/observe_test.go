@@ -50,7 +50,7 @@ func TestObserveLowersSharedBucket(t *testing.T) {
 		for k, v := range h {
 			hdr.Set(k, v)
 		}
-		r.l.Observe(http.StatusOK, hdr, now)
+		r.l.Observe(http.StatusOK, hdr, time.Time{}, now)
 		time.Sleep(20 * time.Millisecond) // a correction, had one been sent, runs on its own goroutine
 		if got := sharedTokens(t, r.l); got != full {
 			t.Fatalf("headers %v changed the shared bucket from %v to %v", h, full, got)
@@ -59,7 +59,7 @@ func TestObserveLowersSharedBucket(t *testing.T) {
 	hdr := http.Header{}
 	hdr.Set("RateLimit-Remaining", "3")
 	hdr.Set("RateLimit-Reset", "57")
-	r.l.Observe(http.StatusOK, hdr, now)
+	r.l.Observe(http.StatusOK, hdr, time.Time{}, now)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		got := sharedTokens(t, r.l)

@@ -14,6 +14,10 @@ import (
 // restart).
 var schedScript = redis.NewScript(schedlua.Script)
 
+// departScript is the shared departure bucket (schedlua.DepartScript),
+// run when a request is about to be written.
+var departScript = redis.NewScript(schedlua.DepartScript)
+
 // Keys. Every key carries the hash tag {besluitbron}, so all of them sit
 // in one slot and the script may touch them together, also on a Redis
 // Cluster.

@@ -52,11 +52,12 @@ func (m Mode) String() string {
 // ([quota.Limiter]) on a conservative share, and returns to the shared
 // state when Redis is back.
 type SharedQuota struct {
-	c      *Cluster
-	local  *quota.Limiter
-	prefix string
-	full   sched.Limit    // the local limiter's own limit (with headroom)
-	limit  schedlua.Limit // the shared bucket's limit, the same in µs, with the declared capacity K
+	c        *Cluster
+	local    *quota.Limiter
+	prefix   string
+	full     sched.Limit    // the shared scheduler's limit: the declared one less the floor's headroom
+	limit    schedlua.Limit // the shared bucket's limit, the same in µs, with the declared capacity K
+	declared schedlua.Limit // the platform's declared limit in µs (K units), for the departure bucket
 
 	mu       sync.Mutex
 	mode     Mode
@@ -73,6 +74,8 @@ type SharedQuota struct {
 	obsBusy  bool
 	obsNext  func()
 	falls    uint64 // times fallen back
+
+	sharedHeadroom float64 // the departure bucket's last headroom
 
 	// onGrant, when set (tests), sees every shared grant of this replica.
 	onGrant func(g schedlua.Grant, session string, cost float64)
@@ -99,9 +102,12 @@ var errRejoin = errors.New("cluster: back to the shared state")
 // quota, before [Cluster.Start].
 func (c *Cluster) SharedQuota(local *quota.Limiter) *SharedQuota {
 	st := local.Scheduler().Stats()
-	full := st.Limit
+	// The shared scheduler keeps the floor's headroom: the departure
+	// bucket keeps the measured one (a limit that changed with each
+	// replica's measurement would be rewritten in Redis at every run).
+	full := quota.Headroom(local.Limit)
 	lim := schedlua.FromSched(full, st.PlatformUnits) // K, the declared capacity: weights and oversized charges, as in sched
-	l := &SharedQuota{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim,
+	l := &SharedQuota{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim, declared: schedlua.FromSched(local.Limit, local.Limit.Units),
 		changed: make(chan struct{}), waiters: map[string]*waiter{}, locals: map[*localWait]struct{}{}, since: c.clock.Now()}
 	l.idle = sync.NewCond(&l.mu)
 	c.mu.Lock()
@@ -340,11 +346,68 @@ func (l *SharedQuota) fire(gen uint64) {
 	l.handle(r)
 }
 
+// Depart implements fetch.Limiter: the request is about to be written.
+// The shared departure bucket in Redis (schedlua.DepartScript) counts it
+// and says when it may leave, at the declared capacity less the widest
+// headroom any live replica's path needs; the replica waits until then and
+// does not send a call that ended meanwhile. Outside the shared state, or
+// when Redis fails, the local limiter's departure pacer decides.
+func (l *SharedQuota) Depart(ctx context.Context, cost float64) (time.Time, error) {
+	l.mu.Lock()
+	m := l.mode
+	l.mu.Unlock()
+	if m != Shared {
+		return l.local.Depart(ctx, cost)
+	}
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, l.local.Ended(err)
+	}
+	h := l.local.Headroom().Units
+	sctx, cancel := scriptCtx(ctx)
+	defer cancel()
+	a := l.c.args(l.limit)
+	v, err := departScript.Run(sctx, l.c.rdb, []string{l.prefix}, schedlua.DepartArgv(a.Now, a.Replica, l.declared, h, cost, l.c.o.Lease)...).Result()
+	var d schedlua.Departure
+	if err == nil {
+		d, err = schedlua.ParseDepart(v)
+	}
+	if err != nil {
+		l.fail(err)
+		return l.local.Depart(ctx, cost)
+	}
+	l.mu.Lock()
+	l.sharedHeadroom = d.Headroom
+	l.mu.Unlock()
+	wait := time.Duration(d.At-d.Now) * time.Microsecond
+	due := l.c.clock.Now().Add(wait)
+	if wait > 0 {
+		done := make(chan struct{})
+		t := l.c.clock.AfterFunc(wait, func() { close(done) })
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Stop()
+			return time.Time{}, l.local.Ended(ctx.Err())
+		}
+	}
+	return due, nil
+}
+
+// SharedHeadroom is the headroom the shared departure bucket last kept:
+// the widest any live replica asked for.
+func (l *SharedQuota) SharedHeadroom() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sharedHeadroom
+}
+
 // Observe implements fetch.Limiter: a 429 pauses the shared bucket for
 // every replica; RateLimit headers lower it. The local limiter sees the
-// same answer (its counters, and its bucket for a later fallback).
-func (l *SharedQuota) Observe(status int, h http.Header, now time.Time) {
-	l.local.Observe(status, h, now)
+// same answer: it measures the path (its headroom, which this replica
+// brings to the shared departure bucket), counts 429s and keeps its bucket
+// for a later fallback.
+func (l *SharedQuota) Observe(status int, h http.Header, sent, now time.Time) {
+	l.local.Observe(status, h, sent, now)
 	l.mu.Lock()
 	m := l.mode
 	l.mu.Unlock()

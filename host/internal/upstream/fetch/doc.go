@@ -16,8 +16,15 @@
 //   - responses are capped in size;
 //   - the cache is asked first; only a miss waits at the service's limiter
 //     and reaches the platform; failures are never cached;
-//   - a 429 pauses the service until its Retry-After and the call retries
-//     at the head of its session's queue, a bounded number of times.
+//   - a request departs when the transport has its connection and is about
+//     to write it (httptrace's GotConn): the limiter counts it there
+//     (Limiter.Depart), and a call whose context has ended by then is never
+//     sent (for HTTP/1 the gate's own connections refuse the write,
+//     held.go); the time from departure to the answer's headers goes back
+//     to the limiter, which sizes its headroom by it;
+//   - a 429 pauses the service until its Retry-After and the call retries,
+//     a bounded number of times, without queueing (or being charged) at the
+//     fair scheduler again: it waits for the pause and departs.
 //
 // Each connector gets its own HTTP transport, so a slow platform holds up
 // no other. A Gate is safe for concurrent use.

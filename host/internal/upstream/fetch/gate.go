@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"sort"
@@ -25,13 +26,23 @@ import (
 // Limiter keeps one upstream service under its limit. The scheduler
 // implements it; nil means the service is not limited.
 type Limiter interface {
-	// Wait blocks until the call may go and returns how long it queued.
-	// front puts the call at the head of its session's queue (a retry
-	// after a 429).
+	// Wait blocks until the fair scheduler grants the call and returns
+	// how long it queued. front puts the call at the head of its
+	// session's queue. The gate calls it once per call: a retry after a
+	// 429 is not queued (nor charged to the session) again.
 	Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error)
+	// Depart blocks until the request may leave and counts it against the
+	// platform's bucket; the gate calls it when the request is about to be
+	// written to the connection, every time one is. It returns the
+	// instant the request was counted. An error (the call's context
+	// ended, or no room before its deadline) means the request must not
+	// be sent.
+	Depart(ctx context.Context, cost float64) (time.Time, error)
 	// Observe passes the platform's answer (429 with Retry-After,
-	// RateLimit-* headers) so the limiter can correct itself.
-	Observe(status int, header http.Header, now time.Time)
+	// RateLimit-* headers), the instant the request's departure was
+	// counted (zero: it never was) and the instant the answer's headers
+	// came, so the limiter can measure the path and correct itself.
+	Observe(status int, header http.Header, sent, now time.Time)
 }
 
 // Cache answers a fetch from the platform's cache or fills it. fill says
@@ -167,7 +178,13 @@ func New(o Options) (*Gate, error) {
 	if rt == nil {
 		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.checkDial}
 		rt = &http.Transport{
-			DialContext:           dialer.DialContext,
+			DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+				c, err := dialer.DialContext(ctx, network, address)
+				if err != nil {
+					return nil, err
+				}
+				return &heldConn{Conn: c}, nil
+			},
 			MaxConnsPerHost:       o.MaxConns,
 			MaxIdleConnsPerHost:   o.MaxConns,
 			IdleConnTimeout:       90 * time.Second,
@@ -436,77 +453,124 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 	return resp, err
 }
 
-// exchange waits at the limiter and performs the request, retrying at the
-// head of the session's queue after a 429.
+// exchange waits at the limiter and performs the request, retrying after
+// a 429. The call is queued at the fair scheduler once: a retry is the
+// same call, charged to its session once, and waits only for the pause
+// the 429 set and for its departure (see Limiter).
 func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.FetchRequest, u *url.URL) (resp connector.FetchResponse, queued, upstream time.Duration, err error) {
 	lim := g.o.Limiters[req.Service]
-	for attempt := 0; ; attempt++ {
-		if lim != nil {
-			q, err := lim.Wait(ctx, info, req.Cost, attempt > 0)
-			queued += q
-			if err != nil {
-				return resp, queued, upstream, err
-			}
+	if lim != nil {
+		q, err := lim.Wait(ctx, info, req.Cost, false)
+		queued += q
+		if err != nil {
+			return resp, queued, upstream, err
 		}
+	}
+	for attempt := 0; ; attempt++ {
 		start := g.o.Now()
 		var hdr http.Header
-		resp, hdr, err = g.do(ctx, req, u)
+		var sent, answered time.Time
+		resp, hdr, sent, answered, err = g.do(ctx, req, u, lim)
 		upstream += g.o.Now().Sub(start)
 		if err != nil {
 			return resp, queued, upstream, err
 		}
 		if lim != nil {
-			lim.Observe(resp.Status, hdr, g.o.Now())
+			lim.Observe(resp.Status, hdr, sent, answered)
 		}
 		if resp.Status != http.StatusTooManyRequests || lim == nil || attempt >= g.o.MaxRetries429 {
 			return resp, queued, upstream, nil
 		}
-		g.o.Logger.Warn("platform answered 429; retrying at the head of the queue", "connector", g.id, "service", req.Service, "retry_after", hdr.Get("Retry-After"))
+		g.o.Logger.Warn("platform answered 429; retrying after its pause", "connector", g.id, "service", req.Service, "retry_after", hdr.Get("Retry-After"))
 	}
 }
 
-func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL) (connector.FetchResponse, http.Header, error) {
+// do performs one request. The request departs when the transport has a
+// connection for it and is about to write it (httptrace's GotConn, which
+// runs on this goroutine before the write, for HTTP/1 and HTTP/2): there
+// lim counts it, after waiting for room, and a call whose context has
+// ended by then is not sent. sent is the instant lim counted the request
+// (zero without lim, or when it never departed), answered the instant the
+// response's headers had come.
+func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter) (_ connector.FetchResponse, _ http.Header, sent, answered time.Time, _ error) {
 	ctx, cancel := context.WithTimeout(parent, g.o.RequestTimeout)
 	defer cancel()
+	var stopped error // why the request did not leave
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
+		if stopped != nil {
+			hold(ci.Conn)
+			return
+		}
+		if lim != nil {
+			at, err := lim.Depart(ctx, req.Cost)
+			if err != nil {
+				stopped = err
+			}
+			sent = at
+		}
+		// The last gate: whatever happened while the request waited for
+		// its connection or its departure, a call that ended is not sent.
+		if stopped == nil && ctx.Err() != nil {
+			stopped = g.ended(parent, ctx, u)
+		}
+		if stopped != nil {
+			hold(ci.Conn)
+			cancel()
+		}
+	}})
 	var body io.Reader
 	if len(req.Body) > 0 {
 		body = strings.NewReader(string(req.Body))
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.Method, u.String(), body)
 	if err != nil {
-		return connector.FetchResponse{}, nil, refused("bad request: %v", err)
+		return connector.FetchResponse{}, nil, sent, answered, refused("bad request: %v", err)
 	}
 	for k, v := range req.Header {
 		switch strings.ToLower(k) {
 		case "host", "cookie", "authorization", "proxy-authorization", "x-forwarded-for", "forwarded":
-			return connector.FetchResponse{}, nil, refused("header %q not allowed", k)
+			return connector.FetchResponse{}, nil, sent, answered, refused("header %q not allowed", k)
 		}
 		hr.Header.Set(k, v)
 	}
 	hr.Header.Set("User-Agent", g.o.UserAgent)
 	r, err := g.client.Do(hr)
+	answered = g.o.Now()
+	if stopped != nil {
+		if r != nil {
+			r.Body.Close()
+		}
+		return connector.FetchResponse{}, nil, time.Time{}, time.Time{}, stopped
+	}
 	if err != nil {
 		switch {
 		case errors.Is(err, errPrivate):
-			return connector.FetchResponse{}, nil, refused("%v", unwrapURL(err))
+			return connector.FetchResponse{}, nil, sent, answered, refused("%v", unwrapURL(err))
 		case strings.Contains(err.Error(), "redirect to"):
-			return connector.FetchResponse{}, nil, refused("%v", unwrapURL(err))
-		case parent.Err() != nil:
-			return connector.FetchResponse{}, nil, &connector.FetchError{Kind: connector.FetchCanceled, Message: "the call ended while " + u.Host + " was answering: " + parent.Err().Error()}
+			return connector.FetchResponse{}, nil, sent, answered, refused("%v", unwrapURL(err))
 		case ctx.Err() != nil:
-			return connector.FetchResponse{}, nil, unavailable("%s did not answer within %s", u.Host, g.o.RequestTimeout)
+			return connector.FetchResponse{}, nil, sent, answered, g.ended(parent, ctx, u)
 		}
-		return connector.FetchResponse{}, nil, unavailable("%s: %v", u.Host, unwrapURL(err))
+		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: %v", u.Host, unwrapURL(err))
 	}
 	defer r.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(r.Body, g.o.MaxResponseBytes+1))
 	if err != nil {
-		return connector.FetchResponse{}, nil, unavailable("%s: reading the response: %v", u.Host, err)
+		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: reading the response: %v", u.Host, err)
 	}
 	if int64(len(b)) > g.o.MaxResponseBytes {
-		return connector.FetchResponse{}, nil, unavailable("%s: response exceeds the %d-byte limit", u.Host, g.o.MaxResponseBytes)
+		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: response exceeds the %d-byte limit", u.Host, g.o.MaxResponseBytes)
 	}
-	return connector.FetchResponse{Status: r.StatusCode, Header: flatten(r.Header), Body: b}, r.Header, nil
+	return connector.FetchResponse{Status: r.StatusCode, Header: flatten(r.Header), Body: b}, r.Header, sent, answered, nil
+}
+
+// ended is the error of a request whose context (ctx, made from the
+// call's parent with the request timeout) is done.
+func (g *Gate) ended(parent, ctx context.Context, u *url.URL) error {
+	if parent.Err() != nil {
+		return &connector.FetchError{Kind: connector.FetchCanceled, Message: "the call ended while " + u.Host + " was answering: " + parent.Err().Error()}
+	}
+	return unavailable("%s did not answer within %s", u.Host, g.o.RequestTimeout)
 }
 
 func unwrapURL(err error) error {

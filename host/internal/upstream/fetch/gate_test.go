@@ -113,7 +113,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 type fakeLimiter struct {
 	mu      sync.Mutex
 	waits   []bool // front flags
+	departs int
+	sent    []time.Time // the sent instants Observe was given
 	retries []string
+	// depart, when set, runs at each departure with the call's context.
+	depart func(ctx context.Context) error
 }
 
 func (f *fakeLimiter) Wait(_ context.Context, _ *callinfo.Info, _ float64, front bool) (time.Duration, error) {
@@ -123,15 +127,32 @@ func (f *fakeLimiter) Wait(_ context.Context, _ *callinfo.Info, _ float64, front
 	return 5 * time.Millisecond, nil
 }
 
-func (f *fakeLimiter) Observe(status int, h http.Header, _ time.Time) {
+func (f *fakeLimiter) Depart(ctx context.Context, _ float64) (time.Time, error) {
+	f.mu.Lock()
+	f.departs++
+	d := f.depart
+	f.mu.Unlock()
+	if d != nil {
+		if err := d(ctx); err != nil {
+			return time.Time{}, err
+		}
+	}
+	return time.Now(), nil
+}
+
+func (f *fakeLimiter) Observe(status int, h http.Header, sent, _ time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.sent = append(f.sent, sent)
 	if status == 429 {
 		f.retries = append(f.retries, h.Get("Retry-After"))
 	}
 }
 
-func TestRetryAfter429AtHeadOfQueue(t *testing.T) {
+// A call retried after a platform 429 is charged once: it waits at the
+// fair scheduler (and is charged to its session) once, and departs twice,
+// each departure counted when it leaves.
+func TestRetryAfter429ChargedOnce(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
@@ -149,11 +170,71 @@ func TestRetryAfter429AtHeadOfQueue(t *testing.T) {
 	if err != nil || resp.Status != 200 {
 		t.Fatalf("%+v %v", resp, err)
 	}
-	if len(lim.waits) != 2 || lim.waits[0] || !lim.waits[1] || len(lim.retries) != 1 || lim.retries[0] != "1" {
-		t.Errorf("waits %v retries %v: want a first wait, a 429 observed, then a wait at the front", lim.waits, lim.retries)
+	if len(lim.waits) != 1 || lim.departs != 2 || len(lim.retries) != 1 || lim.retries[0] != "1" {
+		t.Errorf("waits %v, departures %d, retries %v: want one wait, a 429 observed, two departures", lim.waits, lim.departs, lim.retries)
 	}
-	if s := info.Summary(); s.Queued != 10*time.Millisecond || s.Cache != callinfo.Bypass || s.Fetches != 1 {
+	for i, s := range lim.sent {
+		if s.IsZero() {
+			t.Errorf("answer %d observed without its departure instant", i+1)
+		}
+	}
+	if s := info.Summary(); s.Queued != 5*time.Millisecond || s.Cache != callinfo.Bypass || s.Fetches != 1 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// A call whose context has ended at its departure point is never sent:
+// neither when it ends while the request waits to depart (the limiter
+// returns the error), nor when it ends just as the departure is allowed
+// (HTTP/1 writes the request on the connection's own goroutine without
+// looking at the context again, so the gate refuses the write).
+func TestEndedCallIsNeverSent(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	for name, depart := range map[string]func(ctx context.Context, cancel context.CancelFunc) error{
+		"ends while waiting to depart": func(ctx context.Context, cancel context.CancelFunc) error {
+			cancel()
+			<-ctx.Done()
+			return &connector.FetchError{Kind: connector.FetchCanceled, Message: "ended while waiting: " + ctx.Err().Error()}
+		},
+		"ends as it departs": func(ctx context.Context, cancel context.CancelFunc) error {
+			cancel()
+			return nil
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			lim := &fakeLimiter{}
+			g := newGate(t, fetch.Options{BaseURL: srv.URL, PrivateNetworks: loopback, Limiters: map[string]fetch.Limiter{"api": lim}})
+			// A first call opens a connection to reuse, so the ones that
+			// end meet a connection that is ready at once.
+			if _, err := g.Fetch(context.Background(), connector.FetchRequest{URL: "https://demo.example/warm", Service: "api"}); err != nil {
+				t.Fatal(err)
+			}
+			before := n.Load()
+			for range 20 {
+				ctx, cancel := context.WithCancel(context.Background())
+				lim.mu.Lock()
+				lim.depart = func(c context.Context) error { return depart(c, cancel) }
+				lim.mu.Unlock()
+				_, err := g.Fetch(ctx, connector.FetchRequest{URL: "https://demo.example/x", Service: "api"})
+				wantKind(t, err, connector.FetchCanceled, "ended")
+				cancel()
+			}
+			lim.mu.Lock()
+			lim.depart = nil
+			lim.mu.Unlock()
+			// The connection the refused writes closed is replaced.
+			if _, err := g.Fetch(context.Background(), connector.FetchRequest{URL: "https://demo.example/after", Service: "api"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := n.Load() - before; got != 1 {
+				t.Errorf("the platform received %d requests: %d of 20 calls that ended at their departure, want 0", got, got-1)
+			}
+		})
 	}
 }
 

@@ -21,13 +21,27 @@
 // The session a call counts against is the MCP session; the search page and
 // maintenance share sched.PublicSession, whose usage is not counted.
 //
-// Each limiter's bucket keeps one unit of headroom below the declared
-// limit ([Headroom]: 59 units per 59 s for OpenBesluitvorming's 60 per
-// minute), against network jitter. Fairness does not see it: the scheduler
-// gets the declared capacity as sched.Options.PlatformUnits, so a session's
-// weight is 60/(60+used), exactly 1/2 of a new session's after 60 units and
-// 1/3 after 120, as the requirement has it, and a call costing more than
-// the bucket is charged the platform's whole quota of 60.
+// Each limiter holds its quota with two buckets at one local limit: the
+// fair scheduler's, charged when it grants a call (who goes next, in what
+// order), and a departure pacer's, charged when the request is about to be
+// written to the connection ([Limiter.Depart], called by the fetch gate),
+// so that time between grant and departure cannot bunch requests; after
+// each departure the scheduler's bucket is lowered to the pacer's. The
+// local limit keeps a headroom below the declared capacity sized by the
+// path (headroom.go, [Limiter.Headroom]): ceil(rate × spread) of the
+// measured time from departure to the platform's answer over the latest
+// answers, at least the floor min(1, capacity/10), at most CapFraction of
+// the capacity, a spread of StartSpread assumed until MinPathSamples
+// answers are measured, one more unit per 429 (decaying). The metrics
+// (metrics.go) and the Laadstatus show it and why. Fairness does not see
+// it: the schedulers get the declared capacity as
+// sched.Options.PlatformUnits, so a session's weight is 60/(60+used),
+// exactly 1/2 of a new session's after 60 units and 1/3 after 120, as the
+// requirement has it, and a call costing more than the bucket is charged
+// the platform's whole quota of 60.
+//
+// A call retried after a 429 waits at the scheduler, and is charged to
+// its session, once; each of its departures is counted by the pacer.
 //
 // A Limiter is safe for concurrent use.
 package quota

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
@@ -41,9 +42,17 @@ type Limiter struct {
 	// ("connectors.<id>.limits.<service>") or a manifest ("the manifest of
 	// <id>, service <service>"); empty for a limiter made with [New].
 	Source string
-	s      *sched.Scheduler
+	s      *sched.Scheduler // the fair scheduler: who goes next, charged at the grant
+	dep    *sched.Scheduler // the departure pacer: one uncounted session, charged when a request leaves
 	uses   []*Use
-	path   fetch.Limiter // what the Uses pass calls to: the Limiter itself, or its shared form (Via)
+	via    fetch.Limiter // what the Uses pass calls to: the Limiter itself, or its shared form (Via)
+	shared bool          // Via was called: the shared form owns s's limit (its fallback share)
+	path   *path         // the measured path, which sizes the headroom
+	log    *slog.Logger
+	now    func() time.Time // the schedulers' clock
+
+	mu      sync.Mutex
+	applied float64 // the headroom the buckets hold now
 }
 
 // New returns the limiter of one service's own quota, named
@@ -53,7 +62,7 @@ func New(platform, title, service string, l sched.Limit, opts *sched.Options) (*
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", configKey(platform, service), err)
 	}
-	return newLimiter(platform+"/"+service, []User{{Platform: platform, Title: title, Service: service}}, l, "", opts), nil
+	return newLimiter(platform+"/"+service, []User{{Platform: platform, Title: title, Service: service}}, l, "", opts, nil), nil
 }
 
 func configKey(platform, service string) string {
@@ -62,21 +71,30 @@ func configKey(platform, service string) string {
 
 // newLimiter builds a quota's limiter on a valid limit.
 //
-// The local bucket keeps a headroom of one unit (a tenth of the capacity
-// for small limits) at the same refill rate. Why: the platform's bucket
-// sees a request when it arrives, not when it was granted. After an idle
-// spell both buckets are full, and if the first requests of a burst travel
-// slower than the next one, the platform's full bucket wastes refill the
-// local one counted on. One unit of headroom absorbs network jitter of up
-// to one unit's refill time (1 s at OpenBesluitvorming) and costs nothing
-// of the sustained rate.
+// Two buckets hold the quota's limit, both at the same local limit: the
+// fair scheduler's, charged when it grants a call (it decides who goes
+// next and in what order), and the departure pacer's, charged when the
+// request is about to be written to the connection ([Limiter.Depart]).
+// The platform's bucket sees a request when it arrives, and a token
+// bucket's grants delayed by a variable delay in [dmin, dmax] conform
+// only to capacity + rate × (dmax − dmin): time spent between the grant
+// and the write (the instance, the runtime, a busy core) would compress
+// arrivals. Counting at departure leaves only the path from the socket to
+// the platform, whose spread the limiter measures ([Limiter.Observe]) and
+// keeps as headroom below the declared capacity: ceil(rate × spread),
+// never less than the floor min(1, capacity/10), at most CapFraction of
+// the capacity, a spread of StartSpread assumed before MinPathSamples
+// answers are measured, and one more unit per 429 that still happens
+// (decaying). The
+// headroom lowers the capacity at the same refill rate: it costs burst,
+// not sustained rate.
 //
-// The headroom is the bucket's alone. The scheduler is told the declared
+// The headroom is the buckets' alone. The scheduler is told the declared
 // capacity, l.Units, as its sched.Options.PlatformUnits (unless opts sets
 // it), so that the weights are those of the declared limit, 60/(60+used)
 // at OpenBesluitvorming and not 59/(59+used), and an oversized call is
 // charged the platform's whole quota of 60.
-func newLimiter(name string, users []User, l sched.Limit, source string, opts *sched.Options) *Limiter {
+func newLimiter(name string, users []User, l sched.Limit, source string, opts *sched.Options, log *slog.Logger) *Limiter {
 	var o sched.Options
 	if opts != nil {
 		o = *opts
@@ -84,8 +102,18 @@ func newLimiter(name string, users []User, l sched.Limit, source string, opts *s
 	if o.PlatformUnits == 0 {
 		o.PlatformUnits = l.Units
 	}
-	q := &Limiter{Name: name, Users: users, Limit: l, Source: source, s: sched.New(Headroom(l), &o)}
-	q.path = q
+	if log == nil {
+		log = slog.Default()
+	}
+	p := newPath(l)
+	h := p.state(time.Time{}).Units // before the first measurements: StartSpread's
+	local := WithHeadroom(l, h)
+	q := &Limiter{Name: name, Users: users, Limit: l, Source: source, s: sched.New(local, &o), dep: sched.New(local, &o),
+		path: p, log: log, applied: h, now: time.Now}
+	if o.Clock != nil {
+		q.now = o.Clock.Now
+	}
+	q.via = q
 	for _, u := range users {
 		q.uses = append(q.uses, &Use{User: u, q: q})
 	}
@@ -95,7 +123,7 @@ func newLimiter(name string, users []User, l sched.Limit, source string, opts *s
 // Via makes every [Use] of the quota pass its calls to f (the quota's
 // shared form in Redis) instead of to l itself. Call it once, before the
 // first call.
-func (l *Limiter) Via(f fetch.Limiter) { l.path = f }
+func (l *Limiter) Via(f fetch.Limiter) { l.via, l.shared = f, true }
 
 // Use returns what platform's fetch gate holds for service: the quota's
 // limiter, counting that service's own calls for the metrics. It panics
@@ -164,13 +192,40 @@ func And(ws []string) string {
 	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }
 
-// Headroom returns the local limit for a platform limit l: capacity
-// reduced by min(1, l.Units/10), the refill rate unchanged. When the
-// shorter window is not a whole number of nanoseconds it is rounded up, so
-// the local bucket never refills faster than the platform's.
+// Headroom returns the local limit at the headroom's floor for a
+// platform limit l: capacity reduced by min(1, l.Units/10), the refill
+// rate unchanged (see [WithHeadroom]). The limiter keeps at least this
+// much; [Limiter.Headroom] says how much it keeps now.
 func Headroom(l sched.Limit) sched.Limit {
-	h := min(1, l.Units/10)
-	return sched.Limit{Units: l.Units - h, Per: time.Duration(math.Ceil(float64(l.Per) * (l.Units - h) / l.Units))}
+	return WithHeadroom(l, min(1, l.Units/10))
+}
+
+// Headroom returns the quota's headroom now and why (status pages,
+// /metrics).
+func (l *Limiter) Headroom() HeadroomState { return l.HeadroomAt(l.now()) }
+
+// HeadroomAt is Headroom at t.
+func (l *Limiter) HeadroomAt(t time.Time) HeadroomState { return l.path.state(t) }
+
+// adjust brings both buckets to the headroom the path asks for at t. The
+// shared form owns the fair scheduler's limit (its fallback share), so
+// then only the pacer follows.
+func (l *Limiter) adjust(t time.Time) {
+	st := l.path.state(t)
+	l.mu.Lock()
+	if st.Units == l.applied {
+		l.mu.Unlock()
+		return
+	}
+	was := l.applied
+	l.applied = st.Units
+	local := WithHeadroom(l.Limit, st.Units)
+	if !l.shared {
+		l.s.SetLimitAt(t, local)
+	}
+	l.dep.SetLimitAt(t, local)
+	l.mu.Unlock()
+	l.log.Info("quota: headroom changed", "quota", l.Name, "from", FormatUnits(was), "to", st.String())
 }
 
 // Scheduler exposes the underlying scheduler (status pages, tests).
@@ -199,6 +254,19 @@ func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, f
 	return g.Queued, nil
 }
 
+// sync keeps the fair scheduler from running ahead of departures: its
+// bucket holds no more than the pacer's. Without it a queue could build
+// at the pacer (the two buckets refill at the same rate, so a lag, once
+// made by calls slow to depart, would never drain), and a newcomer the
+// scheduler grants next would wait behind calls granted before it. The
+// calls granted and not yet departed are not subtracted: that would keep
+// one call at a time between grant and departure on a small bucket, and
+// lose the rate while it is in the instance. The scheduler's bucket is
+// only ever lowered.
+func (l *Limiter) sync(t time.Time) {
+	l.s.LowerAt(t, l.dep.TokensAt(t))
+}
+
 // NoRoom is the error of a call the limit leaves no room for before its
 // deadline, expected to wait wait.
 func (l *Limiter) NoRoom(wait time.Duration) error {
@@ -212,19 +280,53 @@ func (l *Limiter) Ended(err error) error {
 	return &connector.FetchError{Kind: connector.FetchCanceled, Message: "the call ended while waiting for " + l.Phrase(false) + ": " + err.Error()}
 }
 
-// Observe implements fetch.Limiter: a 429 pauses the quota, for every
-// connector that uses it, until its Retry-After (else one unit's refill);
-// RateLimit-Remaining and RateLimit-Reset lower the local bucket, read by
-// sched.RateLimitBounds (through the scheduler's ObserveHeaders).
-func (l *Limiter) Observe(status int, h http.Header, now time.Time) {
+// Depart implements fetch.Limiter: the request is about to be written to
+// the connection. It waits until the departure pacer holds its cost and
+// returns the instant it was counted; an ended context or a deadline the
+// pacer cannot meet is an error, and the request must not be sent.
+func (l *Limiter) Depart(ctx context.Context, cost float64) (time.Time, error) {
+	g, err := l.dep.Wait(ctx, sched.Request{Session: sched.PublicSession, Cost: cost})
+	if err != nil {
+		var re *sched.RetryError
+		switch {
+		case errors.As(err, &re):
+			return time.Time{}, l.NoRoom(re.After)
+		case ctx.Err() != nil:
+			return time.Time{}, l.Ended(ctx.Err())
+		}
+		return time.Time{}, &connector.FetchError{Kind: connector.FetchRefused, Message: err.Error()}
+	}
+	if !l.shared {
+		l.sync(g.At)
+	}
+	return g.At, nil
+}
+
+// Observe implements fetch.Limiter: the answer's time since its departure
+// was counted (sent; zero when unknown) is a sample of the path; a 429
+// pauses the quota, for every connector that uses it, until its
+// Retry-After (else one unit's refill) and widens the headroom by a unit;
+// RateLimit-Remaining and RateLimit-Reset lower the local buckets, read by
+// sched.RateLimitBounds (through the schedulers' ObserveHeaders).
+func (l *Limiter) Observe(status int, h http.Header, sent, now time.Time) {
+	if !sent.IsZero() {
+		l.path.sample(now.Sub(sent))
+	}
 	if status == http.StatusTooManyRequests {
 		wait := RetryAfter(h.Get("Retry-After"), now)
 		if wait <= 0 {
 			wait = l.Limit.Per / time.Duration(max(1, int(l.Limit.Units)))
 		}
 		l.s.PauseUntil(now.Add(wait))
+		l.dep.PauseUntil(now.Add(wait))
+		l.path.refused(now)
+		st := l.path.state(now)
+		l.log.Warn("quota: the platform refused a request (429) although the local bucket had room; its headroom widens",
+			"quota", l.Name, "retry_after", wait, "headroom", st.String(), "refusals", st.Got429)
 	}
 	l.s.ObserveHeaders(h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), now)
+	l.dep.ObserveHeaders(h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), now)
+	l.adjust(now)
 }
 
 // RetryAfter parses a Retry-After value: seconds or an HTTP date. It

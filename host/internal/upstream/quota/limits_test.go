@@ -98,7 +98,7 @@ func TestPlatform429Pauses(t *testing.T) {
 	now := time.Now()
 	h := http.Header{}
 	h.Set("Retry-After", "30")
-	l.Observe(429, h, now)
+	l.Observe(429, h, time.Time{}, now)
 	if st := l.Scheduler().Stats(); !st.PausedUntil.Equal(now.Add(30 * time.Second)) {
 		t.Errorf("paused until %v, want %v", st.PausedUntil, now.Add(30*time.Second))
 	}
@@ -118,7 +118,7 @@ func TestRateLimitHeadersLowerBucket(t *testing.T) {
 	h := http.Header{}
 	h.Set("RateLimit-Remaining", "3")
 	h.Set("RateLimit-Reset", "57")
-	l.Observe(200, h, time.Now())
+	l.Observe(200, h, time.Time{}, time.Now())
 	if tok := l.Scheduler().Stats().Tokens; tok > 3.5 {
 		t.Errorf("tokens %v after the platform said 3 remain", tok)
 	}
@@ -142,7 +142,7 @@ func TestRateLimitHeadersNotNumbers(t *testing.T) {
 			h.Set(k, v)
 		}
 		before := l.Scheduler().TokensAt(t0)
-		l.Observe(200, h, t0)
+		l.Observe(200, h, time.Time{}, t0)
 		if got := l.Scheduler().TokensAt(t0); got != before {
 			t.Errorf("headers %v: the bucket went from %v to %v", hs, before, got)
 		}

@@ -14,7 +14,11 @@ import (
 // waiting sessions are the quota's, repeated on each of its services'
 // series (aggregate them with max by (quota), not sum).
 // besluitbron_quota_limit_units and besluitbron_quota_limit_window_seconds
-// give each quota's limit once.
+// give each quota's limit once; besluitbron_quota_headroom_units the units
+// its local buckets keep below that limit now, with the reason as a label
+// (start, floor, spread, 429 or cap), besluitbron_quota_path_spread_seconds
+// the spread it was sized from, and besluitbron_quota_refused_total the
+// 429s that still happened.
 type Collector struct {
 	limiters []*Limiter
 }
@@ -36,11 +40,14 @@ var (
 	desc429      = prometheus.NewDesc("besluitbron_upstream_429_total", "429 answers the service received from the quota's host.", useLabels, nil)
 	descUnitsQ   = prometheus.NewDesc("besluitbron_quota_limit_units", "The quota's limit: units per window (the strictest its connectors declare).", []string{"quota"}, nil)
 	descWindowQ  = prometheus.NewDesc("besluitbron_quota_limit_window_seconds", "The quota's limit: the window of its units.", []string{"quota"}, nil)
+	descHeadroom = prometheus.NewDesc("besluitbron_quota_headroom_units", "Units the quota's local buckets keep below the platform's declared capacity, and why (reason: start, floor, spread, 429, cap).", []string{"quota", "reason"}, nil)
+	descSpread   = prometheus.NewDesc("besluitbron_quota_path_spread_seconds", "Spread (max - min) of the time from a request's departure to the platform's answer, over the latest answers.", []string{"quota"}, nil)
+	descRefused  = prometheus.NewDesc("besluitbron_quota_refused_total", "429 answers from the quota's host although the local bucket had room; each widens the headroom.", []string{"quota"}, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descQueued, descSessions, descCalls, descUnits, descWait, descTokens, descRejected, descCanceled, desc429, descUnitsQ, descWindowQ} {
+	for _, d := range []*prometheus.Desc{descQueued, descSessions, descCalls, descUnits, descWait, descTokens, descRejected, descCanceled, desc429, descUnitsQ, descWindowQ, descHeadroom, descSpread, descRefused} {
 		ch <- d
 	}
 }
@@ -51,6 +58,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		st := l.s.Stats()
 		ch <- prometheus.MustNewConstMetric(descUnitsQ, prometheus.GaugeValue, l.Limit.Units, l.Name)
 		ch <- prometheus.MustNewConstMetric(descWindowQ, prometheus.GaugeValue, l.Limit.Per.Seconds(), l.Name)
+		hr := l.Headroom()
+		ch <- prometheus.MustNewConstMetric(descHeadroom, prometheus.GaugeValue, hr.Units, l.Name, hr.Reason)
+		ch <- prometheus.MustNewConstMetric(descSpread, prometheus.GaugeValue, hr.Spread.Seconds(), l.Name)
+		ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(hr.Got429), l.Name)
 		for _, u := range l.uses {
 			us := u.Stats()
 			lv := []string{l.Name, u.Platform, u.Service}

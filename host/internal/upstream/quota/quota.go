@@ -120,7 +120,7 @@ func Build(claims []Claim, opts *sched.Options, log *slog.Logger) ([]*Limiter, e
 		for i, c := range cs {
 			users[i] = c.User
 		}
-		out = append(out, newLimiter(name, users, win.Limit, win.Source(), opts))
+		out = append(out, newLimiter(name, users, win.Limit, win.Source(), opts, log))
 	}
 	return out, errors.Join(errs...)
 }
@@ -155,7 +155,7 @@ func (u *Use) Quota() *Limiter { return u.q }
 // Wait implements fetch.Limiter.
 func (u *Use) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
 	u.waiting.Add(1)
-	q, err := u.q.path.Wait(ctx, info, cost, front)
+	q, err := u.q.via.Wait(ctx, info, cost, front)
 	u.waiting.Add(-1)
 	if err != nil {
 		var fe *connector.FetchError
@@ -177,12 +177,17 @@ func (u *Use) Wait(ctx context.Context, info *callinfo.Info, cost float64, front
 	return q, nil
 }
 
+// Depart implements fetch.Limiter.
+func (u *Use) Depart(ctx context.Context, cost float64) (time.Time, error) {
+	return u.q.via.Depart(ctx, cost)
+}
+
 // Observe implements fetch.Limiter.
-func (u *Use) Observe(status int, h http.Header, now time.Time) {
+func (u *Use) Observe(status int, h http.Header, sent, now time.Time) {
 	if status == http.StatusTooManyRequests {
 		u.got429.Add(1)
 	}
-	u.q.path.Observe(status, h, now)
+	u.q.via.Observe(status, h, sent, now)
 }
 
 // UseStats are one service's calls at its quota since start.

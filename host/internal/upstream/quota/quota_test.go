@@ -204,7 +204,7 @@ func TestDistinctHostsStaySeparate(t *testing.T) {
 	z, o, r := find(ls, zoek), find(ls, "openbesluitvorming.nl"), find(ls, "repository.overheid.nl")
 	h := http.Header{}
 	h.Set("Retry-After", "30")
-	z.Use("tk", "obk").Observe(http.StatusTooManyRequests, h, time.Now())
+	z.Use("tk", "obk").Observe(http.StatusTooManyRequests, h, time.Time{}, time.Now())
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()

@@ -56,7 +56,8 @@ base_url = "`+up.URL+`"
 private_networks = ["127.0.0.0/8"]
 pool_size = 2
 [connectors.obv.limits.api]
-units = 0
+units = 1000000000
+per = "1s"
 `), 0o644)
 	cfg, err := LoadConfig(cfgPath, []string{})
 	if err != nil {

@@ -271,7 +271,7 @@ func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ s
 	if h.ccache != nil {
 		recordDir = h.cfg.Path(h.cfg.Runtime.CompilationCacheDir)
 	}
-	return wasmrt.Load(ctx, wasmrt.Options{
+	c, err := wasmrt.Load(ctx, wasmrt.Options{
 		ID:               id,
 		Wasm:             b,
 		PoolSize:         cc.PoolSize,
@@ -285,6 +285,18 @@ func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ s
 		SHA256:           sum,
 		Logger:           h.log,
 	})
+	if errors.Is(err, wasmrt.ErrRecordAltered) {
+		// The pin holds for what runs: a record naming other code is a
+		// refusal at start, in the pin's name when there is one.
+		if cc.SHA256 != "" {
+			return nil, fmt.Errorf("connectors.%s.sha256 pins %s, and the module has it; %w", id, cc.SHA256, err)
+		}
+		return nil, fmt.Errorf("connectors.%s.module: %w", id, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // clientFeaturesText says what a connector asked for and got, the same

@@ -93,6 +93,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		level = quieter(level, "warn")
 	}
 	logger := newLogger(stderr, level, cfg.Log.Format)
+	for _, w := range cfg.Warnings { // variables meant for us but not read
+		logger.Warn(w)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var ln net.Listener

@@ -46,7 +46,7 @@ func manifest() connector.Manifest {
 		Version:       Version,
 		Title:         "OpenBesluitvorming",
 		Description:   "Council information (meetings, documents, motions with votes, recordings) of 330 Dutch municipalities, provinces and water boards; the successor of Open Raadsinformatie.",
-		DescriptionNL: "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van ruim 330 gemeenten, provincies en waterschappen.",
+		DescriptionNL: "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van 330 gemeenten, provincies en waterschappen.",
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
 			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_sources", ListArgs: json.RawMessage(`{"implemented_only":true}`), Value: connector.OrgByID}},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_sources"},

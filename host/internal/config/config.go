@@ -53,6 +53,10 @@ type Config struct {
 	// File is the file the configuration was read from ("" when none),
 	// which errors found after loading name.
 	File string `koanf:"-"`
+	// Warnings are what Load found worth telling the admin without
+	// refusing: environment variables that look meant for BesluitBron
+	// but are not spelled BESLUITBRON_ (envwarn.go). The start logs each.
+	Warnings []string `koanf:"-"`
 }
 
 // Server configures the HTTP listener.
@@ -412,6 +416,7 @@ func Load(path string, environ []string) (*Config, error) {
 	if envErr != nil {
 		return nil, envErr
 	}
+	warnings := envVariantWarnings(environ)
 	if err := errors.Join(shapeErr, checkShape(ke.Raw(), fromEnv)); err != nil {
 		if path != "" {
 			return nil, fmt.Errorf("config %s:\n%w", path, indent(err))
@@ -437,8 +442,8 @@ func Load(path string, environ []string) (*Config, error) {
 		return nil, err
 	}
 	cfg.MCPRateLimit.deprecated = deprecated
-	cfg.Dir, cfg.File = dir, path
-	if err := cfg.validate(); err != nil {
+	cfg.Dir, cfg.File, cfg.Warnings = dir, path, warnings
+	if err := errors.Join(switchedOffLimits(k), cfg.validate()); err != nil {
 		if path != "" {
 			return nil, fmt.Errorf("config %s:\n%w", path, indent(err))
 		}
@@ -755,7 +760,7 @@ func (c *Config) validate() error {
 		}
 		for s, l := range cc.Limits {
 			if l.Units < 0 || (l.Units > 0 && l.Per <= 0) {
-				bad("%s.limits.%s: want units ≥ 0 and a positive per", pfx, s)
+				bad("%s.limits.%s: want units above 0 and a positive per", pfx, s)
 			}
 		}
 		if cc.ToolPrefix != nil && !toolPrefixPattern.MatchString(*cc.ToolPrefix) {

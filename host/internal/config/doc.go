@@ -16,5 +16,11 @@
 // directory. Connector tables are [connectors.<id>] (not an array: koanf
 // lets an environment variable aimed at one array element replace the
 // whole array). Limits and cache TTLs of a connector are checked against
-// its manifest later, by [Connector.Check].
+// its manifest later, by [Connector.Check]; a limit switched off (units =
+// 0, or an empty limits table) is refused here (limits.go).
+//
+// A variable that looks meant for BesluitBron but is not spelled
+// BESLUITBRON_ (.NET's BesluitBron__Section__Key, small letters) is not
+// read; Load lists it in Config.Warnings with the spelling that is, and the
+// start logs it (envwarn.go).
 package config

@@ -13,9 +13,11 @@
 // decodes and validates every function body, and the loop budget's
 // rewrite, _initialize and describe still run. So a successful load also
 // writes a record beside the compilation cache (record.go: the manifest,
-// the ABI version, the rewritten module), named by the module's sha256,
+// the ABI version, the rewritten module's sha256), named by the module's sha256,
 // its limits and the host executable. A later start with a record answers
-// the manifest from it and makes the first instance in the background,
+// the manifest from it, rewrites the module's own bytes (refusing a record
+// that names other code: the pin holds for what runs), and makes the first
+// instance from them in the background,
 // which calls wait for (Ready); if that fails, the calls fail with its
 // error and the record is removed. A module that fails to load never has a
 // record, so its error is reported at start, every start.

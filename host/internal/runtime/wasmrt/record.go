@@ -5,17 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 )
 
 // A load record is what a successful load learned about a module: its ABI
 // version, its manifest, whether it runs with the loop budget, and the
-// sha256 of the rewritten module, which is kept beside it under that
-// sha256 (so executables that rewrite alike share it). It lives in
+// sha256 of the rewritten module it then runs. It lives in
 // Options.CacheDir (the compilation cache's directory), under a name that
 // hashes everything a load's outcome depends on: the module's bytes, the
 // memory limit (the guest's GOMEMLIMIT, and whether _initialize fits), the
@@ -28,12 +30,28 @@ import (
 // With a record, Load answers the manifest from it and makes the first
 // instance in the background (warm); the work it skips at start is the
 // part that a warm compilation cache does not: wazero's decoding and
-// validation of every function body, the rewrite, instantiating,
-// _initialize and describe.
+// validation of every function body, instantiating, _initialize and
+// describe.
+//
+// A record is not trusted to say what runs. The code a connector runs is
+// always made from the module's bytes, the bytes the caller checked
+// against the config's sha256 pin: Load rewrites them itself (a few
+// milliseconds) and refuses to start when the record names another
+// rewrite, so an edited record and a planted module beside it cannot make
+// a pinned connector run other code (ErrRecordAltered). The recorded
+// manifest is checked against what that code answers in the background;
+// when they differ, the connector's calls fail and the record is removed.
+// (Earlier records kept the rewritten module beside them and ran it when
+// its sha256 was the recorded one: a record edited to name a planted
+// module ran that module.)
 
 // recordVersion names the record's format and meaning; a change makes
 // every record unreadable, and the next start loads in full.
-const recordVersion = "besluitbron-wasmrt-record-1"
+const recordVersion = "besluitbron-wasmrt-record-2"
+
+// ErrRecordAltered is the refusal of a load record that names other code
+// than the module's own: someone changed the record.
+var ErrRecordAltered = errors.New("load record altered")
 
 type loadRecord struct {
 	Version      string          `json:"version"`
@@ -59,9 +77,23 @@ func (c *Connector) recordPath(sum string) string {
 
 const recordDir = "besluitbron-wasmrt"
 
-// rewrittenPath is where the rewritten module of hex sha256 sum is kept.
-func rewrittenPath(recPath, sum string) string {
-	return filepath.Join(filepath.Dir(recPath), sum+".wasm")
+// recordedModule returns the code a connector loaded from record r runs:
+// the module's bytes, or their rewrite with the loop budget when r says
+// the module runs instrumented, made here from the module's bytes. A
+// record that names another rewrite than the module's is refused.
+func (c *Connector) recordedModule(r *loadRecord, recPath string) ([]byte, error) {
+	if !r.Instrumented {
+		return c.opts.Wasm, nil
+	}
+	got := "none (the module does not import the interrupt check)"
+	rewritten, _, err := wasmbudget.Instrument(c.opts.Wasm, checkBudget)
+	if err == nil {
+		if got = sha256hex(rewritten); got == r.WasmSHA256 {
+			return rewritten, nil
+		}
+	}
+	return nil, fmt.Errorf("loading connector %q: %w: the record %s says the module of sha256 %s runs as a rewrite of sha256 %s, but its rewrite is %s; the record names other code, so nothing is run: remove the record (or the folder %s) and start again",
+		c.id, ErrRecordAltered, recPath, c.sha256, r.WasmSHA256, got, filepath.Dir(recPath))
 }
 
 var executableID = sync.OnceValue(func() string {
@@ -93,20 +125,6 @@ func readRecord(path, id string) *loadRecord {
 	return &r
 }
 
-// readRewritten returns the rewritten module kept at path, nil unless its
-// sha256 is the record's.
-func readRewritten(path, sum string) []byte {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	s := sha256.Sum256(b)
-	if hex.EncodeToString(s[:]) != sum {
-		return nil
-	}
-	return b
-}
-
 // writeFile writes b to path through a temporary file and a rename, so a
 // reader sees the whole file or none.
 func writeFile(path string, b []byte) error {
@@ -130,8 +148,9 @@ func writeFile(path string, b []byte) error {
 	return err
 }
 
-// saveRecord keeps what a full load learned: the rewritten module first,
-// then the record naming it. manifest is describe's output.
+// saveRecord keeps what a full load learned. manifest is describe's
+// output; rewritten (nil when the module runs uninstrumented) is only
+// hashed: Load makes it again from the module's bytes.
 func (c *Connector) saveRecord(recPath string, rewritten, manifest []byte) {
 	var m bytes.Buffer
 	if err := json.Compact(&m, manifest); err != nil {
@@ -140,10 +159,6 @@ func (c *Connector) saveRecord(recPath string, rewritten, manifest []byte) {
 	r := loadRecord{Version: recordVersion, ID: c.id, ABI: c.abi, Instrumented: c.Instrumented, Manifest: m.Bytes()}
 	if c.Instrumented {
 		r.WasmSHA256 = sha256hex(rewritten)
-		if err := writeFile(rewrittenPath(recPath, r.WasmSHA256), rewritten); err != nil {
-			c.opts.Logger.Warn("connector: cannot keep the rewritten module; the next start loads it in full", "connector", c.id, "error", err)
-			return
-		}
 	}
 	// Not json.Marshal, which would HTML-escape the manifest and make it
 	// differ from describe's output.
@@ -161,36 +176,26 @@ func (c *Connector) saveRecord(recPath string, rewritten, manifest []byte) {
 }
 
 // pruneRecords removes the records no start has read for recordMaxAge
-// (every rebuild of the host, every `go run`, writes new ones), then the
-// rewritten modules no remaining record names, once they are older than
-// an hour (a load may be writing its record after its module). A record
-// pruned too early costs a full load, never a wrong one.
+// (every rebuild of the host, every `go run`, writes new ones), and the
+// rewritten modules earlier records kept beside them (no record names one
+// now). A record pruned too early costs a full load, never a wrong one.
 func pruneRecords(dir string, now time.Time) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	named := map[string]bool{}
-	var modules []os.DirEntry
 	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
 		switch filepath.Ext(e.Name()) {
 		case ".wasm":
-			modules = append(modules, e)
-		case ".json":
-			p := filepath.Join(dir, e.Name())
-			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > recordMaxAge {
-				os.Remove(p)
-				continue
-			}
-			var r loadRecord
-			if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &r) == nil {
-				named[r.WasmSHA256+".wasm"] = true
-			}
-		}
-	}
-	for _, e := range modules {
-		if info, err := e.Info(); err == nil && !named[e.Name()] && now.Sub(info.ModTime()) > time.Hour {
 			os.Remove(filepath.Join(dir, e.Name()))
+		case ".json":
+			if now.Sub(info.ModTime()) > recordMaxAge {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package wasmrt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmbudget"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -67,8 +69,8 @@ func TestLoadFromRecord(t *testing.T) {
 	if full.loadedFromRecord {
 		t.Fatal("first load came from a record")
 	}
-	if rec, wasm := recordFiles(t, dir); len(rec) != 1 || len(wasm) != 1 {
-		t.Fatalf("after a full load: records %v, rewritten modules %v; want one of each", rec, wasm)
+	if rec, wasm := recordFiles(t, dir); len(rec) != 1 || len(wasm) != 0 {
+		t.Fatalf("after a full load: records %v, rewritten modules %v; want one record and no module (Load rewrites the module's own bytes)", rec, wasm)
 	}
 	fast := mustLoad(t, o)
 	if !fast.loadedFromRecord {
@@ -80,17 +82,26 @@ func TestLoadFromRecord(t *testing.T) {
 	if !fast.Instrumented {
 		t.Error("loaded from the record uninstrumented")
 	}
+	// The calls below have a 500 ms deadline; the background load (slow
+	// under -race on a busy machine) is waited for first, so the verdict
+	// does not depend on how fast it is.
+	if err := fast.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	m1, _ := full.Describe(context.Background())
 	m2, _ := fast.Describe(context.Background())
 	if !reflect.DeepEqual(m1, m2) {
 		t.Errorf("manifest from the record differs:\n%+v\n%+v", m1, m2)
 	}
-	if _, err := fast.Call(context.Background(), connector.CallRequest{Tool: "loop", Arguments: json.RawMessage(`{}`)}, nil); err == nil || !strings.Contains(err.Error(), "deadline") {
-		t.Errorf("endless loop on a connector loaded from a record: %v, want a deadline error", err)
-	}
+	// echo first, on the instance the background load made: a call after
+	// the loop would make a new instance within its 500 ms deadline,
+	// which a busy machine does not always manage.
 	res, err := fast.Call(context.Background(), connector.CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"x":1}`)}, nil)
 	if err != nil || res.Text != `{"echo":{"x":1}}` {
 		t.Fatalf("echo: %+v %v", res, err)
+	}
+	if _, err := fast.Call(context.Background(), connector.CallRequest{Tool: "loop", Arguments: json.RawMessage(`{}`)}, nil); err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("endless loop on a connector loaded from a record: %v, want a deadline error", err)
 	}
 	// Another memory limit is another record.
 	o.MemoryLimitMB = 200
@@ -109,30 +120,6 @@ func TestLoadFromRecord(t *testing.T) {
 	}
 	if _, err := c.Call(context.Background(), connector.CallRequest{Tool: "echo"}, nil); err == nil {
 		t.Error("call after Close succeeded")
-	}
-}
-
-// TestRecordedRewriteIsChecked: a rewritten module that is not the one the
-// record names (here the original, without the loop budget) is not run;
-// the module is rewritten again.
-func TestRecordedRewriteIsChecked(t *testing.T) {
-	dir := t.TempDir()
-	o := recordOptions(t, "hostile", dir)
-	o.CallTimeout = 500 * time.Millisecond
-	mustLoad(t, o)
-	_, wasm := recordFiles(t, dir)
-	if err := os.WriteFile(wasm[0], o.Wasm, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := mustLoad(t, o)
-	if !c.loadedFromRecord {
-		t.Fatal("not loaded from the record")
-	}
-	if _, err := c.Call(context.Background(), connector.CallRequest{Tool: "loop", Arguments: json.RawMessage(`{}`)}, nil); err == nil || !strings.Contains(err.Error(), "deadline") {
-		t.Errorf("endless loop: %v, want a deadline error", err)
-	}
-	if b, _ := os.ReadFile(wasm[0]); string(b) == string(o.Wasm) {
-		t.Error("the wrong rewritten module was kept")
 	}
 }
 
@@ -217,16 +204,17 @@ func TestRecordUninstrumented(t *testing.T) {
 }
 
 // TestPruneRecords: a full load removes the records no start has read for
-// a month and the rewritten modules no record names, and keeps its own.
+// a month and the rewritten modules earlier records kept, and keeps its
+// own record.
 func TestPruneRecords(t *testing.T) {
 	dir := t.TempDir()
 	rd := filepath.Join(dir, recordDir)
 	os.MkdirAll(rd, 0o755)
 	old := time.Now().Add(-recordMaxAge - time.Hour)
-	for name, body := range map[string]string{"stale.json": `{"wasm_sha256":"stale"}`, "stale.wasm": "", "orphan.wasm": "", "fresh-orphan.wasm": ""} {
+	for name, body := range map[string]string{"stale.json": `{"wasm_sha256":"stale"}`, "fresh.json": `{}`, "stale.wasm": "", "kept.wasm": ""} {
 		p := filepath.Join(rd, name)
 		os.WriteFile(p, []byte(body), 0o644)
-		if name != "fresh-orphan.wasm" {
+		if name == "stale.json" {
 			os.Chtimes(p, old, old)
 		}
 	}
@@ -237,7 +225,57 @@ func TestPruneRecords(t *testing.T) {
 		names = append(names, filepath.Base(p))
 	}
 	got := strings.Join(names, " ")
-	if len(rec) != 1 || len(wasm) != 2 || strings.Contains(got, "stale") || strings.Contains(got, "stale.wasm") || !strings.Contains(got, "fresh-orphan.wasm") {
-		t.Errorf("after pruning: %s; want the new record, its module and the fresh orphan", got)
+	if len(rec) != 2 || len(wasm) != 0 || strings.Contains(got, "stale") || !strings.Contains(got, "fresh.json") {
+		t.Errorf("after pruning: %s; want the new record and the fresh one", got)
+	}
+}
+
+// TestPlantedRecordIsRefused: a record edited to name another module (a
+// rewrite of the pinned one with other bytes, kept beside it under its own
+// sha256, with the manifest that module answers) does not make the
+// connector run that module: Load refuses at start, naming the connector
+// and the module's sha256, and runs nothing.
+func TestPlantedRecordIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	o := recordOptions(t, "hostile", dir)
+	o.Logger = slog.New(slog.DiscardHandler)
+	mustLoad(t, o)
+	rec, _ := recordFiles(t, dir)
+	b, _ := os.ReadFile(rec[0])
+	var r loadRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	// The planted module: the pinned module's rewrite, its title changed
+	// in its data (same length, still valid), kept under its sha256.
+	rewritten, _, err := wasmbudget.Instrument(o.Wasm, checkBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(rewritten, []byte("Hostile")) != 1 {
+		t.Fatal("the guest's title is not once in its data")
+	}
+	planted := bytes.Replace(rewritten, []byte("Hostile"), []byte("Planted"), 1)
+	sum := sha256hex(planted)
+	os.WriteFile(filepath.Join(dir, recordDir, sum+".wasm"), planted, 0o644)
+	var m connector.Manifest
+	json.Unmarshal(r.Manifest, &m)
+	m.Title = "Planted"
+	r.Manifest, _ = json.Marshal(m)
+	r.Instrumented, r.WasmSHA256 = true, sum
+	b, _ = json.Marshal(r)
+	os.WriteFile(rec[0], b, 0o644)
+
+	c, err := Load(context.Background(), o)
+	if err == nil {
+		defer c.Close(context.Background())
+		c.Ready(context.Background())
+		got, _ := c.Describe(context.Background())
+		t.Fatalf("a planted record was loaded (title %q): want a refusal at start", got.Title)
+	}
+	for _, want := range []string{`"hostile"`, sha256hex(o.Wasm), sum, rec[0]} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not name %s", err, want)
+		}
 	}
 }

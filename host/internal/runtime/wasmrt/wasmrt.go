@@ -174,11 +174,20 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 	}
 	recPath := c.recordPath(o.SHA256)
 	if recPath != "" {
-		if r := readRecord(recPath, o.ID); r != nil && c.fromRecord(r) == nil {
-			c.slots <- struct{}{} // the first instance's
-			c.loadedFromRecord = true
-			go c.warm(context.WithoutCancel(ctx), r, recPath)
-			return c, nil
+		if r := readRecord(recPath, o.ID); r != nil {
+			// What runs is derived from the module's own bytes, never
+			// taken from the record: a record that names other code is
+			// refused here, before anything from it is used.
+			run, err := c.recordedModule(r, recPath)
+			if err != nil {
+				return nil, err
+			}
+			if c.fromRecord(r) == nil {
+				c.slots <- struct{}{} // the first instance's
+				c.loadedFromRecord = true
+				go c.warm(context.WithoutCancel(ctx), r, recPath, run)
+				return c, nil
+			}
 		}
 	}
 	defer close(c.ready)
@@ -277,12 +286,12 @@ func (c *Connector) load(ctx context.Context) (rewritten, manifest []byte, err e
 var warmSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 
 // warm does in the background what a load from a record skipped: compile
-// the module the way the record says (the rewritten module kept beside
-// it, or rewritten again), make the first instance, and check that it
+// run (the module, or its rewrite with the loop budget, made from the
+// module's bytes by Load), make the first instance, and check that it
 // answers the recorded ABI version and manifest. Calls wait for it. When
 // it fails, the calls fail with its error, and the record is removed so
 // that the next start loads in full and reports the error there.
-func (c *Connector) warm(ctx context.Context, r *loadRecord, recPath string) {
+func (c *Connector) warm(ctx context.Context, r *loadRecord, recPath string, run []byte) {
 	defer close(c.ready)
 	// As many at once as there are processors: the connectors become
 	// ready one after another instead of all at the end.
@@ -296,8 +305,7 @@ func (c *Connector) warm(ctx context.Context, r *loadRecord, recPath string) {
 		c.readyErr = fmt.Errorf("connector %q: closed", c.id)
 		return
 	}
-	wasmPath := rewrittenPath(recPath, r.WasmSHA256)
-	err := c.warmUp(ctx, r, wasmPath)
+	err := c.warmUp(ctx, r, run)
 	c.opts.Wasm = nil
 	if err == nil {
 		return
@@ -310,29 +318,10 @@ func (c *Connector) warm(ctx context.Context, r *loadRecord, recPath string) {
 	c.readyErr = fmt.Errorf("loading connector %q: %w", c.id, err)
 	c.opts.Logger.Error("connector: loading in the background failed; its calls fail until a restart", "connector", c.id, "error", err)
 	os.Remove(recPath)
-	if r.Instrumented {
-		os.Remove(wasmPath)
-	}
 }
 
-func (c *Connector) warmUp(ctx context.Context, r *loadRecord, wasmPath string) error {
-	wasm, closeOnDone := c.opts.Wasm, true
-	if r.Instrumented {
-		closeOnDone = false
-		if wasm = readRewritten(wasmPath, r.WasmSHA256); wasm == nil {
-			var err error
-			if wasm, _, err = wasmbudget.Instrument(c.opts.Wasm, checkBudget); err != nil {
-				return fmt.Errorf("instrumenting: %w", err)
-			}
-			if sha256hex(wasm) != r.WasmSHA256 {
-				return errors.New("the module is rewritten otherwise than at its last load")
-			}
-			if err := writeFile(wasmPath, wasm); err != nil {
-				c.opts.Logger.Warn("connector: cannot keep the rewritten module", "connector", c.id, "error", err)
-			}
-		}
-	}
-	compiled, err := c.compile(ctx, wasm, closeOnDone)
+func (c *Connector) warmUp(ctx context.Context, r *loadRecord, run []byte) error {
+	compiled, err := c.compile(ctx, run, !r.Instrumented)
 	if err != nil {
 		return err
 	}

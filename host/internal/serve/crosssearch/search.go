@@ -47,7 +47,8 @@ type Options struct {
 	// cancelled platforms to let go (default 1s). Their sections are
 	// final either way.
 	Grace time.Duration
-	// Now is the clock for "today" (default time.Now).
+	// Now is the clock for "today" and for judging whether a platform's
+	// failure came at its deadline (default time.Now).
 	Now func() time.Time
 }
 
@@ -319,11 +320,19 @@ func (s *Searcher) leaveOut(id string, a Args, named bool) string {
 	return ""
 }
 
-// one searches one platform under its own deadline.
+// one searches one platform under its own deadline. A failure that comes
+// when the deadline has passed is a timeout, whatever the error says: the
+// call's own parts keep timers for the same instant (the cache's fill
+// outlives a caller that leaves, under the caller's deadline) and may
+// report "canceled: … deadline exceeded" before this context says it is
+// done, so the context alone would make the wording depend on which timer
+// a busy machine runs first.
 func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d time.Duration) Section {
 	start := time.Now()
+	due := s.o.Now().Add(d) // no later than ctx's deadline
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	late := func() bool { return ctx.Err() != nil || !s.o.Now().Before(due) }
 	sub := f.child()
 	sec := Section{}
 	t := s.tr[id]
@@ -363,7 +372,7 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		return finish(StatusSkipped, amb.Error())
 	case errors.As(err, &sk):
 		return finish(StatusSkipped, sk.reason)
-	case err != nil && ctx.Err() != nil:
+	case err != nil && late():
 		return finish(StatusTimeout, fmt.Sprintf("no answer within %s (%v)", d, err))
 	case err != nil:
 		return finish(StatusError, err.Error())
@@ -372,7 +381,7 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	sec.Tool, sec.Arguments = tool, args
 	b, _ := json.Marshal(args)
 	r := s.o.Invoke(ctx, sub, tool, b)
-	if r.Err != nil && ctx.Err() != nil {
+	if r.Err != nil && late() {
 		return finish(StatusTimeout, fmt.Sprintf("no answer within %s", d))
 	}
 	if r.Err != nil {

@@ -511,3 +511,42 @@ func TestSectionNotesFromTheConnectorAndTheHost(t *testing.T) {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }
+
+// TestErrorAtTheDeadlineIsATimeout: a platform whose call fails at its
+// deadline is reported as timed out, whichever of the two notices it
+// first. The call's own parts keep their own timers for the same instant
+// (the cache's fill outlives a caller that leaves, under the caller's
+// deadline), so the call may return "canceled: … context deadline
+// exceeded" before the search's context says it is done; the user saw
+// either wording depending on the machine's speed. Here the clock shows
+// the deadline passed and the context has not fired yet, the order a busy
+// machine produced.
+func TestErrorAtTheDeadlineIsATimeout(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	f := newFake()
+	f.tools["ori_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+		mu.Lock()
+		now = now.Add(3 * time.Second) // the deadline's instant
+		mu.Unlock()
+		if ctx.Err() != nil {
+			t.Error("the context fired: this test wants the clock first")
+		}
+		return errResult("canceled: the call ended while ori was answering: context deadline exceeded")
+	}
+	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke, PlatformTimeout: time.Hour, Now: clock})
+	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat","platforms":["ori","obv"],"timeout_seconds":3}`)))
+	for _, sec := range res.Sections {
+		if sec.Platform == "ori" && (sec.Status != "timeout" || !strings.Contains(sec.Error, "no answer within 3s")) {
+			t.Errorf("ori: %s %q, want a timeout naming the 3s deadline", sec.Status, sec.Error)
+		}
+	}
+	if !cmp.Equal(res.Failed, []string{"ori"}) || !cmp.Equal(res.Answered, []string{"obv"}) {
+		t.Errorf("answered %v failed %v", res.Answered, res.Failed)
+	}
+}

@@ -74,8 +74,11 @@
 // SaveToFileConcurrent into a temporary folder with a meta.json recording
 // the cache size, the checksums of the data files and the counters, then
 // one atomic rename. [Open] loads the newest complete snapshot. A
-// missing, damaged, resized or unreadable snapshot means an empty cache
-// and a warning, never a failed start.
+// snapshot of another size (cache_mb changed) is loaded at its own size
+// and its entries moved, oldest first, into a cache of the new size, so
+// the newest are kept when it shrinks (resize, persist.go). A missing,
+// damaged or unreadable snapshot means an empty cache and a warning,
+// never a failed start.
 //
 // One owner per folder. A process takes an advisory lock (flock) on the
 // platform's folder; a second process on the same folder (two stdio

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -198,7 +199,8 @@ func (s *Store) saveMetaLocked() (err error) {
 	}
 	sum := s.counterSum()
 	m := s.meta(s.o.Now())
-	m.Files, m.Entries, m.MemoryBytes, m.SavedAt = old.Files, old.Entries, old.MemoryBytes, old.SavedAt
+	// The data files are the old ones: so is the size they were saved at.
+	m.Files, m.Entries, m.MemoryBytes, m.SavedAt, m.MaxBytes = old.Files, old.Entries, old.MemoryBytes, old.SavedAt, old.MaxBytes
 	tmp := filepath.Join(dir, metaName+".tmp")
 	if err := writeJSON(tmp, m); err != nil {
 		return fmt.Errorf("cache %s: %w", s.o.Platform, err)
@@ -253,6 +255,9 @@ func (s *Store) load() *fastcache.Cache {
 		}
 		seq, _ := strconv.ParseInt(strings.TrimPrefix(name, snapPrefix), 10, 64)
 		s.seq, s.current, s.countersSaved = seq, name, s.counterSum()
+		if m.MaxBytes != s.o.MaxBytes {
+			s.changes.Add(1) // resized: the next checkpoint saves it whole, at its new size
+		}
 		if s.owner {
 			s.removeAllBut(name)
 		}
@@ -274,8 +279,6 @@ func (s *Store) loadSnapshot(dir string) (*fastcache.Cache, Saved, error) {
 		return nil, m, fmt.Errorf("format %d, this build reads %d", m.Format, saveFormat)
 	case m.Platform != s.o.Platform:
 		return nil, m, fmt.Errorf("saved for connector %q", m.Platform)
-	case m.MaxBytes != s.o.MaxBytes:
-		return nil, m, fmt.Errorf("saved with cache_mb = %d, now %d: a resized cache starts empty", m.MaxBytes>>20, s.o.MaxBytes>>20)
 	}
 	data := filepath.Join(dir, dataName)
 	got, err := checksums(data, false)
@@ -294,7 +297,66 @@ func (s *Store) loadSnapshot(dir string) (*fastcache.Cache, Saved, error) {
 	if err != nil {
 		return nil, m, err
 	}
+	if m.MaxBytes != s.o.MaxBytes {
+		if c, err = s.resize(c, data, m.MaxBytes); err != nil {
+			return nil, m, err
+		}
+	}
 	return c, m, nil
+}
+
+// resize moves the entries of old, a cache loaded at the size it was saved
+// with (from the data folder data), into a cache of the configured size:
+// an admin who changes cache_mb keeps the platform's cache (fastcache
+// itself only loads a file at the size it was saved with). Entries go in
+// the order they were written, so when the cache shrinks the newest are
+// the ones kept; an entry too large for the new size is left out as a
+// store would refuse it (write).
+func (s *Store) resize(old *fastcache.Cache, data string, oldBytes int) (*fastcache.Cache, error) {
+	defer old.Reset()
+	type kv struct {
+		k, v    []byte
+		written int64
+	}
+	var entries []kv
+	names, _ := filepath.Glob(filepath.Join(data, "data.*.bin"))
+	for _, name := range names {
+		err := readBuckets(name, func(k, v []byte) {
+			if s.classes[classOf(k)] == nil {
+				return // a piece of a large value (under its hash), or a class gone
+			}
+			if len(v) == 16 { // a large value's index
+				if v = old.GetBig(nil, k); len(v) == 0 {
+					return
+				}
+			}
+			if _, written, _, err := peek(v); err == nil {
+				entries = append(entries, kv{k, v, written.UnixNano()})
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("resizing from cache_mb = %d: %s: %w", oldBytes>>20, name, err)
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b kv) int { return cmp.Compare(a.written, b.written) })
+	c := fastcache.New(s.o.MaxBytes)
+	written := 0
+	for _, e := range entries {
+		switch {
+		case len(e.k)+len(e.v) > s.o.MaxBytes/8:
+		case 4+len(e.k)+len(e.v) >= bigValue:
+			if fitsBig(e.k, e.v, s.o.MaxBytes) {
+				c.SetBig(e.k, e.v)
+				written++
+			}
+		default:
+			c.Set(e.k, e.v)
+			written++
+		}
+	}
+	s.o.Logger.Info("cache_mb changed: the saved cache moved to the new size", "connector", s.o.Platform,
+		"from_mb", oldBytes>>20, "to_mb", s.o.MaxBytes>>20, "entries", len(entries), "written", written)
+	return c, nil
 }
 
 // snapshots lists dir's snapshots, newest first.

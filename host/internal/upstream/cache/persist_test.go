@@ -193,9 +193,6 @@ var damages = []struct {
 	}, "meta.json"},
 	{"future format", func(t *testing.T, snap string) { editMeta(t, snap, func(m map[string]any) { m["format"] = 99 }) }, "format 99"},
 	{"other platform", func(t *testing.T, snap string) { editMeta(t, snap, func(m map[string]any) { m["platform"] = "tk" }) }, "saved for connector"},
-	{"resized", func(t *testing.T, snap string) {
-		editMeta(t, snap, func(m map[string]any) { m["max_bytes"] = 128 << 20 })
-	}, "cache_mb = 128, now 64"},
 	{"data folder gone", func(t *testing.T, snap string) { os.RemoveAll(filepath.Join(snap, "data")) }, "no such file"},
 }
 

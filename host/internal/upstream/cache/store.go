@@ -159,7 +159,8 @@ type Store struct {
 }
 
 // Open builds the platform's cache and loads what was saved under o.Dir.
-// A saved cache that is missing, corrupt, unreadable, of another size or
+// A saved cache of another size keeps its entries that fit the new one.
+// A saved cache that is missing, corrupt, unreadable or
 // of another format gives an empty cache and a warning, never an error:
 // errors are only for invalid options.
 func Open(o Options) (*Store, error) {

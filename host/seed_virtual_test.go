@@ -64,6 +64,7 @@ type vPlatform struct {
 	arrivals       []vArrival // accepted requests, in arrival order
 	requests       int        // accepted and refused
 	refused        int
+	refuseNext     int // requests still to refuse, with Retry-After: 2
 	paths          map[string]int
 	files          map[string][]byte
 }
@@ -112,10 +113,15 @@ func (p *vPlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.last = now
 	p.requests++
 	charge := min(cost, p.capacity)
-	if p.tokens < charge-1e-9 {
+	if p.tokens < charge-1e-9 || p.refuseNext > 0 {
 		p.refused++
+		retry := "1"
+		if p.refuseNext > 0 {
+			p.refuseNext--
+			retry = "2"
+		}
 		p.mu.Unlock()
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", retry)
 		w.WriteHeader(http.StatusTooManyRequests)
 		w.Write([]byte(`{"error":"Te veel verzoeken."}`))
 		return
@@ -962,5 +968,43 @@ func TestSeedVirtualOtherVersionDiscardedOnlyWhenAsked(t *testing.T) {
 	r := report("after version 2 asked for one")
 	if r.OtherVersion != 1 || r.VersionDiscards != 1 {
 		t.Errorf("after version 2 asked for eerste: %d entries of another version, %d discarded; want tweede kept (1) and eerste discarded (1)", r.OtherVersion, r.VersionDiscards)
+	}
+}
+
+// "BesluitBron adheres to those limits on its own end": a platform that
+// answers 429 anyway pauses the quota for its Retry-After, on the host's
+// clock, and the call is sent again when the pause ends, not before. (The
+// fetch gate read the wall clock while the schedulers read the host's:
+// with a fake clock in 2025 the pause ran until a wall-clock instant
+// months ahead, and the retry never went.)
+func TestSeedVirtual429PausesForItsRetryAfter(t *testing.T) {
+	v := startVirtual(t, 60, time.Minute, "")
+	a := v.session("a")
+	v.now(a, 1)
+	v.plat.mu.Lock()
+	v.plat.refuseNext = 1
+	v.plat.mu.Unlock()
+	c := &vCall{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.res, c.query, c.err = a.search(context.Background(), 1)
+	}()
+	v.waitUntil("the 429 answered and the call queued again", func() bool {
+		_, reqs, refused := v.plat.seen()
+		return refused == 1 && reqs == 2 && v.stats().Queued == 1
+	})
+	for i := range 4 {
+		v.clk.Advance(time.Second / 2)
+		v.arrived()
+		if _, reqs, _ := v.plat.seen(); i < 3 && reqs != 2 {
+			t.Fatalf("the call was sent again %v after a 429 with Retry-After: 2", time.Duration(i+1)*time.Second/2)
+		}
+	}
+	v.waitUntil("the call answered once the pause ended", c.finished)
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	if ms := queuedMS(c.res); ms != 2000 {
+		t.Errorf("the call waited %v ms at the limit, want the Retry-After's 2000", ms)
 	}
 }

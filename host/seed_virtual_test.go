@@ -1008,3 +1008,48 @@ func TestSeedVirtual429PausesForItsRetryAfter(t *testing.T) {
 		t.Errorf("the call waited %v ms at the limit, want the Retry-After's 2000", ms)
 	}
 }
+
+// "In a simulated test with the limit set to OpenBesluitvorming, a second
+// session waited up to 106 seconds for a single search query. From version
+// 1.4.6 onwards, this was reduced to less than three seconds in the same
+// test." At OBV's own limit, one session keeps 40 searches waiting (the
+// sched package's synctest runs the seed's 100); a newcomer's one search,
+// asked three times as the flood goes on, waits less than three seconds
+// every time: the refill of the one unit it needs.
+func TestSeedVirtualNewcomerBehindAFlood(t *testing.T) {
+	v := startVirtual(t, 60, time.Minute, "")
+	flood, z := v.session("flood"), v.session("z")
+	v.drain(z)
+	v.keepBusy(flood, 40, 1)
+	for i := range 3 {
+		newcomer := v.session(fmt.Sprintf("new%d", i))
+		c := v.enqueue(newcomer, 1)
+		for steps := 0; !c.finished(); steps++ {
+			if steps == 120 {
+				t.Fatalf("newcomer %d still waits after two minutes behind the flood", i)
+			}
+			v.clk.Advance(v.unit)
+			v.waitUntil("every granted call at the platform", func() bool {
+				_, reqs, _ := v.plat.seen()
+				return uint64(reqs) == v.stats().Calls && (c.finished() || v.stats().Queued == 41)
+			})
+			v.waitUntil("the flood's calls back in the queue", func() bool { return c.finished() || v.stats().Queued == 41 })
+		}
+		<-c.done
+		if c.err != nil {
+			t.Fatal(c.err)
+		}
+		if ms := queuedMS(c.res); ms >= 3000 {
+			t.Errorf("newcomer %d waited %v ms behind a flood of 40 searches, want less than 3 s", i, ms)
+		} else {
+			t.Logf("newcomer %d waited %v ms behind a flood of 40 searches", i, ms)
+		}
+		// Let the flood have the bucket for a while before the next one.
+		for range 20 {
+			v.clk.Advance(v.unit)
+			v.settle(40)
+		}
+	}
+	v.stopBusy()
+	v.noRefusals()
+}

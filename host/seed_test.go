@@ -281,20 +281,33 @@ func TestSeedRatios(t *testing.T) {
 		}
 	}
 	// Now all three keep searches waiting: the units they get follow
-	// C/(C+used), used growing as they are served.
-	start := time.Now()
-	enough := plat.after(90)
+	// C/(C+used), used growing as they are served. Twelve calls each,
+	// started in turn, so that each session has calls waiting at the
+	// scheduler even when the machine is slow to send the next (with
+	// three, a busy machine let sessions drop out of the queue and the
+	// shares flattened to a 0.32, b 0.32, c 0.36). The window opens after
+	// a bucketful, which goes to whoever asked first, with the usage the
+	// host has then.
 	bctx, cancel := context.WithCancel(ctx)
 	var busy sync.WaitGroup
+	for range 12 {
+		for _, s := range []*seedSession{a, b, c} {
+			keepBusy(bctx, &busy, s, 1, 24)
+		}
+	}
+	<-plat.after(60)
+	start := time.Now()
+	enough := plat.after(90)
+	var used []float64
 	for _, s := range []*seedSession{a, b, c} {
-		keepBusy(bctx, &busy, s, 3, 24)
+		used = append(used, host.SchedulerUsage(h, "obv", s.cs.ID(), start))
 	}
 	<-enough
 	cancel()
 	busy.Wait()
 	grants, rejected := plat.served()
 	by, total := shareOf(grants, start)
-	want := schedtest.FairShares(60, []float64{60, 120, 0}, []bool{false, false, false}, total)
+	want := schedtest.FairShares(60, used, []bool{false, false, false}, total)
 	for i, name := range []string{"a", "b", "c"} {
 		got := by[name] / total
 		if w := want[i] / total; got < w-0.10 || got > w+0.10 {
@@ -304,7 +317,7 @@ func TestSeedRatios(t *testing.T) {
 	if rejected > 0 {
 		t.Errorf("the platform refused %d requests: BesluitBron went over its limit", rejected)
 	}
-	t.Logf("shares of %g units: a %.2f, b %.2f, c %.2f; predicted %.2f %.2f %.2f", total, by["a"]/total, by["b"]/total, by["c"]/total, want[0]/total, want[1]/total, want[2]/total)
+	t.Logf("shares of %g units: a %.2f, b %.2f, c %.2f; predicted %.2f %.2f %.2f from usage %v", total, by["a"]/total, by["b"]/total, by["c"]/total, want[0]/total, want[1]/total, want[2]/total, used)
 }
 
 // "If there are requests queued from multiple sessions, the amount of

@@ -1053,3 +1053,61 @@ func TestSeedVirtualNewcomerBehindAFlood(t *testing.T) {
 	v.stopBusy()
 	v.noRefusals()
 }
+
+// "At OpenBesluitvorming, a session that has used 60 units receives half
+// of what a new session receives. After 120 units, this is reduced to
+// one-third." At OBV's own limit: after 60 and 120 units the weights are
+// exactly 1/2 and 1/3; then a, b and a new session c keep four searches
+// waiting each, and over 90 refills of one unit each session's share is
+// within 0.05 of the weights' fluid prediction (usage growing as they are
+// served), where equal shares would give each a third.
+func TestSeedVirtualRatios(t *testing.T) {
+	v := startVirtual(t, 60, time.Minute, "")
+	a, b, c, z := v.session("a"), v.session("b"), v.session("c"), v.session("z")
+	for range 12 {
+		v.drive(a, 5)
+		v.drive(b, 5)
+	}
+	for range 12 {
+		v.drive(b, 5)
+	}
+	now := v.clk.Now()
+	for _, x := range []struct {
+		s    *vSession
+		want float64
+	}{{a, 1.0 / 2}, {b, 1.0 / 3}, {c, 1}} {
+		if got := host.SchedulerWeight(v.h, "obv", x.s.cs.ID(), now); got != x.want {
+			t.Errorf("session %s (used %g units): weight %v, want exactly %v", x.s.name, host.SchedulerUsage(v.h, "obv", x.s.cs.ID(), now), got, x.want)
+		}
+	}
+	v.drain(z)
+	for range 4 {
+		for _, s := range []*vSession{a, b, c} {
+			v.keepBusy(s, 1, 1)
+		}
+	}
+	var used []float64
+	for _, s := range []*vSession{a, b, c} {
+		used = append(used, host.SchedulerUsage(v.h, "obv", s.cs.ID(), v.clk.Now()))
+	}
+	mark := v.mark()
+	for range 90 {
+		v.clk.Advance(v.unit)
+		v.settle(12)
+	}
+	v.stopBusy()
+	by := map[string]float64{}
+	total := 0.0
+	for _, g := range v.since(mark) {
+		by[g.who] += g.cost
+		total += g.cost
+	}
+	want := schedtest.FairShares(60, used, nil, total)
+	for i, name := range []string{"a", "b", "c"} {
+		if got, w := by[name]/total, want[i]/total; math.Abs(got-w) > 0.05 {
+			t.Errorf("session %s got %.3f of %g units, the weights predict %.3f", name, got, total, w)
+		}
+	}
+	v.noRefusals()
+	t.Logf("shares of %g units: a %.3f, b %.3f, c %.3f; predicted %.3f %.3f %.3f", total, by["a"]/total, by["b"]/total, by["c"]/total, want[0]/total, want[1]/total, want[2]/total)
+}

@@ -248,20 +248,23 @@ func shareOf(grants []seedGrant, from time.Time) (map[string]float64, float64) {
 
 // "At OpenBesluitvorming, a session that has used 60 units receives half
 // of what a new session receives. After 120 units, this is reduced to
-// one-third." At 60 units per 6 s (10 a second: at 20, a machine with
-// every core busy could not send that many calls and every session's
-// calls were granted as they came, the shares flattening to a third
-// each). TestSeedVirtualRatios shows the same at OBV's own minute, exactly.
+// one-third." Scaled to a bucket of 20 units refilled in 4 s: a session
+// that used 20 units weighs 1/2, one that used 40 weighs 1/3, exactly as
+// 60 and 120 at OBV. The rate, 5 units a second, is one a machine with
+// every core busy still keeps calls waiting at (at 20 and at 10 a second
+// it could not always send the calls, every call was granted as it came,
+// and the shares flattened to a third each). TestSeedVirtualRatios shows
+// the same at OBV's own 60 per minute, exactly.
 func TestSeedRatios(t *testing.T) {
-	h, base, plat := seedHost(t, 60, 6*time.Second, 0, "")
+	h, base, plat := seedHost(t, 20, 4*time.Second, 0, "")
 	a, b, c := newSeedSession(t, base, "a"), newSeedSession(t, base, "b"), newSeedSession(t, base, "c")
 	ctx := context.Background()
-	// a uses 60 units, b 120: searches of 100 results cost 5 each.
+	// a uses 20 units, b 40: searches of 100 results cost 5 each.
 	var wg sync.WaitGroup
 	for _, x := range []struct {
 		s *seedSession
 		n int
-	}{{a, 12}, {b, 24}} {
+	}{{a, 4}, {b, 8}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -297,9 +300,9 @@ func TestSeedRatios(t *testing.T) {
 			keepBusy(bctx, &busy, s, 1, 24)
 		}
 	}
-	<-plat.after(60)
+	<-plat.after(20)
 	start := time.Now()
-	enough := plat.after(90)
+	enough := plat.after(45)
 	var used []float64
 	for _, s := range []*seedSession{a, b, c} {
 		used = append(used, host.SchedulerUsage(h, "obv", s.cs.ID(), start))
@@ -309,7 +312,7 @@ func TestSeedRatios(t *testing.T) {
 	busy.Wait()
 	grants, rejected := plat.served()
 	by, total := shareOf(grants, start)
-	want := schedtest.FairShares(60, used, []bool{false, false, false}, total)
+	want := schedtest.FairShares(20, used, []bool{false, false, false}, total)
 	for i, name := range []string{"a", "b", "c"} {
 		got := by[name] / total
 		if w := want[i] / total; got < w-0.10 || got > w+0.10 {

@@ -463,10 +463,11 @@ func (v *vHost) noRefusals() {
 }
 
 // "If there is space available, each request is processed immediately."
-// Eleven searches of 5 units fit OBV's bucket (60 units a minute, 59 kept
-// by BesluitBron as headroom): each is answered with queued_ms 0 and
-// reaches the platform without the clock moving. The twelfth does not fit
-// (4 units left): it waits exactly the refill of the unit it lacks.
+// The searches of 5 units that fit OBV's bucket (60 units a minute, less
+// BesluitBron's headroom: eleven, with one unit of headroom) are each
+// answered with queued_ms 0 and reach the platform without the clock
+// moving. The next does not fit: it waits exactly the refill of the units
+// it lacks.
 func TestSeedVirtualRoomGoesAtOnce(t *testing.T) {
 	v := startVirtual(t, 60, time.Minute, "")
 	s := v.session("a")

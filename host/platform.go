@@ -149,7 +149,10 @@ func (h *Host) equip(p *platform) error {
 		UserAgent:        "BesluitBron/" + h.o.Version,
 		Limiters:         lims,
 		Cache:            h.clusterTier(p, cache),
-		Now:              h.now, // the schedulers' clock: the path is measured on it
+		// A 429's Retry-After and the RateLimit headers correct the
+		// schedulers, which read the host's clock, and the path is
+		// measured on it: so must the gate.
+		Now: h.now,
 	})
 	if err != nil {
 		return err
@@ -546,9 +549,9 @@ func (h *Host) startCaches() {
 
 func (h *Host) cacheLoop(stores []*cache.Store, every time.Duration, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	poll := time.NewTicker(clearPoll)
+	poll := h.newTicker(clearPoll)
 	defer poll.Stop()
-	save := time.NewTicker(every)
+	save := h.newTicker(every)
 	defer save.Stop()
 	for {
 		select {

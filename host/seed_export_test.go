@@ -1,6 +1,10 @@
 package host
 
-import "time"
+import (
+	"time"
+
+	"github.com/besluitbron/besluitbron/sched"
+)
 
 // SchedulerWeight is, for the tests, the weight the fair scheduler of
 // platform's first limited service gives session at t.
@@ -11,4 +15,16 @@ func SchedulerWeight(h *Host, platform, session string, t time.Time) float64 {
 		}
 	}
 	return -1
+}
+
+// SchedulerStats is, for the tests, the figures of the fair scheduler of
+// platform's first limited service at the host's clock: the seed tests in
+// virtual time wait for its Queued and Calls instead of sleeping.
+func SchedulerStats(h *Host, platform string) sched.Stats {
+	for _, p := range h.platforms {
+		if p.id == platform && len(p.limiters) > 0 {
+			return p.limiters[0].Scheduler().Stats()
+		}
+	}
+	return sched.Stats{}
 }

@@ -17,6 +17,18 @@ func SchedulerWeight(h *Host, platform, session string, t time.Time) float64 {
 	return -1
 }
 
+// DepartureStats is, for the tests, the figures of the departure pacer of
+// platform's first limited service: a call retried after a 429 waits
+// there for the pause's end, without queuing again at the fair scheduler.
+func DepartureStats(h *Host, platform string) sched.Stats {
+	for _, p := range h.platforms {
+		if p.id == platform && len(p.limiters) > 0 {
+			return p.limiters[0].Departures().Stats()
+		}
+	}
+	return sched.Stats{}
+}
+
 // SchedulerStats is, for the tests, the figures of the fair scheduler of
 // platform's first limited service at the host's clock: the seed tests in
 // virtual time wait for its Queued and Calls instead of sleeping.

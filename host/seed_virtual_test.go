@@ -990,9 +990,11 @@ func TestSeedVirtual429PausesForItsRetryAfter(t *testing.T) {
 		defer close(c.done)
 		c.res, c.query, c.err = a.search(context.Background(), 1)
 	}()
-	v.waitUntil("the 429 answered and the call queued again", func() bool {
+	// The retry waits for the pause at the departure pacer; it does not
+	// queue again at the fair scheduler, so its session is charged once.
+	v.waitUntil("the 429 answered and the retry waiting to depart", func() bool {
 		_, reqs, refused := v.plat.seen()
-		return refused == 1 && reqs == 2 && v.stats().Queued == 1
+		return refused == 1 && reqs == 2 && host.DepartureStats(v.h, "obv").Queued == 1 && v.stats().Queued == 0
 	})
 	for i := range 4 {
 		v.clk.Advance(time.Second / 2)

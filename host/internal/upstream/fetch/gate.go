@@ -470,8 +470,10 @@ func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.
 		start := g.o.Now()
 		var hdr http.Header
 		var sent, answered time.Time
-		resp, hdr, sent, answered, err = g.do(ctx, req, u, lim)
-		upstream += g.o.Now().Sub(start)
+		var departed time.Duration // waited at the departure pacer: queued, not the platform's time
+		resp, hdr, sent, answered, err = g.do(ctx, req, u, lim, &departed)
+		queued += departed
+		upstream += max(0, g.o.Now().Sub(start)-departed)
 		if err != nil {
 			return resp, queued, upstream, err
 		}
@@ -491,8 +493,9 @@ func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.
 // lim counts it, after waiting for room, and a call whose context has
 // ended by then is not sent. sent is the instant lim counted the request
 // (zero without lim, or when it never departed), answered the instant the
-// response's headers had come.
-func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter) (_ connector.FetchResponse, _ http.Header, sent, answered time.Time, _ error) {
+// response's headers had come; *waited is how long it waited at lim to
+// depart (after a 429, the pause), which the call reports as queued.
+func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter, waited *time.Duration) (_ connector.FetchResponse, _ http.Header, sent, answered time.Time, _ error) {
 	ctx, cancel := context.WithTimeout(parent, g.o.RequestTimeout)
 	defer cancel()
 	var stopped error // why the request did not leave
@@ -502,7 +505,9 @@ func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL
 			return
 		}
 		if lim != nil {
+			asked := g.o.Now()
 			at, err := lim.Depart(ctx, req.Cost)
+			*waited = max(0, g.o.Now().Sub(asked))
 			if err != nil {
 				stopped = err
 			}

@@ -164,7 +164,10 @@ func TestRetryAfter429ChargedOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	lim := &fakeLimiter{}
-	g := newGate(t, fetch.Options{BaseURL: srv.URL, PrivateNetworks: loopback, Limiters: map[string]fetch.Limiter{"api": lim}})
+	// A clock that stands still: the departures take no time, so the call
+	// reports exactly the fair scheduler's 5 ms as queued.
+	still := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := newGate(t, fetch.Options{BaseURL: srv.URL, PrivateNetworks: loopback, Limiters: map[string]fetch.Limiter{"api": lim}, Now: func() time.Time { return still }})
 	info := &callinfo.Info{Session: "s1"}
 	resp, err := g.Fetch(callinfo.With(context.Background(), info), connector.FetchRequest{URL: "https://demo.example/x", Service: "api"})
 	if err != nil || resp.Status != 200 {

@@ -228,6 +228,10 @@ func (l *Limiter) adjust(t time.Time) {
 	l.log.Info("quota: headroom changed", "quota", l.Name, "from", FormatUnits(was), "to", st.String())
 }
 
+// Departures exposes the departure pacer (tests: a call retried after a
+// 429 waits there, not in the fair queue, so that it is charged once).
+func (l *Limiter) Departures() *sched.Scheduler { return l.dep }
+
 // Scheduler exposes the underlying scheduler (status pages, tests).
 func (l *Limiter) Scheduler() *sched.Scheduler { return l.s }
 

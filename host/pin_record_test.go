@@ -83,3 +83,62 @@ func TestPinnedConnectorRefusesAPlantedRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedConnectorRefusesATamperedManifest: only the manifest in obv's
+// load record is edited (its title), the code the record names is the
+// module's own. A pinned connector is checked against its module before
+// it is served, so the host refuses to start, naming the pin; the edited
+// title is never listed. The check removed the record, so the next start
+// loads in full and serves the module's own manifest.
+func TestPinnedConnectorRefusesATamperedManifest(t *testing.T) {
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	mod, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(mod)
+	pin := hex.EncodeToString(s[:])
+	dir := t.TempDir()
+	cfgPath := writeConfig(t, "[runtime]\ncompilation_cache_dir = '"+dir+"'\n[cache]\nenabled = false\n[connectors.obv]\nmodule = '"+wasm+"'\nsha256 = '"+pin+"'\n")
+	start := func() (*host.Host, error) {
+		cfg, err := host.LoadConfig(cfgPath, []string{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return host.New(context.Background(), &host.Options{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	}
+	h, err := start() // a full load writes the record
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close(context.Background())
+	recs, _ := filepath.Glob(filepath.Join(dir, "besluitbron-wasmrt", "*.json"))
+	if len(recs) != 1 {
+		t.Fatalf("records %v, want one", recs)
+	}
+	b, _ := os.ReadFile(recs[0])
+	from, to := []byte("OpenBesluitvorming"), []byte("TamperedBesluitvrm")
+	if !bytes.Contains(b, from) {
+		t.Fatalf("the record carries no %q to tamper with", from)
+	}
+	os.WriteFile(recs[0], bytes.ReplaceAll(b, from, to), 0o644)
+
+	h, err = start()
+	if err == nil {
+		defer h.Close(context.Background())
+		t.Fatal("the host started with a tampered manifest in a pinned connector's record: want a refusal naming the pin")
+	}
+	for _, want := range []string{"connectors.obv.sha256", pin, "manifest"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal lacks %q:\n%v", want, err)
+		}
+	}
+	h, err = start()
+	if err != nil {
+		t.Fatalf("the start after the refusal: %v", err)
+	}
+	defer h.Close(context.Background())
+	if title := host.ManifestTitle(h, "obv"); strings.Contains(title, string(to)) || title == "" {
+		t.Errorf("obv's title after the refusal is %q, want the module's own", title)
+	}
+}

@@ -286,6 +286,7 @@ func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ s
 		CompilationCache: h.ccache,
 		CacheDir:         recordDir,
 		SHA256:           sum,
+		Pinned:           cc.SHA256 != "",
 		Logger:           h.log,
 	})
 	if errors.Is(err, wasmrt.ErrRecordAltered) {

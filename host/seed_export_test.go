@@ -40,3 +40,14 @@ func SchedulerStats(h *Host, platform string) sched.Stats {
 	}
 	return sched.Stats{}
 }
+
+// ManifestTitle is, for the tests, the title of the manifest the host
+// serves for platform ("" when it has none).
+func ManifestTitle(h *Host, platform string) string {
+	for _, p := range h.platforms {
+		if p.id == platform {
+			return p.manifest.Title
+		}
+	}
+	return ""
+}

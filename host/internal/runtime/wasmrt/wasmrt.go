@@ -71,6 +71,13 @@ type Options struct {
 	// SHA256 is the hex sha256 of Wasm when the caller has it (the host
 	// does, to check the config's pin); empty, Load computes it.
 	SHA256 string
+	// Pinned says the admin pinned SHA256 (connectors.<id>.sha256): then
+	// a load from a record returns only once the module itself has
+	// answered the recorded manifest, so that a manifest edited in the
+	// record is refused at start and never served. What runs is made
+	// from the pinned bytes either way; an unpinned connector is listed
+	// from its record at once and checked in the background.
+	Pinned bool
 	// Logger receives the guest's log lines and stderr (default slog.Default).
 	Logger *slog.Logger
 }
@@ -186,6 +193,12 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 				c.slots <- struct{}{} // the first instance's
 				c.loadedFromRecord = true
 				go c.warm(context.WithoutCancel(ctx), r, recPath, run)
+				if o.Pinned {
+					if err := c.Ready(ctx); err != nil {
+						c.Close(context.WithoutCancel(ctx))
+						return nil, fmt.Errorf("%w: %v", ErrRecordAltered, err)
+					}
+				}
 				return c, nil
 			}
 		}

@@ -56,7 +56,12 @@ func (c *callCtx) Deadline() (time.Time, bool) {
 	return at, true
 }
 
-func (c *callCtx) Done() <-chan struct{} { return c.done }
+// Done is the call's done channel, closed first if the parent has ended
+// (see Err): a context derived from the call now starts out ended.
+func (c *callCtx) Done() <-chan struct{} {
+	c.Err()
+	return c.done
+}
 
 // Err is the call's error. A parent that has ended counts at once, before
 // the callback that follows it has run: a check just before a platform is

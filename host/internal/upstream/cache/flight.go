@@ -84,6 +84,15 @@ func (c *fillCtx) Err() error {
 	return nil
 }
 
+// Done is the fill's done channel, closed first if every waiter has
+// ended: a context derived from the fill now (the fetch gate's for one
+// exchange, made just before it writes the request) starts out ended, so
+// the request is never written for nobody.
+func (c *fillCtx) Done() <-chan struct{} {
+	c.Err()
+	return c.Context.Done()
+}
+
 // do returns fn's value for key, calling fn at most once for concurrent
 // callers. err is ctx's error when the caller stopped waiting (or had
 // stopped before it came), or a description of a panic in fn; fn's own

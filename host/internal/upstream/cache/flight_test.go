@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
 
@@ -396,6 +397,34 @@ func TestFillEndsWithItsLastWaiterAtOnce(t *testing.T) {
 		b.ended.Store(true)
 		if err := fctx.Err(); err == nil {
 			t.Fatal("every waiter has ended and the fill's context still reports none")
+		}
+		close(release)
+	})
+}
+
+// A context derived from the fill once its last waiter has ended (the
+// fetch gate's, made for one exchange just before it writes the request)
+// starts out ended, although no waiter's goroutine has run to leave: the
+// request is never written for nobody.
+func TestContextDerivedFromAnAbandonedFillIsDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, nil)
+		fctxs := make(chan context.Context, 1)
+		release := make(chan struct{})
+		a := &endingCtx{Context: t.Context()}
+		go e.s.Do(a, "search", "k", func(ctx context.Context) (connector.FetchResponse, bool, error) {
+			fctxs <- ctx
+			<-release
+			return connector.FetchResponse{Status: 200}, true, nil
+		})
+		fctx := <-fctxs
+		a.ended.Store(true)
+		ex, cancel := context.WithTimeout(fctx, time.Minute)
+		defer cancel()
+		select {
+		case <-ex.Done():
+		default:
+			t.Error("a context made from a fill nobody waits for is not done")
 		}
 		close(release)
 	})

@@ -307,7 +307,10 @@ func TestFloodKeepsOthersResumableAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	var once sync.Once
+	release := func() { once.Do(func() { close(h.release) }) }
+	t.Cleanup(release) // runs first: a failed test leaves no resumption held
 	h.armed.Store(true)
 	type answer struct {
 		r   *mcp.CallToolResult
@@ -320,7 +323,7 @@ func TestFloodKeepsOthersResumableAnswers(t *testing.T) {
 	}()
 	<-h.dropped
 	waitFor(t, 30*time.Second, "the dropped client's call answered", func() bool {
-		return sumMetric(t, sh.base, "besluitbron_tool_calls_total", `tool="obv_get_document"`) >= 1
+		return metricOr0(t, sh.base, "besluitbron_tool_calls_total", `tool="obv_get_document"`) >= 1
 	})
 
 	flood := connect(t, url)
@@ -338,7 +341,7 @@ func TestFloodKeepsOthersResumableAnswers(t *testing.T) {
 	t.Logf("the flood: %v streams evicted, store at %v of %v bytes", sumMetric(t, sh.base, "besluitbron_event_store_streams_evicted_total", "")-evicted,
 		sumMetric(t, sh.base, "besluitbron_event_store_bytes", ""), sumMetric(t, sh.base, "besluitbron_event_store_max_bytes", ""))
 
-	close(h.release)
+	release()
 	var a answer
 	select {
 	case a = <-got:
@@ -351,4 +354,19 @@ func TestFloodKeepsOthersResumableAnswers(t *testing.T) {
 	if h.resumed.Load() == 0 {
 		t.Fatal("the answer came without a resumption")
 	}
+}
+
+// metricOr0 is sumMetric, 0 while the family has no sample yet.
+func metricOr0(t *testing.T, base, name, sub string) float64 {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if !bytes.Contains(b, []byte(name)) || !bytes.Contains(b, []byte(sub)) {
+		return 0
+	}
+	return sumMetric(t, base, name, sub)
 }

@@ -39,8 +39,14 @@ func New(slots int, weight Weight) *Admission {
 }
 
 // Acquire waits for a slot for session and returns the function that gives
-// it back. It fails only when ctx ends first.
+// it back. It fails only when ctx ends first, and then holds nothing: a
+// call whose context has ended (its client gone, issue 27) gets no slot,
+// even one granted in the instant it ended, so it never runs its
+// connector and never reaches the platform.
 func (a *Admission) Acquire(ctx context.Context, session string) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("admission: %w", err)
+	}
 	a.mu.Lock()
 	if a.free > 0 && len(a.waiting) == 0 {
 		// The common case: room, nobody waiting.
@@ -54,6 +60,14 @@ func (a *Admission) Acquire(ctx context.Context, session string) (release func()
 	a.mu.Unlock()
 	select {
 	case <-w.ready:
+		if err := ctx.Err(); err != nil {
+			// Granted as the call ended (select picks either when both
+			// are ready): the slot goes to the next waiter.
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.put(session)
+			return nil, fmt.Errorf("admission: %w", err)
+		}
 		return a.releaser(session), nil
 	case <-ctx.Done():
 		a.mu.Lock()

@@ -141,6 +141,77 @@ func TestCancelledWaitLeavesQueue(t *testing.T) {
 	})
 }
 
+// TestEndedCallGetsNoSlot: a call whose context has ended (its client
+// gone, issue 27) gets no slot, even with slots free, and takes none.
+func TestEndedCallGetsNoSlot(t *testing.T) {
+	a := New(2, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rel, err := a.Acquire(ctx, "gone"); err == nil {
+		rel()
+		t.Fatal("a call whose context has ended got a slot")
+	}
+	if free, waiting := a.Stats(); free != 2 || waiting != 0 {
+		t.Fatalf("free %d, waiting %d; want 2, 0", free, waiting)
+	}
+}
+
+// endingCtx is a context whose end shows in Err before its Done channel
+// closes (the runtime's call context between its parent's end and its own
+// callback): the instant in which a slot granted to it must not be used.
+type endingCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *endingCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// TestSlotGrantedAsTheCallEndsGoesOn: a waiting call is granted a slot in
+// the instant its context ends: it runs nothing, and the slot goes to the
+// next waiter rather than being held or lost.
+func TestSlotGrantedAsTheCallEndsGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New(1, nil)
+		rel, _ := a.Acquire(context.Background(), "holder")
+		ending := &endingCtx{Context: context.Background()}
+		got := make(chan error, 1)
+		go func() {
+			r, err := a.Acquire(ending, "gone")
+			if err == nil {
+				r()
+			}
+			got <- err
+		}()
+		synctest.Wait()
+		next := make(chan error, 1)
+		go func() {
+			r, err := a.Acquire(context.Background(), "next")
+			if err == nil {
+				defer r()
+			}
+			next <- err
+		}()
+		synctest.Wait()
+		ending.ended.Store(true)
+		rel() // the slot is granted to the ended call, the first waiter
+		if err := <-got; err == nil {
+			t.Fatal("the ended call was given its slot")
+		}
+		if err := <-next; err != nil {
+			t.Fatalf("the next waiter: %v", err)
+		}
+		synctest.Wait()
+		if free, waiting := a.Stats(); free != 1 || waiting != 0 {
+			t.Fatalf("free %d, waiting %d; want 1, 0", free, waiting)
+		}
+	})
+}
+
 // TestHammer: many goroutines, sessions and cancellations; slots are never
 // oversubscribed and all come back. Run with -race.
 func TestHammer(t *testing.T) {

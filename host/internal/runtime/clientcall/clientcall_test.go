@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,5 +186,41 @@ func TestDeadlineAtOnce(t *testing.T) {
 			t.Fatal("no error")
 		}
 		c()
+	}
+}
+
+// endingCtx is a context whose end shows in Err before its Done channel
+// closes (a parent whose own callbacks have not run yet).
+type endingCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *endingCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// TestEndSeenAtOnce: a call's context reports its parent's end as soon as
+// the parent does, before the callback that follows the parent has run:
+// the check before a platform is asked sees a client gone this instant
+// (issue 27).
+func TestEndSeenAtOnce(t *testing.T) {
+	parent := &endingCtx{Context: context.Background()}
+	ctx, cancel := WithDeadline(parent, time.Hour)
+	defer cancel()
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("Err %v before the parent ended", err)
+	}
+	parent.ended.Store(true)
+	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Err %v after the parent ended, want context.Canceled", err)
+	}
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("Err reports the end but Done is still open")
 	}
 }

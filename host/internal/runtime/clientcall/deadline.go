@@ -56,12 +56,31 @@ func (c *callCtx) Deadline() (time.Time, bool) {
 	return at, true
 }
 
-func (c *callCtx) Done() <-chan struct{} { return c.done }
+// Done is the call's done channel, closed first if the parent has ended
+// (see Err): a context derived from the call now starts out ended.
+func (c *callCtx) Done() <-chan struct{} {
+	c.Err()
+	return c.done
+}
 
+// Err is the call's error. A parent that has ended counts at once, before
+// the callback that follows it has run: a check just before a platform is
+// asked (the scheduler's, the fetch gate's) must see a call whose client
+// has gone in the instant it went (issue 27).
 func (c *callCtx) Err() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	err := c.err
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if perr := c.parent.Err(); perr != nil {
+		c.end(perr)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.err
+	}
+	return nil
 }
 
 func (c *callCtx) Value(key any) any {

@@ -170,6 +170,10 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 		return connector.CallResult{}, c.ctxErr(ctx, fmt.Sprintf("all %d call slots busy", c.o.PoolSize))
 	}
 	defer func() { <-c.slots }()
+	if ctx.Err() != nil {
+		// Ended in the instant it got its slot: it sends the process nothing.
+		return connector.CallResult{}, c.ctxErr(ctx, "")
+	}
 	p, err := c.get(ctx)
 	if err != nil {
 		if ctx.Err() != nil {

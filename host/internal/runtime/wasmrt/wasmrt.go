@@ -581,6 +581,13 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 	if err != nil {
 		return connector.CallResult{}, fmt.Errorf("connector %q: %w", c.id, err)
 	}
+	if ctx.Err() != nil {
+		// The call ended while it waited for an instance, or in the
+		// instant it got one (a select takes either when both are
+		// ready): it runs nothing, so its guest fetches nothing.
+		c.release(ctx, inst, true)
+		return connector.CallResult{}, c.describeErr(ctx, ctx.Err(), "")
+	}
 	done := inst.clock.during(ctx)
 	out, err := c.invokeFn(ctx, inst.call, "besluitbron_call", in, h)
 	done()

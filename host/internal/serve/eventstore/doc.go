@@ -6,7 +6,11 @@
 //
 // It owns one thing: a bound on the memory those events take, counted
 // with the bookkeeping as well as the payloads, and enforced by dropping
-// whole streams, least recently written first. The go-sdk's
+// whole streams, least recently written first, from the sessions over
+// their share. Each session with events kept has an equal share of the
+// bound; a session that floods the store with answers evicts its own
+// streams, never the answer another client is waiting to resume while
+// that client's session is within its share. The go-sdk's
 // MemoryEventStore bounds only payload bytes and keeps every stream's
 // bookkeeping until its session ends, so one long session's streams grow
 // without bound; docs/RATIONALE.md says more.

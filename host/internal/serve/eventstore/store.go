@@ -25,22 +25,40 @@ const (
 
 // Store is a bounded, in-memory [mcp.EventStore]. One Store serves every
 // address of a server: session ids are unique across them.
+//
+// Each session with events kept has a share of the bound: the bound
+// divided by the number of such sessions. When the store is full, a
+// session over its share loses its own streams first (least recently
+// written first); a session within its share loses nothing while another
+// is over its share. So one session's flood of answers evicts its own
+// events, never the answer another client is waiting to resume (issue
+// 27: a dropped client got "failed to replay events" for a call it had
+// been charged for).
 type Store struct {
 	max int
 
 	mu       sync.Mutex
 	used     int
-	sessions map[string]map[string]*stream
-	lru      *list.List // of *stream, least recently written at the front
+	streams  int
+	sessions map[string]*session
 
 	evicted, purged prometheus.Counter
 }
 
+// session is one session's streams, least recently written first.
+type session struct {
+	id      string
+	used    int
+	streams map[string]*stream
+	lru     *list.List // of *stream
+}
+
 // stream is one stream's events: data[i] is the event with index first+i.
 type stream struct {
-	session, id string
-	first       int
-	data        [][]byte
+	sess  *session
+	id    string
+	first int
+	data  [][]byte
 	// lost: the stream was dropped and then written again; the index of
 	// its events is unknown, so it keeps none and cannot be resumed.
 	lost bool
@@ -52,22 +70,21 @@ var _ mcp.EventStore = (*Store)(nil)
 
 // New returns a Store that keeps at most maxBytes (≤ 0: [DefaultMaxBytes])
 // of events and bookkeeping, plus the event being appended when a single
-// event is larger than the bound.
+// event is larger than its session's share.
 func New(maxBytes int) *Store {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	return &Store{
 		max:      maxBytes,
-		sessions: map[string]map[string]*stream{},
-		lru:      list.New(),
+		sessions: map[string]*session{},
 		evicted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "besluitbron_event_store_streams_evicted_total",
-			Help: "Streams whose events were dropped to keep the event store within server.event_store_mb; a client can no longer resume them.",
+			Help: "Streams whose events were dropped to keep the event store within server.event_store_mb (from the sessions most over their share); a client can no longer resume them.",
 		}),
 		purged: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "besluitbron_event_store_events_purged_total",
-			Help: "Oldest events of a single stream larger than the event store's bound, dropped.",
+			Help: "Oldest events of a single stream larger than its session's share of the event store, dropped.",
 		}),
 	}
 }
@@ -88,38 +105,46 @@ type Stats struct {
 func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Stats{Bytes: s.used, Sessions: len(s.sessions), Streams: s.lru.Len()}
+	return Stats{Bytes: s.used, Sessions: len(s.sessions), Streams: s.streams}
 }
 
 // Open implements [mcp.EventStore].
 func (s *Store) Open(_ context.Context, sessionID, streamID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stream(sessionID, streamID, true)
-	s.shrink(nil)
+	st := s.stream(sessionID, streamID, true)
+	s.shrink(st)
 	return nil
 }
 
-// stream returns the stream, created if new, as the most recently
-// written. The go-sdk opens every stream before writing it, so a stream
-// written but not found was dropped: it is recreated as lost. s.mu is
-// held.
+// stream returns the stream, created if new, as its session's most
+// recently written. The go-sdk opens every stream before writing it, so a
+// stream written but not found was dropped: it is recreated as lost. s.mu
+// is held.
 func (s *Store) stream(sessionID, streamID string, open bool) *stream {
-	m := s.sessions[sessionID]
-	if m == nil {
-		m = map[string]*stream{}
-		s.sessions[sessionID] = m
+	se := s.sessions[sessionID]
+	if se == nil {
+		se = &session{id: sessionID, streams: map[string]*stream{}, lru: list.New()}
+		s.sessions[sessionID] = se
 	}
-	st := m[streamID]
+	st := se.streams[streamID]
 	if st == nil {
-		st = &stream{session: sessionID, id: streamID, size: streamOverhead, lost: !open}
-		st.elem = s.lru.PushBack(st)
-		m[streamID] = st
-		s.used += st.size
+		st = &stream{sess: se, id: streamID, lost: !open}
+		st.elem = se.lru.PushBack(st)
+		se.streams[streamID] = st
+		s.grow(st, streamOverhead)
+		s.streams++
 		return st
 	}
-	s.lru.MoveToBack(st.elem)
+	se.lru.MoveToBack(st.elem)
 	return st
+}
+
+// grow counts n more bytes (negative: fewer) for st. s.mu is held.
+func (s *Store) grow(st *stream, n int) {
+	st.size += n
+	st.sess.used += n
+	s.used += n
 }
 
 // Append implements [mcp.EventStore].
@@ -131,45 +156,61 @@ func (s *Store) Append(_ context.Context, sessionID, streamID string, data []byt
 		return nil
 	}
 	st.data = append(st.data, data)
-	n := len(data) + eventOverhead
-	st.size += n
-	s.used += n
+	s.grow(st, len(data)+eventOverhead)
 	s.shrink(st)
 	return nil
 }
 
-// shrink drops whole streams, least recently written first, until the
-// store is within its bound; keep (the stream being written) goes last,
-// and then loses its oldest events only, never the one just appended.
-// s.mu is held.
+// shrink brings the store within its bound after keep (the stream just
+// opened or written) grew. The session writing loses its own streams
+// first while it is over its share (least recently written first; keep
+// last, and of keep only its oldest events, never the one just
+// appended); then the session most over its share loses its least
+// recently written stream. A session within its share loses nothing: by
+// the pigeonhole principle, while the store is over its bound some other
+// session is over its share. s.mu is held.
 func (s *Store) shrink(keep *stream) {
-	for e := s.lru.Front(); s.used > s.max && e != nil; {
-		next := e.Next()
-		if st := e.Value.(*stream); st != keep {
-			s.drop(st)
-			s.evicted.Inc()
+	for s.used > s.max {
+		share := s.max / len(s.sessions)
+		if w := keep.sess; w.used > share {
+			if e := w.lru.Front(); e.Value.(*stream) != keep {
+				s.drop(e.Value.(*stream))
+				s.evicted.Inc()
+				continue
+			}
+			if len(keep.data) > 1 {
+				n := len(keep.data[0]) + eventOverhead
+				keep.data[0] = nil
+				keep.data = keep.data[1:]
+				keep.first++
+				s.grow(keep, -n)
+				s.purged.Inc()
+				continue
+			}
 		}
-		e = next
-	}
-	for keep != nil && s.used > s.max && len(keep.data) > 1 {
-		n := len(keep.data[0]) + eventOverhead
-		keep.data[0] = nil
-		keep.data = keep.data[1:]
-		keep.first++
-		keep.size -= n
-		s.used -= n
-		s.purged.Inc()
+		var most *session
+		for _, se := range s.sessions {
+			if se != keep.sess && (most == nil || se.used > most.used) {
+				most = se
+			}
+		}
+		if most == nil || most.used <= share {
+			return // keep's last event alone is over its session's share
+		}
+		s.drop(most.lru.Front().Value.(*stream))
+		s.evicted.Inc()
 	}
 }
 
 // drop forgets a stream. s.mu is held.
 func (s *Store) drop(st *stream) {
-	s.lru.Remove(st.elem)
-	s.used -= st.size
-	m := s.sessions[st.session]
-	delete(m, st.id)
-	if len(m) == 0 {
-		delete(s.sessions, st.session)
+	se := st.sess
+	se.lru.Remove(st.elem)
+	s.grow(st, -st.size) // st.size is 0 after
+	s.streams--
+	delete(se.streams, st.id)
+	if len(se.streams) == 0 {
+		delete(s.sessions, se.id)
 	}
 }
 
@@ -180,7 +221,10 @@ func (s *Store) After(_ context.Context, sessionID, streamID string, index int) 
 	data, err := func() ([][]byte, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		st := s.sessions[sessionID][streamID]
+		var st *stream
+		if se := s.sessions[sessionID]; se != nil {
+			st = se.streams[streamID]
+		}
 		if st == nil || st.lost {
 			return nil, fmt.Errorf("stream %q of this session is not kept (dropped to keep the event store within server.event_store_mb, or its session ended): %w", streamID, mcp.ErrEventsPurged)
 		}
@@ -210,8 +254,10 @@ func (s *Store) After(_ context.Context, sessionID, streamID string, index int) 
 func (s *Store) SessionClosed(_ context.Context, sessionID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, st := range s.sessions[sessionID] {
-		s.drop(st)
+	if se := s.sessions[sessionID]; se != nil {
+		for _, st := range se.streams {
+			s.drop(st)
+		}
 	}
 	return nil
 }

@@ -144,3 +144,53 @@ func TestEventLargerThanBound(t *testing.T) {
 		t.Fatalf("%d bytes counted", st.Bytes)
 	}
 }
+
+// One session's flood evicts its own streams, never another session's
+// answer while that session is within its share (issue 27: a dropped
+// client got "failed to replay events" for a call it was charged for).
+func TestFloodEvictsItsOwnFirst(t *testing.T) {
+	const max = 64 << 10
+	s := New(max)
+	s.Open(ctx, "dropped", "call")
+	s.Append(ctx, "dropped", "call", nil)
+	s.Append(ctx, "dropped", "call", bytes.Repeat([]byte("a"), 2000)) // its answer
+	payload := bytes.Repeat([]byte("f"), 1000)
+	for i := range 1000 {
+		id := fmt.Sprint(i)
+		s.Open(ctx, "flood", id)
+		s.Append(ctx, "flood", id, nil)
+		s.Append(ctx, "flood", id, payload)
+		if st := s.Stats(); st.Bytes > max {
+			t.Fatalf("after %d flood streams the store counts %d bytes, over its bound %d", i+1, st.Bytes, max)
+		}
+	}
+	if got, err := after(t, s, "dropped", "call", 0); err != nil || len(got) != 1 || len(got[0]) != 2000 {
+		t.Fatalf("the dropped client's answer after the flood: %d events, %v; want it whole", len(got), err)
+	}
+	if _, err := after(t, s, "flood", "0", 0); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Fatalf("the flood's oldest stream: %v, want dropped", err)
+	}
+	if got, err := after(t, s, "flood", "999", 0); err != nil || len(got) != 1 {
+		t.Fatalf("the flood's newest stream: %v, %v", got, err)
+	}
+}
+
+// A session over its share loses its streams to a newcomer within its
+// share: the shares follow the number of sessions with events kept.
+func TestNewcomerTakesItsShareFromTheBiggest(t *testing.T) {
+	const max = 16 << 10
+	s := New(max)
+	for i := range 100 {
+		id := fmt.Sprint(i)
+		s.Open(ctx, "big", id)
+		s.Append(ctx, "big", id, bytes.Repeat([]byte("b"), 500))
+	}
+	s.Open(ctx, "new", "1")
+	s.Append(ctx, "new", "1", bytes.Repeat([]byte("n"), 3000))
+	if got, err := after(t, s, "new", "1", -1); err != nil || len(got) != 1 {
+		t.Fatalf("the newcomer's stream: %v, %v", len(got), err)
+	}
+	if st := s.Stats(); st.Bytes > max || st.Sessions != 2 {
+		t.Fatalf("%+v: want within %d bytes, 2 sessions", st, max)
+	}
+}

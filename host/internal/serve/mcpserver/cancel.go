@@ -155,7 +155,28 @@ func tied(ctx, parent context.Context, method string, req mcp.Request, next mcp.
 	defer cancel(nil)
 	stop := context.AfterFunc(parent, func() { cancel(cause(parent)) })
 	defer stop()
-	return next(ctx, method, req)
+	return next(tiedCtx{ctx, parent}, method, req)
+}
+
+// tiedCtx is a call's context tied to its parent (the POST's life): its
+// Err reports the parent's end at once, before the callback that cancels
+// it has run, so that a check just before a platform is asked (the
+// scheduler's, the cache's, the fetch gate's) sees a call cancelled when
+// server.resume_grace passed in the instant it was (issue 27). Done,
+// Value and the cause are the cancelled context's.
+type tiedCtx struct {
+	context.Context
+	parent context.Context
+}
+
+func (c tiedCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if c.parent.Err() != nil {
+		return context.Canceled
+	}
+	return nil
 }
 
 // cause is why parent ended, errClientGone when it says nothing more.

@@ -93,3 +93,35 @@ func TestPolledCallsResume(t *testing.T) {
 		t.Fatalf("%d orphans left after every call was answered", n)
 	}
 }
+
+// endingCtx is a context whose end shows in Err before its Done channel
+// closes: a POST's life in the instant server.resume_grace passes, before
+// the callbacks that follow it have run.
+type endingCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *endingCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// TestTiedCallSeesItsEndAtOnce: a call tied to its POST's life reports the
+// life's end at once, so a check made just before the platform is asked
+// sees a call cancelled this instant (issue 27).
+func TestTiedCallSeesItsEndAtOnce(t *testing.T) {
+	life := &endingCtx{Context: context.Background()}
+	var before, after error
+	tied(context.Background(), life, "tools/call", nil, func(ctx context.Context, _ string, _ mcp.Request) (mcp.Result, error) {
+		before = ctx.Err()
+		life.ended.Store(true)
+		after = ctx.Err()
+		return nil, nil
+	})
+	if before != nil || after == nil {
+		t.Fatalf("Err %v before the life ended, %v after; want nil, then an error", before, after)
+	}
+}

@@ -46,7 +46,11 @@
 // scheduler) and deadline but not its cancellation, so a caller that goes
 // away ends only its own wait. When the last waiter has gone the fill is
 // cancelled and forgotten: nobody pays the platform for an answer nobody
-// waits for. A later caller with a longer deadline than the first still
+// waits for. A waiter leaves from its own context's callback, the fill's
+// Err and Done report the end of its last waiter the instant it happens
+// (a context derived then, the fetch gate's, starts out ended), and a
+// caller whose context has already ended starts no fill at all (issue
+// 27: calls a client gave up on still reached the platform). A later caller with a longer deadline than the first still
 // shares the first caller's deadline; in practice every call of a
 // connector has the same call_timeout.
 //

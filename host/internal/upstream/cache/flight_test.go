@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
 
@@ -322,5 +323,109 @@ func TestPlatformsAreIsolated(t *testing.T) {
 		}
 		fast.expect("list", "keep", &upstream{}, callinfo.Hit, 0)
 		close(g.release)
+	})
+}
+
+// A caller whose context has already ended (a call cancelled while it
+// waited for an instance, issue 27) starts no fill: nothing would wait for
+// its answer, and the fill would otherwise run detached and could reach
+// the platform before anyone noticed.
+func TestEndedCallerStartsNoFill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, nil)
+		g := newGated("never")
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		_, _, err := e.s.Do(ctx, "search", "k", g.fill)
+		var fe *connector.FetchError
+		if !errors.As(err, &fe) || fe.Kind != connector.FetchCanceled {
+			t.Errorf("err %v, want a canceled fetch error", err)
+		}
+		synctest.Wait()
+		if n := g.calls.Load(); n != 0 {
+			t.Errorf("%d fills started for a caller that had gone, want 0", n)
+		}
+		if n := e.s.Stats().Waiting; n != 0 {
+			t.Errorf("Stats().Waiting = %d, want 0", n)
+		}
+	})
+}
+
+// endingCtx is a context whose end shows in Err before its Done channel
+// closes, as the runtime's call context (clientcall) does between its
+// parent's end and its own callback: the shape of the instant in which a
+// granted fill could otherwise still be written.
+type endingCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *endingCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// The fill's context reports the end of its last waiter at once: a check
+// made just before the platform is asked (the scheduler's, the fetch
+// gate's) sees it before the waiter's goroutine has run. While another
+// waiter remains, the fill goes on.
+func TestFillEndsWithItsLastWaiterAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, nil)
+		fctxs := make(chan context.Context, 1)
+		release := make(chan struct{})
+		fill := func(ctx context.Context) (connector.FetchResponse, bool, error) {
+			fctxs <- ctx
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return connector.FetchResponse{Status: 200, Body: []byte("x")}, true, nil
+		}
+		a := &endingCtx{Context: t.Context()}
+		b := &endingCtx{Context: t.Context()}
+		go e.s.Do(a, "search", "k", fill)
+		fctx := <-fctxs
+		go e.s.Do(b, "search", "k", fill)
+		synctest.Wait()
+		a.ended.Store(true)
+		if err := fctx.Err(); err != nil {
+			t.Fatalf("the fill ended with its first waiter while another waits: %v", err)
+		}
+		b.ended.Store(true)
+		if err := fctx.Err(); err == nil {
+			t.Fatal("every waiter has ended and the fill's context still reports none")
+		}
+		close(release)
+	})
+}
+
+// A context derived from the fill once its last waiter has ended (the
+// fetch gate's, made for one exchange just before it writes the request)
+// starts out ended, although no waiter's goroutine has run to leave: the
+// request is never written for nobody.
+func TestContextDerivedFromAnAbandonedFillIsDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, nil)
+		fctxs := make(chan context.Context, 1)
+		release := make(chan struct{})
+		a := &endingCtx{Context: t.Context()}
+		go e.s.Do(a, "search", "k", func(ctx context.Context) (connector.FetchResponse, bool, error) {
+			fctxs <- ctx
+			<-release
+			return connector.FetchResponse{Status: 200}, true, nil
+		})
+		fctx := <-fctxs
+		a.ended.Store(true)
+		ex, cancel := context.WithTimeout(fctx, time.Minute)
+		defer cancel()
+		select {
+		case <-ex.Done():
+		default:
+			t.Error("a context made from a fill nobody waits for is not done")
+		}
+		close(release)
 	})
 }

@@ -1,0 +1,137 @@
+package host_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The probe of issue 27 ("never locked out"): client addresses that hold
+// the server's shared room (sessions, connections, the bucket of calls
+// that touch no connector) must not lock out a client that comes later.
+// Each test reproduces one finding through real HTTP against a Host, from
+// many loopback addresses (127.0.0.x).
+
+// TestLockoutSessionsHeldByHundredAddresses: 100 client addresses open
+// 20 sessions each, 2,000 in all (server.max_sessions at its default), and
+// keep them: the table is full. A new client from another address then
+// initializes and calls a tool; the sessions' holders, opening more while
+// it works, take only their own idle places. It catches a full table that
+// answers every newcomer 503 for as long as the holders ping now and then
+// (the probe: 40 addresses suffice), and an eviction that takes the
+// newcomer's place again.
+func TestLockoutSessionsHeldByHundredAddresses(t *testing.T) {
+	if proofRace {
+		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
+	}
+	const addrs, each = 100, 20
+	// The client limits off only to open 2,000 sessions quickly; the
+	// holders could as well pace themselves under them.
+	sh := startSessionsHost(t, `
+[mcp_rate_limit]
+enabled = false
+`)
+	url := sh.base + "/mcp/unified/v1"
+	type holder struct {
+		c    *http.Client
+		sids []string
+	}
+	holders := make([]*holder, addrs)
+	for i := range holders {
+		holders[i] = &holder{c: clientFrom(t, fmt.Sprintf("127.0.0.%d", 10+i))}
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for i := range holders {
+		wg.Add(1)
+		go func(h *holder) {
+			defer wg.Done()
+			for range each {
+				r, err := sessPost(context.Background(), h.c, url, "", "", initialize("2025-06-18"))
+				sid := r.header.Get("Mcp-Session-Id")
+				if err != nil || r.status != 200 || sid == "" {
+					failed.Add(1)
+					continue
+				}
+				sessPost(context.Background(), h.c, url, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				h.sids = append(h.sids, sid)
+			}
+		}(holders[i])
+	}
+	wg.Wait()
+	if n := failed.Load(); n != 0 {
+		t.Fatalf("%d of the holders' %d sessions were refused before the table was full", n, addrs*each)
+	}
+	if open := sumMetric(t, sh.base, "besluitbron_sessions_open", ""); open != addrs*each {
+		t.Fatalf("sessions open %v, want %d (the table full)", open, addrs*each)
+	}
+	// The holders' keep-alive: a ping on every session.
+	for _, h := range holders {
+		for _, sid := range h.sids {
+			if r, err := sessPost(context.Background(), h.c, url, sid, "", `{"jsonrpc":"2.0","id":9,"method":"ping"}`); err != nil || r.status != 200 {
+				t.Fatalf("a holder's ping: %v %d", err, r.status)
+			}
+		}
+	}
+
+	// The newcomer.
+	newcomer := clientFrom(t, "127.0.0.200")
+	r, err := sessPost(context.Background(), newcomer, url, "", "", initialize("2025-06-18"))
+	if err != nil || r.status != 200 {
+		t.Fatalf("a new client while %d addresses hold %d sessions: %v %d %q", addrs, addrs*each, err, r.status, r.body)
+	}
+	cs := connectFrom(t, url, "127.0.0.200", false)
+	// The holders try for more while the newcomer works: each must give
+	// up one of its own idle sessions, not the newcomer's.
+	for _, h := range holders {
+		wg.Add(1)
+		go func(h *holder) {
+			defer wg.Done()
+			for range 3 {
+				sessPost(context.Background(), h.c, url, "", "", initialize("2025-06-18"))
+			}
+		}(h)
+	}
+	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": "woningbouw"}})
+	if err != nil || res.IsError {
+		t.Fatalf("the newcomer's tool call: %v %+v", err, res)
+	}
+	if open := sumMetric(t, sh.base, "besluitbron_sessions_open", ""); open > addrs*each {
+		t.Errorf("sessions open %v: more than server.max_sessions (%d)", open, addrs*each)
+	}
+	evicted := sumMetric(t, sh.base, "besluitbron_sessions_evicted_total", "")
+	if evicted < 2 {
+		t.Errorf("sessions evicted %v: the newcomer's two sessions should each have taken an idle place", evicted)
+	}
+	// An evicted holder session answers 404 (the client initializes
+	// again), not an error of a half-closed session.
+	gone := 0
+	for _, h := range holders {
+		for _, sid := range h.sids {
+			r, err := sessPost(context.Background(), h.c, url, sid, "", `{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+			switch {
+			case err != nil:
+				t.Fatalf("a holder's ping after the evictions: %v", err)
+			case r.status == http.StatusNotFound:
+				gone++
+			case r.status != 200 || !strings.Contains(r.body, `"result"`):
+				t.Errorf("a holder's ping after the evictions: %d %q", r.status, r.body)
+			}
+		}
+	}
+	t.Logf("%d addresses held %d sessions; the newcomer initialized (200) and called obv_search; %v idle sessions evicted, %d of the holders' first sessions gone (404)",
+		addrs, addrs*each, evicted, gone)
+	if gone == 0 || float64(gone) > evicted {
+		t.Errorf("%d of the holders' sessions answer 404 with %v evicted", gone, evicted)
+	}
+}

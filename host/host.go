@@ -469,6 +469,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 			Connector:  inbound.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst},
 			Session:    inbound.Limit{RPS: rl.SessionRPS, Burst: rl.SessionBurst},
 			IP:         inbound.Limit{RPS: rl.IPRPS, Burst: rl.IPBurst},
+			Client:     clientLimit(rl),
 			Connectors: ids,
 			// A session's buckets are forgotten when the session would be.
 			SessionIdle: h.cfg.Server.SessionIdleTimeout,
@@ -494,6 +495,21 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		}
 	}
 	return g
+}
+
+// clientLimit is mcp_rate_limit's limit of one client address over all
+// its requests: client_rps and client_burst, each defaulting (0) to half
+// of the smaller of the process and connector limits, so that one address
+// never spends more than half of a shared bucket.
+func clientLimit(rl config.RateLimit) inbound.Limit {
+	def := inbound.DefaultClient(inbound.Limit{RPS: rl.ProcessRPS, Burst: rl.ProcessBurst}, inbound.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst})
+	if rl.ClientRPS > 0 {
+		def.RPS = rl.ClientRPS
+	}
+	if rl.ClientBurst > 0 {
+		def.Burst = rl.ClientBurst
+	}
+	return def
 }
 
 // messageRoute names the connector bucket of a message sent to an MCP

@@ -135,3 +135,75 @@ enabled = false
 		t.Errorf("%d of the holders' sessions answer 404 with %v evicted", gone, evicted)
 	}
 }
+
+// TestLockoutNoConnectorFloodSparesBystanders: one client address with
+// eight sessions, each inside its own session limit, pings as fast as it
+// can (calls that reach no connector), while 30 other addresses each
+// initialize once, four a second. The bucket of those calls (connector_rps
+// lowered to 20 so that the flood outruns it on any machine) is shared,
+// but one address may spend at most its client limit of it (by default
+// half the smaller shared limit), so every bystander's initialize is
+// admitted. It catches the process-wide buckets spendable by one address
+// (the probe: ~570 requests/s from one address refused 17–21 % of other
+// clients' initialize and besluitbron_status).
+func TestLockoutNoConnectorFloodSparesBystanders(t *testing.T) {
+	if proofRace {
+		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
+	}
+	sh := startSessionsHost(t, `
+[mcp_rate_limit]
+connector_rps = 20
+connector_burst = 40
+`)
+	url := sh.base + "/mcp/unified/v1"
+	flooder := clientFrom(t, "127.0.0.1")
+	var sids []string
+	for range 8 {
+		sids = append(sids, newSession(t, flooder, url, "2025-06-18"))
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var served, refusedFlood atomic.Int64
+	for _, sid := range sids {
+		wg.Add(1)
+		go func(sid string) {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r, err := sessPost(context.Background(), flooder, url, sid, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+				switch {
+				case err != nil:
+				case r.status == 200:
+					served.Add(1)
+				default:
+					refusedFlood.Add(1)
+				}
+			}
+		}(sid)
+	}
+	start := time.Now()
+	var refused []string
+	const bystanders = 30
+	for i := range bystanders {
+		time.Sleep(250 * time.Millisecond)
+		r, err := sessPost(context.Background(), clientFrom(t, fmt.Sprintf("127.0.0.%d", 50+i)), url, "", "", initialize("2025-06-18"))
+		if err != nil || r.status != 200 {
+			refused = append(refused, fmt.Sprintf("%v %d %s", err, r.status, r.body))
+		}
+	}
+	close(stop)
+	wg.Wait()
+	took := time.Since(start)
+	t.Logf("in %v the flooder's pings: %d served, %d refused (%.0f/s tried); bystanders' initialize: %d of %d refused",
+		took.Round(time.Millisecond), served.Load(), refusedFlood.Load(), float64(served.Load()+refusedFlood.Load())/took.Seconds(), len(refused), bystanders)
+	if refusedFlood.Load() == 0 {
+		t.Fatalf("the flood was never refused: it did not outrun the limits, so the test proves nothing")
+	}
+	if len(refused) > 0 {
+		t.Errorf("%d of %d bystanders' initialize refused under one address's flood, e.g. %s", len(refused), bystanders, refused[0])
+	}
+}

@@ -174,6 +174,13 @@ type RateLimit struct {
 	SessionBurst   int     `koanf:"session_burst"`
 	IPRPS          float64 `koanf:"ip_rps"`
 	IPBurst        int     `koanf:"ip_burst"`
+	// ClientRPS and ClientBurst limit one client address (IPv6 per /64)
+	// over all its requests, its sessions' included, so that one address
+	// cannot spend the process's or a connector's bucket for everyone.
+	// Zero (the default): half the rate and burst of the smaller of the
+	// process and connector limits.
+	ClientRPS   float64 `koanf:"client_rps"`
+	ClientBurst int     `koanf:"client_burst"`
 	// AddressRPS and AddressBurst are the deprecated keys address_rps and
 	// address_burst, from when each MCP address had one bucket: each
 	// stands in for its connector_* twin when that is not set, and is
@@ -706,6 +713,12 @@ func (c *Config) validate() error {
 		if v < 1 {
 			bad("mcp_rate_limit.%s: must be at least 1", name)
 		}
+	}
+	if v := r.ClientRPS; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		bad("mcp_rate_limit.client_rps: must be a positive number of requests per second, or 0 for half the smaller of process_rps and connector_rps")
+	}
+	if r.ClientBurst < 0 {
+		bad("mcp_rate_limit.client_burst: must be at least 1, or 0 for half the smaller of process_burst and connector_burst")
 	}
 	ids := make([]string, 0, len(c.Connectors))
 	for id := range c.Connectors {

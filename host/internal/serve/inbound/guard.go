@@ -181,6 +181,9 @@ func refuse(w http.ResponseWriter, d Decision) {
 	if d.Layer == Connector && d.Connector == NoConnector {
 		name += " (calls that touch no connector)"
 	}
+	if d.Layer == Client {
+		name += " address (all requests of one client address, its sessions' included)"
+	}
 	data := map[string]any{"limit": d.Layer.String(), "rps": d.Limit.RPS, "burst": d.Limit.Burst}
 	if d.Layer == Connector {
 		data["connector"] = d.Connector

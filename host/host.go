@@ -310,15 +310,17 @@ func (h *Host) Warnings() []string { return append([]string(nil), h.warnings...)
 
 // Serve serves HTTP on ln until ctx is done, within the [server] caps
 // and timeouts: at most max_connections open connections and
-// max_connections_per_ip from one peer address (past either, a 503 before
-// the request is read: inbound.Conns), the request's headers within
+// max_connections_per_ip from one peer address, shared among the
+// addresses when full and reserved_connections of them kept for
+// monitoring (past them, a 503 before the request is read:
+// inbound.Conns), the request's headers within
 // read_header_timeout and all of it within read_timeout, a non-streaming
 // answer within write_timeout (a streaming one must make progress within
 // it: inbound.Deadlines), and a kept-alive connection closed after
 // idle_timeout without a request.
 func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	s := h.cfg.Server
-	conns := inbound.LimitConns(ln, s.MaxConnections, s.MaxConnectionsPerIP)
+	conns := inbound.LimitConnsReserve(ln, s.MaxConnections, s.MaxConnectionsPerIP, min(s.ReservedConnections, s.MaxConnections/4))
 	if err := h.registry.Register(inbound.NewConnCollector(conns)); err != nil {
 		// A second Serve on the same Host: the first one's figures stay.
 		if _, dup := err.(prometheus.AlreadyRegisteredError); !dup {
@@ -328,7 +330,12 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		// Connection deadlines are wall-clock time, whatever clock the
 		// schedulers read.
-		Handler:           inbound.Deadlines(h.Handler(), s.WriteTimeout, time.Now),
+		Handler: inbound.Deadlines(inbound.ReserveOnly(h.Handler(), nil), s.WriteTimeout, time.Now),
+		// The Conns learn which connections wait between requests (the
+		// first to go when a place is taken back) and which requests run
+		// on a reserved place (monitoring only).
+		ConnState:         conns.ConnState,
+		ConnContext:       conns.ConnContext,
 		ReadHeaderTimeout: s.ReadHeaderTimeout,
 		ReadTimeout:       s.ReadTimeout,
 		WriteTimeout:      s.WriteTimeout,

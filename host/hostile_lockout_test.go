@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -205,5 +206,84 @@ connector_burst = 40
 	}
 	if len(refused) > 0 {
 		t.Errorf("%d of %d bystanders' initialize refused under one address's flood, e.g. %s", len(refused), bystanders, refused[0])
+	}
+}
+
+// slowBodyFrom is slowBody from the source address src.
+func slowBodyFrom(t *testing.T, src, addr, path string) net.Conn {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial from %s: %v", src, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", path, addr)
+	return c
+}
+
+// TestLockoutSlowBodiesFromTwentyAddresses: 20 client addresses open 55
+// connections each, 1,100 in all, that promise a request body and never
+// send it (read_timeout 30 s, as the probe's waves): more than the 1,000
+// places (server.max_connections). While they hold them, a new client
+// initializes and calls a tool, /metrics answers another new address, and
+// /metrics answers one of the flooding addresses too (on a reserved
+// place), while an MCP request on a reserved place is refused. It catches
+// a full listener that refuses every newcomer for as long as the wave
+// lasts (the probe: 30 s per wave, /metrics included), and a reserve that
+// is not kept or serves anything but monitoring.
+func TestLockoutSlowBodiesFromTwentyAddresses(t *testing.T) {
+	if proofRace {
+		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
+	}
+	const addrs, each = 20, 55
+	srv := serveReal(t, fakeOBV(t, nil).URL, `read_timeout = "30s"
+read_header_timeout = "5s"
+`)
+	for i := range addrs * each {
+		slowBodyFrom(t, fmt.Sprintf("127.0.0.%d", 10+i%addrs), srv.addr, "/mcp/unified/v1")
+	}
+	// The listener has seen them all once 1,100 are counted: open, refused
+	// (on accept, or on a reserved place) or closed to make room.
+	watch := clientFrom(t, "127.0.0.250")
+	waitFor(t, 20*time.Second, "every slow body accepted or refused", func() bool {
+		open := srv.metric(t, watch, "besluitbron_http_connections_open")
+		gone := srv.metric(t, watch, "besluitbron_http_connections_evicted_total")
+		for _, reason := range []string{"total", "per_ip", "reserved"} {
+			gone += srv.metric(t, watch, `besluitbron_http_connections_refused_total{reason="`+reason+`"}`)
+		}
+		return open+gone >= addrs*each
+	})
+	openBefore := srv.metric(t, watch, "besluitbron_http_connections_open")
+
+	start := time.Now()
+	cs := connectFrom(t, "http://"+srv.addr+"/mcp/unified/v1", "127.0.0.100", false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": "woningbouw"}})
+	if err != nil || res.IsError {
+		t.Fatalf("the new client's tool call: %v %+v", err, res)
+	}
+	served := time.Since(start)
+	if m := srv.metric(t, clientFrom(t, "127.0.0.101"), "besluitbron_http_connections_open"); m < 900 {
+		t.Errorf("/metrics from a new address says %v connections open: the wave was not holding the places", m)
+	}
+	// A flooding address, over its share: /metrics on a reserved place.
+	flooder := clientFrom(t, "127.0.0.10")
+	mres, err := flooder.Get("http://" + srv.addr + "/metrics")
+	if err != nil || mres.StatusCode != 200 {
+		t.Fatalf("/metrics from a flooding address: %v %v", mres, err)
+	}
+	mres.Body.Close()
+	// …but an MCP request there gets the 503.
+	r, err := sessPost(context.Background(), flooder, "http://"+srv.addr+"/mcp/unified/v1", "", "", initialize("2025-06-18"))
+	if err != nil || r.status != http.StatusServiceUnavailable {
+		t.Errorf("an initialize from a flooding address, over its share: %v %d %q, want 503", err, r.status, r.body)
+	}
+	evicted := srv.metric(t, watch, "besluitbron_http_connections_evicted_total")
+	t.Logf("%d slow bodies from %d addresses: %v held; the new client initialized and called obv_search in %v; %v slow bodies closed to make room; /metrics answered a new address and (reserved) a flooding one",
+		addrs*each, addrs, openBefore, served.Round(time.Millisecond), evicted)
+	if evicted < 1 {
+		t.Errorf("no connection evicted, yet the new client was served while %v were open", openBefore)
 	}
 }

@@ -93,6 +93,11 @@ type Server struct {
 	// before its request is read.
 	MaxConnections      int `koanf:"max_connections"`
 	MaxConnectionsPerIP int `koanf:"max_connections_per_ip"`
+	// ReservedConnections of the MaxConnections (at most a quarter of
+	// them) are kept for monitoring (/healthz, /readyz, /metrics): a
+	// client whose address holds its share of the others (or its cap) may
+	// still open one for those paths.
+	ReservedConnections int `koanf:"reserved_connections"`
 	// MaxSessions and MaxSessionsPerIP cap the live MCP sessions in all
 	// and per client IP; MaxStreamsPerSession and MaxStreamsPerIP the
 	// open event streams (SSE) of one session and of one client IP.
@@ -305,6 +310,7 @@ func defaults() map[string]any {
 		"server.idle_timeout":            "120s",
 		"server.max_connections":         1000,
 		"server.max_connections_per_ip":  64,
+		"server.reserved_connections":    16,
 		"server.max_sessions":            2000,
 		"server.max_sessions_per_ip":     50,
 		"server.max_streams_per_session": 4,
@@ -650,6 +656,9 @@ func (c *Config) validate() error {
 	}
 	if r := c.Server.StreamRetry; r > time.Minute {
 		bad("server.stream_retry %v: at most 1m (a client waits this long before it resumes)", r)
+	}
+	if s := c.Server; s.ReservedConnections < 0 {
+		bad("server.reserved_connections %d: want 0 or more (at most a quarter of max_connections is used)", s.ReservedConnections)
 	}
 	if s := c.Server; s.MaxConnectionsPerIP > s.MaxConnections && s.MaxConnections >= 1 {
 		bad("server.max_connections_per_ip %d: at most max_connections (%d)", s.MaxConnectionsPerIP, s.MaxConnections)

@@ -494,6 +494,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		Now:          now,
 		Route:        route,
 		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
+		MaxBatch:     s.MaxBatch,
 	})
 	if err := h.registry.Register(inbound.NewCollector(g)); err != nil {
 		// A second Handler on the same Host: the first one's figures stay.

@@ -343,6 +343,18 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
 	}
 	ln = conns
+	var admin *http.Server
+	if a := s.AdminAddr; a != "" {
+		aln, err := Listen(a)
+		if err != nil {
+			return fmt.Errorf("server.admin_addr: %w", err)
+		}
+		admin = &http.Server{Handler: h.AdminHandler(), ReadHeaderTimeout: s.ReadHeaderTimeout, ReadTimeout: s.ReadTimeout,
+			WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ErrorLog: srv.ErrorLog}
+		h.log.Info("serving monitoring", "admin_addr", aln.Addr().String())
+		go admin.Serve(inbound.LimitConns(aln, 64, 0))
+		defer admin.Close()
+	}
 	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
 	defer h.startStatus(ctx)()
 	errc := make(chan error, 1)
@@ -564,9 +576,43 @@ func (h *Host) clientAddr(r *http.Request) string {
 	return a.String()
 }
 
-// routes adds the non-MCP endpoints: metrics, health, and the web pages.
+// routes adds the non-MCP endpoints: metrics (unless server.admin_addr
+// serves them), health, and the web pages.
 func (h *Host) routes(mux *http.ServeMux) {
-	mux.Handle("GET /metrics", promhttp.HandlerFor(h.registry, promhttp.HandlerOpts{Registry: h.registry}))
+	if h.cfg.Server.AdminAddr == "" {
+		mux.Handle("GET /metrics", h.monitored(h.metricsHandler()))
+	}
+	h.healthRoutes(mux)
+	h.webRoutes(mux)
+}
+
+func (h *Host) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(h.registry, promhttp.HandlerOpts{Registry: h.registry})
+}
+
+// monitored puts a monitoring path of the public address behind the
+// pages' Host rule and a cap on concurrent renders (inbound.Monitor).
+func (h *Host) monitored(next http.Handler) http.Handler {
+	origins, err := inbound.NewOrigins(h.cfg.Server.AllowedOrigins)
+	if err != nil { // validated when the configuration was loaded
+		panic(fmt.Sprintf("server.allowed_origins%v", err))
+	}
+	return inbound.NewMonitor(next, origins, config.Prefixes(h.cfg.Server.TrustedProxies))
+}
+
+// AdminHandler is what server.admin_addr serves: /metrics, /healthz,
+// /readyz and the whole /status/cluster.json, without the public
+// address's Host rule and caps (an admin's own network).
+func (h *Host) AdminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h.metricsHandler())
+	h.healthRoutes(mux)
+	mux.Handle("GET /status/cluster.json", h.clusterJSON(true))
+	return mux
+}
+
+// healthRoutes adds /healthz and /readyz.
+func (h *Host) healthRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	})
@@ -577,5 +623,4 @@ func (h *Host) routes(mux *http.ServeMux) {
 		}
 		w.Write([]byte("ready\n"))
 	})
-	h.webRoutes(mux)
 }

@@ -287,3 +287,58 @@ read_header_timeout = "5s"
 		t.Errorf("no connection evicted, yet the new client was served while %v were open", openBefore)
 	}
 }
+
+// TestMonitoringPathsGuarded: on the public address /metrics and
+// /status/cluster.json answer a foreign Host on loopback 403 (as the
+// pages do, against DNS rebinding) and the loopback one 200; with
+// server.admin_addr the public address serves no /metrics and the admin
+// listener serves /metrics, /healthz and /status/cluster.json. It catches
+// the monitoring paths answering any Host (issue 27) and an admin_addr
+// that is not served.
+func TestMonitoringPathsGuarded(t *testing.T) {
+	get := func(url, host string) int {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if host != "" {
+			req.Host = host
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	up := fakeOBV(t, nil).URL
+	pub := serveReal(t, up, "")
+	for _, p := range []string{"/metrics", "/status/cluster.json"} {
+		if st := get("http://"+pub.addr+p, "evil.example"); st != http.StatusForbidden {
+			t.Errorf("%s with Host evil.example on loopback: %d, want 403", p, st)
+		}
+		if st := get("http://"+pub.addr+p, ""); st != 200 {
+			t.Errorf("%s: %d, want 200", p, st)
+		}
+	}
+	// A free port for the admin listener.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := l.Addr().String()
+	l.Close()
+	split := serveReal(t, up, `admin_addr = "`+admin+`"`)
+	if st := get("http://"+split.addr+"/metrics", ""); st != http.StatusNotFound {
+		t.Errorf("public /metrics with server.admin_addr set: %d, want 404", st)
+	}
+	waitFor(t, 10*time.Second, "the admin listener serving", func() bool {
+		c, err := net.Dial("tcp", admin)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	for _, p := range []string{"/metrics", "/healthz", "/status/cluster.json"} {
+		if st := get("http://"+admin+p, "evil.example"); st != 200 {
+			t.Errorf("admin %s: %d, want 200", p, st)
+		}
+	}
+}

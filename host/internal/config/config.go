@@ -76,6 +76,14 @@ type Server struct {
 	// reported at start (a likely typo) but does not stop it.
 	Tools []string `koanf:"tools" form:"a list of tool name patterns in brackets, such as [\"<id>_*\", \"besluitbron_search\"]"`
 
+	// AdminAddr, when set, is a second listener ("host:port") serving
+	// only monitoring: /metrics, /healthz, /readyz and the whole
+	// /status/cluster.json (with Redis errors and replica names). The
+	// public address then serves no /metrics. Empty (the default): the
+	// public address serves /metrics, behind the Host rule and a cap on
+	// concurrent renders.
+	AdminAddr string `koanf:"admin_addr" form:"\"host:port\" in quotes, such as \"127.0.0.1:9090\""`
+
 	// The phases of one HTTP request (http.Server's timeouts).
 	// ReadHeaderTimeout bounds the request line and headers;
 	// ReadTimeout the whole request, body included, from the
@@ -591,6 +599,8 @@ func (c *Config) validate() error {
 		bad("server.addr: empty")
 	} else if err := CheckAddr(c.Server.Addr); err != nil {
 		bad("server.addr %v", err)
+	} else if a := c.Server.AdminAddr; a != "" && a == c.Server.Addr {
+		bad("server.admin_addr %s: the same as server.addr; give monitoring another port", a)
 	}
 	for i, p := range c.Server.Tools {
 		if !validPattern(p) {
@@ -656,6 +666,11 @@ func (c *Config) validate() error {
 	}
 	if r := c.Server.StreamRetry; r > time.Minute {
 		bad("server.stream_retry %v: at most 1m (a client waits this long before it resumes)", r)
+	}
+	if a := c.Server.AdminAddr; a != "" {
+		if err := CheckAddr(a); err != nil {
+			bad("server.admin_addr %v", err)
+		}
 	}
 	if s := c.Server; s.ReservedConnections < 0 {
 		bad("server.reserved_connections %d: want 0 or more (at most a quarter of max_connections is used)", s.ReservedConnections)

@@ -81,6 +81,15 @@
 // holds at most MaxIPs buckets, and invented session ids hold none.
 // IPv6 clients share a bucket per /64 ([IPKey]).
 //
+// # Connections and monitoring
+//
+// [Conns] caps a listener's connections in all and per address, shares
+// them among the addresses when full (a newcomer under its share takes a
+// place of the address furthest over its share) and keeps a reserve for
+// the monitoring paths ([ReserveOnly]). [Monitor] guards the monitoring
+// paths a public address serves (/metrics, /status/cluster.json): the
+// pages' Host rule and a cap on concurrent renders.
+//
 // # Client identity
 //
 // The client address is the connection's peer; X-Forwarded-For or

@@ -671,13 +671,29 @@ func (s schemaInfo) max(name string) int {
 // cluster (each quota, with the connectors that use it, shared, or on its
 // own share while Redis is unreachable).
 func (h *Host) clusterRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /status/cluster.json", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /status/cluster.json", h.monitored(h.clusterJSON(false)))
+}
+
+// clusterJSON answers /status/cluster.json. The public address's (full
+// false) leaves out the replica's id (by default the host name and pid)
+// and the last Redis errors (they name Redis's address): those are for
+// server.admin_addr.
+func (h *Host) clusterJSON(full bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var v any = map[string]any{"enabled": false, "message": "cluster.redis_url is not set: this process schedules on its own."}
 		if h.cl.c != nil {
+			st := h.cl.c.Status()
+			if !full {
+				st.ReplicaID = ""
+				st.Quotas = slices.Clone(st.Quotas)
+				for i := range st.Quotas {
+					st.Quotas[i].LastError = ""
+				}
+			}
 			v = struct {
 				Enabled bool `json:"enabled"`
 				cluster.Status
-			}{true, h.cl.c.Status()}
+			}{true, st}
 		}
 		b, _ := json.MarshalIndent(v, "", "  ")
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -310,15 +310,17 @@ func (h *Host) Warnings() []string { return append([]string(nil), h.warnings...)
 
 // Serve serves HTTP on ln until ctx is done, within the [server] caps
 // and timeouts: at most max_connections open connections and
-// max_connections_per_ip from one peer address (past either, a 503 before
-// the request is read: inbound.Conns), the request's headers within
+// max_connections_per_ip from one peer address, shared among the
+// addresses when full and reserved_connections of them kept for
+// monitoring (past them, a 503 before the request is read:
+// inbound.Conns), the request's headers within
 // read_header_timeout and all of it within read_timeout, a non-streaming
 // answer within write_timeout (a streaming one must make progress within
 // it: inbound.Deadlines), and a kept-alive connection closed after
 // idle_timeout without a request.
 func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	s := h.cfg.Server
-	conns := inbound.LimitConns(ln, s.MaxConnections, s.MaxConnectionsPerIP)
+	conns := inbound.LimitConnsReserve(ln, s.MaxConnections, s.MaxConnectionsPerIP, min(s.ReservedConnections, s.MaxConnections/4))
 	if err := h.registry.Register(inbound.NewConnCollector(conns)); err != nil {
 		// A second Serve on the same Host: the first one's figures stay.
 		if _, dup := err.(prometheus.AlreadyRegisteredError); !dup {
@@ -328,7 +330,12 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		// Connection deadlines are wall-clock time, whatever clock the
 		// schedulers read.
-		Handler:           inbound.Deadlines(h.Handler(), s.WriteTimeout, time.Now),
+		Handler: inbound.Deadlines(inbound.ReserveOnly(h.Handler(), nil), s.WriteTimeout, time.Now),
+		// The Conns learn which connections wait between requests (the
+		// first to go when a place is taken back) and which requests run
+		// on a reserved place (monitoring only).
+		ConnState:         conns.ConnState,
+		ConnContext:       conns.ConnContext,
 		ReadHeaderTimeout: s.ReadHeaderTimeout,
 		ReadTimeout:       s.ReadTimeout,
 		WriteTimeout:      s.WriteTimeout,
@@ -336,6 +343,18 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
 	}
 	ln = conns
+	var admin *http.Server
+	if a := s.AdminAddr; a != "" {
+		aln, err := Listen(a)
+		if err != nil {
+			return fmt.Errorf("server.admin_addr: %w", err)
+		}
+		admin = &http.Server{Handler: h.AdminHandler(), ReadHeaderTimeout: s.ReadHeaderTimeout, ReadTimeout: s.ReadTimeout,
+			WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ErrorLog: srv.ErrorLog}
+		h.log.Info("serving monitoring", "admin_addr", aln.Addr().String())
+		go admin.Serve(inbound.LimitConns(aln, 64, 0))
+		defer admin.Close()
+	}
 	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
 	defer h.startStatus(ctx)()
 	errc := make(chan error, 1)
@@ -469,6 +488,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 			Connector:  inbound.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst},
 			Session:    inbound.Limit{RPS: rl.SessionRPS, Burst: rl.SessionBurst},
 			IP:         inbound.Limit{RPS: rl.IPRPS, Burst: rl.IPBurst},
+			Client:     clientLimit(rl),
 			Connectors: ids,
 			// A session's buckets are forgotten when the session would be.
 			SessionIdle: h.cfg.Server.SessionIdleTimeout,
@@ -486,6 +506,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		Now:          now,
 		Route:        route,
 		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
+		MaxBatch:     s.MaxBatch,
 	})
 	if err := h.registry.Register(inbound.NewCollector(g)); err != nil {
 		// A second Handler on the same Host: the first one's figures stay.
@@ -494,6 +515,21 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		}
 	}
 	return g
+}
+
+// clientLimit is mcp_rate_limit's limit of one client address over all
+// its requests: client_rps and client_burst, each defaulting (0) to half
+// of the smaller of the process and connector limits, so that one address
+// never spends more than half of a shared bucket.
+func clientLimit(rl config.RateLimit) inbound.Limit {
+	def := inbound.DefaultClient(inbound.Limit{RPS: rl.ProcessRPS, Burst: rl.ProcessBurst}, inbound.Limit{RPS: rl.ConnectorRPS, Burst: rl.ConnectorBurst})
+	if rl.ClientRPS > 0 {
+		def.RPS = rl.ClientRPS
+	}
+	if rl.ClientBurst > 0 {
+		def.Burst = rl.ClientBurst
+	}
+	return def
 }
 
 // messageRoute names the connector bucket of a message sent to an MCP
@@ -540,9 +576,43 @@ func (h *Host) clientAddr(r *http.Request) string {
 	return a.String()
 }
 
-// routes adds the non-MCP endpoints: metrics, health, and the web pages.
+// routes adds the non-MCP endpoints: metrics (unless server.admin_addr
+// serves them), health, and the web pages.
 func (h *Host) routes(mux *http.ServeMux) {
-	mux.Handle("GET /metrics", promhttp.HandlerFor(h.registry, promhttp.HandlerOpts{Registry: h.registry}))
+	if h.cfg.Server.AdminAddr == "" {
+		mux.Handle("GET /metrics", h.monitored(h.metricsHandler()))
+	}
+	h.healthRoutes(mux)
+	h.webRoutes(mux)
+}
+
+func (h *Host) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(h.registry, promhttp.HandlerOpts{Registry: h.registry})
+}
+
+// monitored puts a monitoring path of the public address behind the
+// pages' Host rule and a cap on concurrent renders (inbound.Monitor).
+func (h *Host) monitored(next http.Handler) http.Handler {
+	origins, err := inbound.NewOrigins(h.cfg.Server.AllowedOrigins)
+	if err != nil { // validated when the configuration was loaded
+		panic(fmt.Sprintf("server.allowed_origins%v", err))
+	}
+	return inbound.NewMonitor(next, origins, config.Prefixes(h.cfg.Server.TrustedProxies))
+}
+
+// AdminHandler is what server.admin_addr serves: /metrics, /healthz,
+// /readyz and the whole /status/cluster.json, without the public
+// address's Host rule and caps (an admin's own network).
+func (h *Host) AdminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h.metricsHandler())
+	h.healthRoutes(mux)
+	mux.Handle("GET /status/cluster.json", h.clusterJSON(true))
+	return mux
+}
+
+// healthRoutes adds /healthz and /readyz.
+func (h *Host) healthRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	})
@@ -553,5 +623,4 @@ func (h *Host) routes(mux *http.ServeMux) {
 		}
 		w.Write([]byte("ready\n"))
 	})
-	h.webRoutes(mux)
 }

@@ -161,8 +161,11 @@ func TestHostileSlowBodies(t *testing.T) {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	const perIP, n, readTimeout = 64, 1100, 2 * time.Second
+	// No reserved places: this test is about the per-address cap alone
+	// (TestLockoutSlowBodiesFromTwentyAddresses has the reserve).
 	srv := serveReal(t, fakeOBV(t, nil).URL, `read_timeout = "2s"
 read_header_timeout = "1s"
+reserved_connections = 0
 `)
 	other := clientFrom(t, "127.0.0.2")
 	var healthTimes []time.Duration
@@ -245,17 +248,19 @@ read_header_timeout = "1s"
 		n, refused, slowestRefusal, held, longestHeld, peak, len(healthTimes), healthTimes[len(healthTimes)/2], healthTimes[len(healthTimes)-1])
 }
 
-// The total cap: with max_connections = 30 and 20 per address, 127.0.0.1
-// holds 20, 127.0.0.2 the next 10, and the 31st connection, from either,
-// is refused for the total. Catches a total cap not applied, or applied
-// per address.
+// The total cap: with max_connections = 30 (none reserved) and 20 per
+// address, 127.0.0.1 holds 20 and 127.0.0.2 the next 10. The 31st
+// connection, from a new address (127.0.0.3, share 30/3 = 10), takes the
+// place of one of 127.0.0.1's, furthest over its share, which is closed;
+// one more from 127.0.0.2, at its share, is refused for the total.
+// Catches a total cap not applied, or applied per address, a full
+// listener that locks a newcomer out (issue 27), and an eviction from an
+// address within its share.
 func TestHostileTotalCap(t *testing.T) {
-	if proofRace {
-		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
-	}
 	srv := serveReal(t, fakeOBV(t, nil).URL, `read_timeout = "30s"
 max_connections = 30
 max_connections_per_ip = 20
+reserved_connections = 0
 `)
 	dialFrom := func(src string) net.Conn {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
@@ -268,6 +273,7 @@ max_connections_per_ip = 20
 	}
 	// Idle connections held open; each answers a /healthz once so that
 	// it is known to be accepted and counted.
+	var held []net.Conn
 	hold := func(src string) {
 		c := dialFrom(src)
 		c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -276,6 +282,8 @@ max_connections_per_ip = 20
 		if err != nil || res.StatusCode != 200 {
 			t.Fatalf("held connection from %s: %v %v", src, res, err)
 		}
+		io.Copy(io.Discard, res.Body)
+		held = append(held, c)
 	}
 	for i := 0; i < 20; i++ {
 		hold("127.0.0.1")
@@ -283,14 +291,31 @@ max_connections_per_ip = 20
 	for i := 0; i < 10; i++ {
 		hold("127.0.0.2")
 	}
-	for _, src := range []string{"127.0.0.3", "127.0.0.2"} {
+	ask := func(src string) int {
 		c := dialFrom(src)
 		c.SetDeadline(time.Now().Add(10 * time.Second))
 		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", srv.addr)
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil || res.StatusCode != 503 {
-			t.Errorf("31st connection, from %s: %v %v; want 503", src, res, err)
+		if err != nil {
+			t.Fatalf("from %s: %v", src, err)
 		}
+		return res.StatusCode
+	}
+	if st := ask("127.0.0.3"); st != 200 {
+		t.Errorf("31st connection, from a new address: %d, want 200 (a place of 127.0.0.1's taken)", st)
+	}
+	closed := 0
+	for _, c := range held[:20] {
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err == io.EOF {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Errorf("%d of 127.0.0.1's connections closed, want 1", closed)
+	}
+	if st := ask("127.0.0.2"); st != 503 {
+		t.Errorf("one more from 127.0.0.2, at its share: %d, want 503", st)
 	}
 }
 

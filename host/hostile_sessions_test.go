@@ -266,12 +266,13 @@ func batchOfSearches(n int) string {
 
 // TestThousandElementBatch: a batch of 1,000 obv_search calls (137 KB,
 // the issue's attack) from a session that negotiated 2025-03-26, the
-// last protocol version with batches, is refused whole and no call of it
-// reaches the platform: by the client limits (413: more messages than a
-// bucket holds) when they are on, by max_batch (-32600 naming the cap)
-// when they are off; a session of a later version gets -32600 for any
-// batch. It catches a batch charged as one request and run, and a cap
-// that lets part of the batch run.
+// last protocol version with batches, is refused whole by max_batch
+// (-32600 naming the cap) and no call of it reaches the platform, with
+// the client limits on or off; refused, it costs one token, not 1,000
+// (issue 27), so the session's next request is admitted; a session of a
+// later version gets -32600 for any batch. It catches a batch charged as
+// one request and run, a cap that lets part of the batch run, and a
+// refused batch charged its element count.
 func TestThousandElementBatch(t *testing.T) {
 	if proofRace {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
@@ -281,7 +282,7 @@ func TestThousandElementBatch(t *testing.T) {
 		status      int
 		mention     string
 	}{
-		{"client limits on", "", http.StatusRequestEntityTooLarge, "can never admit 1000 at once"},
+		{"client limits on", "", http.StatusBadRequest, "a batch of 1000 messages; this server takes at most 32 per batch (server.max_batch)"},
 		{"client limits off", "[mcp_rate_limit]\nenabled = false\n", http.StatusBadRequest, "a batch of 1000 messages; this server takes at most 32 per batch (server.max_batch)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,6 +308,11 @@ func TestThousandElementBatch(t *testing.T) {
 			}
 			if n := sh.hits.Load(); n != 0 {
 				t.Errorf("the platform saw %d requests of a refused batch", n)
+			}
+			// It cost one token: a second is refused the same way, not
+			// for the limits.
+			if r, _ := sessPost(context.Background(), c, url, sid, "", body); r.status != tc.status || !strings.Contains(r.body, tc.mention) {
+				t.Errorf("a second batch of 1000: %d %q, want %d naming %q", r.status, r.body, tc.status, tc.mention)
 			}
 			// A session of 2025-06-18 has no batches at all.
 			newer := newSession(t, c, url, "2025-06-18")

@@ -119,6 +119,9 @@ func TestRateLimitOBVFloodSparesRechtspraakOnUnified(t *testing.T) {
 [mcp_rate_limit]
 connector_rps = 1
 connector_burst = 100
+# one address may spend the whole connector bucket: the layer under test
+client_rps = 1000
+client_burst = 1000
 session_rps = 1000
 session_burst = 1000
 `)
@@ -231,6 +234,9 @@ func TestRateLimitAddressKeysStillRead(t *testing.T) {
 [mcp_rate_limit]
 address_rps = 1
 address_burst = 3
+# one address may spend the whole connector bucket: the layer under test
+client_rps = 1000
+client_burst = 1000
 `)
 	c := clientFrom(t, "127.0.0.2")
 	for i := range 4 {

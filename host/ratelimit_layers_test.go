@@ -87,6 +87,9 @@ process_rps = 1000
 process_burst = 1000
 connector_rps = 1
 connector_burst = 12
+# one address may spend the whole connector bucket: the layer under test
+client_rps = 1000
+client_burst = 1000
 session_rps = 1000
 session_burst = 1000
 ip_rps = 1000

@@ -80,6 +80,14 @@ type Server struct {
 	// reported at start (a likely typo) but does not stop it.
 	Tools []string `koanf:"tools" form:"a list of tool name patterns in brackets, such as [\"<id>_*\", \"besluitbron_search\"]"`
 
+	// AdminAddr, when set, is a second listener ("host:port") serving
+	// only monitoring: /metrics, /healthz, /readyz and the whole
+	// /status/cluster.json (with Redis errors and replica names). The
+	// public address then serves no /metrics. Empty (the default): the
+	// public address serves /metrics, behind the Host rule and a cap on
+	// concurrent renders.
+	AdminAddr string `koanf:"admin_addr" form:"\"host:port\" in quotes, such as \"127.0.0.1:9090\""`
+
 	// The phases of one HTTP request (http.Server's timeouts).
 	// ReadHeaderTimeout bounds the request line and headers;
 	// ReadTimeout the whole request, body included, from the
@@ -97,6 +105,11 @@ type Server struct {
 	// before its request is read.
 	MaxConnections      int `koanf:"max_connections"`
 	MaxConnectionsPerIP int `koanf:"max_connections_per_ip"`
+	// ReservedConnections of the MaxConnections (at most a quarter of
+	// them) are kept for monitoring (/healthz, /readyz, /metrics): a
+	// client whose address holds its share of the others (or its cap) may
+	// still open one for those paths.
+	ReservedConnections int `koanf:"reserved_connections"`
 	// MaxSessions and MaxSessionsPerIP cap the live MCP sessions in all
 	// and per client IP; MaxStreamsPerSession and MaxStreamsPerIP the
 	// open event streams (SSE) of one session and of one client IP.
@@ -178,6 +191,13 @@ type RateLimit struct {
 	SessionBurst   int     `koanf:"session_burst"`
 	IPRPS          float64 `koanf:"ip_rps"`
 	IPBurst        int     `koanf:"ip_burst"`
+	// ClientRPS and ClientBurst limit one client address (IPv6 per /64)
+	// over all its requests, its sessions' included, so that one address
+	// cannot spend the process's or a connector's bucket for everyone.
+	// Zero (the default): half the rate and burst of the smaller of the
+	// process and connector limits.
+	ClientRPS   float64 `koanf:"client_rps"`
+	ClientBurst int     `koanf:"client_burst"`
 	// AddressRPS and AddressBurst are the deprecated keys address_rps and
 	// address_burst, from when each MCP address had one bucket: each
 	// stands in for its connector_* twin when that is not set, and is
@@ -302,6 +322,7 @@ func defaults() map[string]any {
 		"server.idle_timeout":            "120s",
 		"server.max_connections":         1000,
 		"server.max_connections_per_ip":  64,
+		"server.reserved_connections":    16,
 		"server.max_sessions":            2000,
 		"server.max_sessions_per_ip":     50,
 		"server.max_streams_per_session": 4,
@@ -583,6 +604,8 @@ func (c *Config) validate() error {
 		bad("server.addr: empty")
 	} else if err := CheckAddr(c.Server.Addr); err != nil {
 		bad("server.addr %v", err)
+	} else if a := c.Server.AdminAddr; a != "" && a == c.Server.Addr {
+		bad("server.admin_addr %s: the same as server.addr; give monitoring another port", a)
 	}
 	for i, p := range c.Server.Tools {
 		if !validPattern(p) {
@@ -649,6 +672,14 @@ func (c *Config) validate() error {
 	if r := c.Server.StreamRetry; r > time.Minute {
 		bad("server.stream_retry %v: at most 1m (a client waits this long before it resumes)", r)
 	}
+	if a := c.Server.AdminAddr; a != "" {
+		if err := CheckAddr(a); err != nil {
+			bad("server.admin_addr %v", err)
+		}
+	}
+	if s := c.Server; s.ReservedConnections < 0 {
+		bad("server.reserved_connections %d: want 0 or more (at most a quarter of max_connections is used)", s.ReservedConnections)
+	}
 	if s := c.Server; s.MaxConnectionsPerIP > s.MaxConnections && s.MaxConnections >= 1 {
 		bad("server.max_connections_per_ip %d: at most max_connections (%d)", s.MaxConnectionsPerIP, s.MaxConnections)
 	}
@@ -711,6 +742,12 @@ func (c *Config) validate() error {
 		if v < 1 {
 			bad("mcp_rate_limit.%s: must be at least 1", name)
 		}
+	}
+	if v := r.ClientRPS; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		bad("mcp_rate_limit.client_rps: must be a positive number of requests per second, or 0 for half the smaller of process_rps and connector_rps")
+	}
+	if r.ClientBurst < 0 {
+		bad("mcp_rate_limit.client_burst: must be at least 1, or 0 for half the smaller of process_burst and connector_burst")
 	}
 	ids := make([]string, 0, len(c.Connectors))
 	for id := range c.Connectors {

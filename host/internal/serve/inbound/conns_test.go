@@ -398,3 +398,101 @@ func TestDeadlinesUnwraps(t *testing.T) {
 	}), time.Minute, time.Now)
 	h.ServeHTTP(&deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}, httptest.NewRequest("GET", "/", nil))
 }
+
+// evicted waits for c to be closed by the listener to make room, without
+// a word written to it.
+func evicted(t *testing.T, c *fakeConn) {
+	t.Helper()
+	select {
+	case <-c.closed:
+	case <-time.After(wait):
+		t.Fatal("the connection whose place was taken was not closed")
+	}
+	if c.output() != "" {
+		t.Errorf("an evicted connection was written to: %q", c.output())
+	}
+}
+
+// When the places are full, a newcomer under its share (the places over
+// the addresses holding them) takes the place of the oldest connection
+// of the address furthest over its share; an address at its share is
+// refused. Catches a full listener that refuses every newcomer (issue 27:
+// 20 addresses of slow bodies locked new clients out), an eviction from
+// an address within its share, and a share that does not shrink as more
+// addresses compete.
+func TestConnsShareEvicts(t *testing.T) {
+	fl := newFakeListener()
+	l := inbound.LimitConns(fl, 4, 0)
+	got := acceptor(t, l)
+	var first []*fakeConn
+	for range 4 {
+		c := newFakeConn("10.0.0.1")
+		first = append(first, c)
+		fl.conns <- c
+		admitted(t, got)
+	}
+	fl.conns <- newFakeConn("10.0.0.2") // share 4/2 = 2: takes 10.0.0.1's oldest
+	admitted(t, got)
+	evicted(t, first[0])
+	again := newFakeConn("10.0.0.1") // 3 of a share of 2: refused
+	fl.conns <- again
+	refused(t, again)
+	fl.conns <- newFakeConn("10.0.0.3") // share 4/3 = 1: 10.0.0.1 (3) is furthest over
+	admitted(t, got)
+	evicted(t, first[1])
+	if l.Open() != 4 || l.OpenFrom(netip.MustParseAddr("10.0.0.1")) != 2 || l.Evicted() != 2 {
+		t.Errorf("open %d, from 10.0.0.1 %d, evicted %d; want 4, 2, 2", l.Open(), l.OpenFrom(netip.MustParseAddr("10.0.0.1")), l.Evicted())
+	}
+	if total, perIP := l.Refused(); total != 1 || perIP != 0 {
+		t.Errorf("refused total %d per_ip %d, want 1 and 0", total, perIP)
+	}
+	close(fl.conns)
+}
+
+// An address at its share (or its cap) gets a reserved place while one is
+// free, at most ReservedPerAddress of them. Catches no reserve (a monitor
+// behind the same address as the load locked out) and one address taking
+// the whole reserve.
+func TestConnsReserve(t *testing.T) {
+	fl := newFakeListener()
+	l := inbound.LimitConnsReserve(fl, 8, 2, 4)
+	got := acceptor(t, l)
+	for range 2 {
+		fl.conns <- newFakeConn("10.0.0.1")
+		admitted(t, got)
+	}
+	for range inbound.ReservedPerAddress {
+		fl.conns <- newFakeConn("10.0.0.1") // at its cap: a reserved place
+		admitted(t, got)
+	}
+	over := newFakeConn("10.0.0.1")
+	fl.conns <- over
+	refused(t, over)
+	fl.conns <- newFakeConn("10.0.0.2")
+	admitted(t, got)
+	if l.Open() != 5 {
+		t.Errorf("open %d, want 5", l.Open())
+	}
+	close(fl.conns)
+}
+
+// IPv6 clients are counted per /64, as the limits count them. Catches one
+// subscriber taking the total by walking its block.
+func TestConnsPerSlash64(t *testing.T) {
+	fl := newFakeListener()
+	l := inbound.LimitConns(fl, 10, 2)
+	got := acceptor(t, l)
+	fl.conns <- newFakeConn("2001:db8::1")
+	admitted(t, got)
+	fl.conns <- newFakeConn("2001:db8::2")
+	admitted(t, got)
+	third := newFakeConn("2001:db8::ffff:3")
+	fl.conns <- third
+	refused(t, third)
+	fl.conns <- newFakeConn("2001:db8:0:1::1")
+	admitted(t, got)
+	if _, perIP := l.Refused(); perIP != 1 {
+		t.Errorf("refused per_ip %d, want 1", perIP)
+	}
+	close(fl.conns)
+}

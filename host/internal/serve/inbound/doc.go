@@ -19,7 +19,7 @@
 //
 // # The layers
 //
-// Every request passes three layers of token buckets
+// Every request passes four layers of token buckets
 // ([golang.org/x/time/rate]):
 //
 //   - the process bucket, because a flood hurts the whole service;
@@ -37,7 +37,14 @@
 //     client's POST); otherwise (initialize, a client without sessions, an
 //     id the server never issued or has forgotten) the bucket of its client
 //     address, so that one client cannot take all the room before it has a
-//     session, nor dodge its bucket by inventing session ids.
+//     session, nor dodge its bucket by inventing session ids;
+//   - the client bucket of its address ([Options.Client]), for every
+//     request, its sessions' included: the process and connector buckets
+//     are shared, and without it one address with many sessions could
+//     spend them for everyone (issue 27: its flood refused a fifth of
+//     other clients' initialize). The host sets it, unless configured, to
+//     half the smaller shared limit ([DefaultClient]); a request past it
+//     is refused before any shared bucket is charged.
 //
 // Each JSON-RPC message costs a token: a batch of n messages takes n from
 // the process bucket and from its session's (or address's), and from each
@@ -73,6 +80,15 @@
 // least recently used entry goes. A flood of distinct addresses therefore
 // holds at most MaxIPs buckets, and invented session ids hold none.
 // IPv6 clients share a bucket per /64 ([IPKey]).
+//
+// # Connections and monitoring
+//
+// [Conns] caps a listener's connections in all and per address, shares
+// them among the addresses when full (a newcomer under its share takes a
+// place of the address furthest over its share) and keeps a reserve for
+// the monitoring paths ([ReserveOnly]). [Monitor] guards the monitoring
+// paths a public address serves (/metrics, /status/cluster.json): the
+// pages' Host rule and a cap on concurrent renders.
 //
 // # Client identity
 //

@@ -48,6 +48,11 @@ type GuardOptions struct {
 	// body is passed on unread, as one message, for the handler to refuse.
 	// Default 1 MiB.
 	MaxBodyBytes int64
+	// MaxBatch is the MCP handler's cap on a batch's messages
+	// (server.max_batch): a larger batch is refused whole by the handler,
+	// none of its messages run, so it costs one token, as one request,
+	// not one per message. 0: no cap known, every batch costs its size.
+	MaxBatch int
 }
 
 // Guard is the HTTP middleware in front of the MCP addresses: it refuses
@@ -180,6 +185,9 @@ func refuse(w http.ResponseWriter, d Decision) {
 	name := d.Name()
 	if d.Layer == Connector && d.Connector == NoConnector {
 		name += " (calls that touch no connector)"
+	}
+	if d.Layer == Client {
+		name += " address (all requests of one client address, its sessions' included)"
 	}
 	data := map[string]any{"limit": d.Layer.String(), "rps": d.Limit.RPS, "burst": d.Limit.Burst}
 	if d.Layer == Connector {

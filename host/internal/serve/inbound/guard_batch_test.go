@@ -98,3 +98,31 @@ func TestGuardBatchWithoutRoute(t *testing.T) {
 		t.Errorf("a batch of 11 over a burst of 10: %s", res.Status)
 	}
 }
+
+// A batch of more messages than the handler takes (MaxBatch) runs none of
+// them: it costs one token, as one request, and reaches the handler to be
+// refused there. It catches a refused batch charged its element count
+// (issue 27: a refused batch of 1,000 emptied a session's bucket for
+// nothing) and a batch within the cap charged as one.
+func TestGuardBatchPastMaxBatchCostsOne(t *testing.T) {
+	l := mustNew(t, Options{Process: generous, Connector: generous, Session: generous, IP: Limit{RPS: 1, Burst: 10}})
+	clk := newFakeNow()
+	inner := &fakeMCP{sessions: map[string]bool{}, legacy: map[string]bool{}}
+	srv := httptest.NewServer(NewGuard(inner, GuardOptions{Limits: l, Now: clk.now, MaxBatch: 4}))
+	t.Cleanup(srv.Close)
+	for i := range 9 {
+		if res := postBody(t, srv.URL+"/elsewhere", "", batchOf(5, "obv_search")); res.StatusCode != 200 {
+			t.Fatalf("batch %d of 5 past a max_batch of 4: %s (charged per message)", i, res.Status)
+		}
+	}
+	if inner.body != batchOf(5, "obv_search") {
+		t.Errorf("the handler read %q, want the batch (for it to refuse)", inner.body)
+	}
+	// 1 token left: a batch of 2 within the cap costs 2.
+	if res := postBody(t, srv.URL+"/elsewhere", "", batchOf(2, "obv_search")); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a batch of 2 with 1 token left: %s", res.Status)
+	}
+	if res := postBody(t, srv.URL+"/elsewhere", "", batchOf(1000, "obv_search")); res.StatusCode != 200 {
+		t.Errorf("a batch of 1000 past max_batch with 1 token left: %s", res.Status)
+	}
+}

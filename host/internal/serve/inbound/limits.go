@@ -31,14 +31,19 @@ const (
 	// IP is the bucket of one client address, for requests without a
 	// session the server issued (initialize, sessionless or invented ids).
 	IP
+	// Client is the bucket of one client address for all of its
+	// requests, its sessions' included: the most of the shared buckets
+	// (process, connector) one address can spend, so that one address
+	// with many sessions cannot drain them for everyone (issue 27).
+	Client
 	numLayers
 )
 
 // Layers lists every layer, for metrics and tables.
-var Layers = [...]Layer{Process, Connector, Session, IP}
+var Layers = [...]Layer{Process, Connector, Session, IP, Client}
 
 // String returns the layer's name as the configuration and the metrics
-// spell it: "process", "connector", "session", "ip".
+// spell it: "process", "connector", "session", "ip", "client".
 func (l Layer) String() string {
 	switch l {
 	case Process:
@@ -49,6 +54,8 @@ func (l Layer) String() string {
 		return "session"
 	case IP:
 		return "ip"
+	case Client:
+		return "client"
 	}
 	return fmt.Sprintf("Layer(%d)", uint8(l))
 }
@@ -93,10 +100,16 @@ const (
 	DefaultSessionIdle = 30 * time.Minute
 )
 
-// Options configure a [Limits]. The four limits are required; zero
-// values of the other fields mean the defaults.
+// Options configure a [Limits]. The process, connector, session and IP
+// limits are required; zero values of the other fields mean the defaults.
 type Options struct {
 	Process, Connector, Session, IP Limit
+	// Client is the limit of one client address over all its requests
+	// (IPv6 per /64), its sessions' included. The zero Limit means no
+	// such layer; the host sets [DefaultClient] unless configured, so that
+	// whatever one address does, the shared buckets keep at least half
+	// their refill for the others.
+	Client Limit
 	// Connectors are the connector ids that get a bucket each (of size
 	// Connector); [NoConnector] always has one. A message counted against
 	// any other id passes the other layers only, so invented names cannot
@@ -112,6 +125,14 @@ type Options struct {
 	// SessionIdle is how long a session is remembered without a request
 	// (default [DefaultSessionIdle]).
 	SessionIdle time.Duration
+}
+
+// DefaultClient is the client address limit the host sets when none is
+// configured: half the rate and half the burst of the smaller of the
+// process and connector limits (at least 1), so that one address can
+// never spend more than half of a shared bucket.
+func DefaultClient(process, connector Limit) Limit {
+	return Limit{RPS: min(process.RPS, connector.RPS) / 2, Burst: max(1, min(process.Burst, connector.Burst)/2)}
 }
 
 // Request is what the limits need to know about one HTTP request.
@@ -173,7 +194,7 @@ type Decision struct {
 	Messages int
 }
 
-// Name names the refusing limit: "process", "session", "ip" or
+// Name names the refusing limit: "process", "session", "ip", "client" or
 // "connector <id>".
 func (d Decision) Name() string {
 	if d.Layer == Connector {
@@ -215,6 +236,7 @@ type Limits struct {
 	order      []*connectorBucket          // sorted by id, for Stats
 	sessions   table[sessionKey]
 	ips        table[netip.Addr]
+	clients    table[netip.Addr]
 	refused    [numLayers]atomic.Uint64
 }
 
@@ -226,6 +248,9 @@ func New(o *Options) (*Limits, error) {
 	l := &Limits{o: *o}
 	l.o.Connectors = append([]string(nil), o.Connectors...)
 	err := errors.Join(o.Process.validate("process"), o.Connector.validate("connector"), o.Session.validate("session"), o.IP.validate("ip"))
+	if o.Client != (Limit{}) {
+		err = errors.Join(err, o.Client.validate("client"))
+	}
 	if o.MaxSessions < 0 || o.MaxIPs < 0 || o.SessionIdle < 0 {
 		err = errors.Join(err, errors.New("inbound: MaxSessions, MaxIPs and SessionIdle must not be negative"))
 	}
@@ -260,6 +285,11 @@ func New(o *Options) (*Limits, error) {
 	// An IP bucket unused for its refill time is full again: dropping it
 	// then changes no answer.
 	l.ips.init(l.o.MaxIPs, o.IP.refill())
+	if l.o.Client != (Limit{}) {
+		l.clients.init(l.o.MaxIPs, l.o.Client.refill())
+	} else {
+		l.clients.init(l.o.MaxIPs, time.Second)
+	}
 	return l, nil
 }
 
@@ -306,7 +336,7 @@ func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 	defer l.mu.Unlock()
 
 	var (
-		fixed   [4]charge
+		fixed   [5]charge
 		charges = fixed[:0]
 	)
 	charges = append(charges, charge{bucket: l.process, layer: Process, n: n})
@@ -337,6 +367,18 @@ func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 		ipEntry *entry[netip.Addr]
 		sess    *entry[sessionKey]
 	)
+	// Every request counts against its client address, sessions or not,
+	// checked with the shared buckets before any is charged: an address
+	// past its own limit takes nothing from them.
+	var client *entry[netip.Addr]
+	if l.o.Client != (Limit{}) {
+		client = l.clients.get(ip, now)
+		if client != nil {
+			charges = append(charges, charge{bucket: client.bucket, layer: Client, n: n})
+		} else if n > l.o.Client.Burst {
+			charges = append(charges, charge{bucket: newBucket(l.o.Client), layer: Client, n: n})
+		}
+	}
 	if r.Session != "" {
 		sess = l.sessions.get(sessionKey{r.Address, r.Session}, now)
 	}
@@ -399,8 +441,16 @@ func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 		ipEntry = l.ips.put(ip, now, newBucket(l.o.IP))
 		ipEntry.bucket.AllowN(now, n)
 	}
+	switch {
+	case client != nil:
+		l.clients.touch(client, now)
+	case l.o.Client != (Limit{}):
+		client = l.clients.put(ip, now, newBucket(l.o.Client))
+		client.bucket.AllowN(now, n)
+	}
 	l.sessions.sweep(now)
 	l.ips.sweep(now)
+	l.clients.sweep(now)
 	return Decision{OK: true}
 }
 
@@ -441,6 +491,8 @@ func (l *Limits) limitOf(layer Layer) Limit {
 		return l.o.Connector
 	case Session:
 		return l.o.Session
+	case Client:
+		return l.o.Client
 	}
 	return l.o.IP
 }
@@ -485,6 +537,9 @@ type Stats struct {
 	// the most ever held at once.
 	Sessions, IPs         int
 	PeakSessions, PeakIPs int
+	// Clients and PeakClients are the client address buckets (all of an
+	// address's requests) held now and the most at once.
+	Clients, PeakClients int
 }
 
 // ConnectorRefusals are one connector bucket's refusals.
@@ -505,6 +560,7 @@ func (l *Limits) Stats() Stats {
 	l.mu.Lock()
 	s.Sessions, s.PeakSessions = l.sessions.len(), l.sessions.peak
 	s.IPs, s.PeakIPs = l.ips.len(), l.ips.peak
+	s.Clients, s.PeakClients = l.clients.len(), l.clients.peak
 	l.mu.Unlock()
 	return s
 }

@@ -545,7 +545,65 @@ func TestLayerNames(t *testing.T) {
 	for _, l := range Layers {
 		got = append(got, l.String())
 	}
-	if diff := cmp.Diff([]string{"process", "connector", "session", "ip"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"process", "connector", "session", "ip", "client"}, got); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// TestClientLimitSparesTheSharedBuckets: one address with many sessions
+// (each well inside its session limit) floods the calls that touch no
+// connector; its client limit refuses it before the shared buckets are
+// charged, so another address's initialize always finds room. Without
+// the client layer the same flood empties the NoConnector bucket and the
+// bystander is refused (the probe of issue 27: 17–21 % of bystanders'
+// initialize and besluitbron_status failed). It catches the layer
+// missing, checked after the shared buckets were charged, or counting
+// sessions apart from their address; and IPv6 counted per address rather
+// than per /64.
+func TestClientLimitSparesTheSharedBuckets(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		client   Limit
+		refusals bool // bystanders refused
+	}{
+		{"no client layer", Limit{}, true},
+		{"client limit", DefaultClient(Limit{RPS: 500, Burst: 1000}, Limit{RPS: 20, Burst: 40}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, Options{
+				Process: Limit{RPS: 500, Burst: 1000}, Connector: Limit{RPS: 20, Burst: 40},
+				Session: Limit{RPS: 20, Burst: 60}, IP: Limit{RPS: 10, Burst: 30},
+				Client: tc.client,
+			})
+			// 50 sessions from one /64, each on its own address in it.
+			const sessions = 50
+			for i := range sessions {
+				l.SessionStarted(t0, "/u", fmt.Sprint("s", i))
+			}
+			noConn := []Use{{Connector: NoConnector, Messages: 1}}
+			bystanders, refused, flooderServed := 0, 0, 0
+			for ms := 0; ms < 10_000; ms += 2 { // 10 s, a ping from every session every 2 ms: 25,000/s tried
+				for i := range sessions {
+					r := Request{Address: "/u", Session: fmt.Sprint("s", i), IP: ip(fmt.Sprintf("2001:db8:0:1::%x", i+1)), Uses: noConn}
+					if l.AllowAt(at(ms), r).OK {
+						flooderServed++
+					}
+				}
+				if ms%100 == 0 { // an initialize from a new address every 100 ms
+					bystanders++
+					r := Request{Address: "/u", IP: ip(fmt.Sprintf("10.1.%d.%d", ms/25600, ms/100%256)), Uses: noConn}
+					if d := l.AllowAt(at(ms), r); !d.OK {
+						refused++
+					}
+				}
+			}
+			t.Logf("%d bystanders' initialize, %d refused; the flooder served %d in 10 s", bystanders, refused, flooderServed)
+			if tc.refusals != (refused > 0) {
+				t.Errorf("%d of %d bystanders refused", refused, bystanders)
+			}
+			if !tc.refusals && flooderServed > 40/2+10*10+1 {
+				t.Errorf("the flooder was served %d in 10 s: more than its client limit (burst 20, 10/s)", flooderServed)
+			}
+		})
 	}
 }

@@ -46,6 +46,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descTracked, prometheus.GaugeValue, float64(st.IPs), "ip")
 	ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, float64(st.PeakSessions), "session")
 	ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, float64(st.PeakIPs), "ip")
+	ch <- prometheus.MustNewConstMetric(descTracked, prometheus.GaugeValue, float64(st.Clients), "client")
+	ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, float64(st.PeakClients), "client")
 }
 
 var _ prometheus.Collector = (*Collector)(nil)

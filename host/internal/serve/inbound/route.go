@@ -41,7 +41,9 @@ func (g *Guard) uses(r *http.Request) []Use {
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
 		msgs = g.readMessages(r)
 	}
-	if len(msgs) == 0 {
+	if len(msgs) == 0 || g.o.MaxBatch > 0 && len(msgs) > g.o.MaxBatch {
+		// A batch past server.max_batch runs none of its messages (the
+		// handler refuses it whole): one request, one token.
 		msgs = []Message{{}}
 	}
 	if route == nil {

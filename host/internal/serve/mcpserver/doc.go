@@ -40,8 +40,11 @@
 // Invalid Request, as JSON-RPC error objects with HTTP 400 (jsonrpc.go).
 //
 // Under hostile load (http.go, live.go, cancel.go): the live sessions are
-// capped in all (503 past [HTTPOptions.MaxSessions]) and per client
-// address (429), the open event streams (streamable GET streams and
+// capped in all and per client address (429; IPv6 per /64); when the total
+// is full a newcomer under its share (the total over the addresses holding
+// sessions) takes the place of the least recently active idle session of
+// an address over its share, and is refused (503) only when there is none
+// (besluitbron_sessions_evicted_total); the open event streams (streamable GET streams and
 // HTTP+SSE streams) per session and per client address (429), each
 // refusal with Retry-After and a JSON-RPC error naming the configuration
 // key, answered before a body is read; sessions idle for
@@ -52,7 +55,9 @@
 // connection closes before the answer is cancelled, every element of a
 // batch alike, so it leaves the platform's queue unsent. Batches are
 // refused under protocol versions without them and capped at
-// [HTTPOptions.MaxBatch] messages (jsonrpc.go).
+// [HTTPOptions.MaxBatch] messages (jsonrpc.go). A resource URI with a
+// control character is refused as invalid params before the go-sdk sees
+// it (rpcbounds.go).
 //
 // A [Server] is safe for concurrent use.
 package mcpserver

@@ -197,6 +197,8 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 					return
 				}
 				defer done()
+				// A stream keeps its session busy: never evicted.
+				defer lv.begin(lv.session(r.Header.Get(sessionHeader)))()
 				normalizeVersion(r, lv.version(r.Header.Get(sessionHeader)))
 				defer rs.adopt(r)()
 			case r.Method == http.MethodPost && !isLegacySSE(r):
@@ -216,6 +218,10 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 					}
 					defer slot.abandon()
 					e.slot = slot
+				} else {
+					// A session with a request running is not idle; its
+					// activity orders the evictions.
+					defer lv.begin(lv.session(e.session))()
 				}
 				e.tok = s.posts.add(e)
 				defer func() { rs.ended(e, r.Context().Err() != nil) }()

@@ -129,12 +129,17 @@ func wantRefusal(t *testing.T, what string, r rawReply, status int, mention stri
 	}
 }
 
-// TestSessionCaps: past max_sessions_per_ip a client address gets 429,
-// past max_sessions everyone gets 503, both with Retry-After and a
-// JSON-RPC error naming the key; an ended session gives its place back;
-// the counts are exported as metrics. It catches a cap not applied, one
-// applied to the wrong key (the address or the total), a place never
-// given back (a DELETE, a POST that creates no session) and a wrong count.
+// TestSessionCaps: past max_sessions_per_ip a client address gets 429;
+// past max_sessions a newcomer under its share takes the place of the
+// least recently active idle session of an address over its share (which
+// then gets 404), and is refused with 503 only when every session is
+// busy; refusals carry Retry-After and a JSON-RPC error naming the key;
+// an ended session gives its place back; the counts are exported as
+// metrics. It catches a cap not applied, one applied to the wrong key
+// (the address or the total), a full table that locks newcomers out
+// while its sessions sit idle (issue 27), an eviction that picks a busy
+// session or one of an address within its share, a place never given
+// back (a DELETE, a POST that creates no session) and a wrong count.
 func TestSessionCaps(t *testing.T) {
 	s, _ := realServer(t)
 	reg := prometheus.NewRegistry()
@@ -159,23 +164,84 @@ func TestSessionCaps(t *testing.T) {
 	if b1 == "" {
 		t.Fatal("another address's first session was refused")
 	}
-	_, r = openSession(t, srv.URL, path, "10.0.0.3", "2025-06-18")
-	wantRefusal(t, "fourth session in all", r, http.StatusServiceUnavailable, "server.max_sessions")
-	if st := s.LiveStats(); st.Sessions != 3 || st.SessionsRefused[ReasonPerIP] != 1 || st.SessionsRefused[ReasonTotal] != 1 || st.IPs != 2 {
+	// Full (3). 10.0.0.3's share is 3/3 = 1: it takes the place of
+	// 10.0.0.1's least recently active session (a1; 10.0.0.1 holds 2,
+	// over its share), not of 10.0.0.2's only one.
+	c1, r := openSession(t, srv.URL, path, "10.0.0.3", "2025-06-18")
+	if c1 == "" {
+		t.Fatalf("a newcomer while the table is full of idle sessions: %d %s", r.status, r.body)
+	}
+	eventually(t, 2*time.Second, "the evicted session closed", func() bool {
+		return rawDo(t, context.Background(), http.MethodPost, srv.URL+path, "10.0.0.1", a1, nil, `{"jsonrpc":"2.0","id":2,"method":"ping"}`).status == http.StatusNotFound
+	})
+	pathOf := func(sid string) string {
+		if sid == a2 {
+			return "/mcp/obv/v1"
+		}
+		return path
+	}
+	for _, sid := range []string{a2, b1, c1} {
+		if r := rawDo(t, context.Background(), http.MethodPost, srv.URL+pathOf(sid), "10.0.0.9", sid, nil, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.status != 200 {
+			t.Errorf("session %s after the eviction: %d %s", sid, r.status, r.body)
+		}
+	}
+	if st := s.LiveStats(); st.Sessions != 3 || st.SessionsEvicted != 1 || st.SessionsRefused[ReasonTotal] != 0 || st.IPs != 3 {
+		t.Fatalf("after one eviction: %+v", st)
+	}
+	// Every session busy (a stream open on each): nothing to evict, 503.
+	var closers []func()
+	for _, sid := range []string{b1, c1, a2} {
+		st, done := openStream(t, srv.URL+pathOf(sid), "10.0.0.9", sid)
+		if st != 200 {
+			t.Fatalf("stream: %d", st)
+		}
+		closers = append(closers, done)
+	}
+	_, r = openSession(t, srv.URL, path, "10.0.0.5", "2025-06-18")
+	wantRefusal(t, "a newcomer when every session is busy", r, http.StatusServiceUnavailable, "server.max_sessions")
+	for _, done := range closers {
+		done()
+	}
+	if st := s.LiveStats(); st.Sessions != 3 || st.SessionsRefused[ReasonPerIP] != 1 || st.SessionsRefused[ReasonTotal] != 1 {
 		t.Fatalf("after 3 sessions, one refused per address and one in all: %+v", st)
 	}
 	wantMetrics(t, reg, map[string]float64{
 		"besluitbron_sessions_open":                           3,
+		"besluitbron_sessions_evicted_total":                  1,
 		`besluitbron_sessions_refused_total{reason="per_ip"}`: 1,
 		`besluitbron_sessions_refused_total{reason="total"}`:  1,
 	})
 	// A DELETE ends a session: its place is free for its address again.
-	if r := rawDo(t, context.Background(), http.MethodDelete, srv.URL+path, "10.0.0.1", a1, nil, ""); r.status != http.StatusNoContent {
+	if r := rawDo(t, context.Background(), http.MethodDelete, srv.URL+path, "10.0.0.2", b1, nil, ""); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
 	eventually(t, 2*time.Second, "the deleted session's place given back", func() bool { return s.LiveStats().Sessions == 2 })
-	if a3, r := openSession(t, srv.URL, path, "10.0.0.1", "2025-06-18"); a3 == "" {
+	if b2, r := openSession(t, srv.URL, path, "10.0.0.2", "2025-06-18"); b2 == "" {
 		t.Fatalf("after a DELETE, the address's session was refused: %d %s", r.status, r.body)
+	}
+}
+
+// TestSessionCapsPerSlash64: the per-address cap counts an IPv6 client
+// per /64, as the limits do: three addresses of one /64 share its two
+// places, another /64 has its own. It catches the cap counting exact
+// IPv6 addresses, so that one subscriber fills the total (issue 27).
+func TestSessionCapsPerSlash64(t *testing.T) {
+	s, _ := realServer(t)
+	srv := httptest.NewServer(s.Handler(HTTPOptions{MaxSessions: 10, MaxSessionsPerIP: 2, ClientAddr: testAddr}))
+	defer srv.Close()
+	const path = "/mcp/unified/v1"
+	for _, ip := range []string{"2001:db8:1:1::1", "2001:db8:1:1::2"} {
+		if sid, r := openSession(t, srv.URL, path, ip, "2025-06-18"); sid == "" {
+			t.Fatalf("%s: %d %s", ip, r.status, r.body)
+		}
+	}
+	_, r := openSession(t, srv.URL, path, "2001:db8:1:1:ffff::3", "2025-06-18")
+	wantRefusal(t, "a third session from one /64", r, http.StatusTooManyRequests, "server.max_sessions_per_ip")
+	if sid, r := openSession(t, srv.URL, path, "2001:db8:1:2::1", "2025-06-18"); sid == "" {
+		t.Fatalf("another /64: %d %s", r.status, r.body)
+	}
+	if st := s.LiveStats(); st.Sessions != 3 || st.IPs != 2 {
+		t.Errorf("two /64s: %+v", st)
 	}
 }
 

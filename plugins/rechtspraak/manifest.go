@@ -137,10 +137,10 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "ecli": {"type": "string", "minLength": 10, "maxLength": 60, "description": "e.g. ECLI:NL:GHAMS:2020:3025"},
+    "id": {"type": "string", "maxLength": 200, "description": "ECLI, any case, e.g. ECLI:NL:GHAMS:2020:3025"},
+    "ecli": {"type": "string", "maxLength": 200, "description": "Old name of id."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
-  "required": ["ecli"],
   "additionalProperties": false
 }`
 

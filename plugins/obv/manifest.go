@@ -105,7 +105,7 @@ func manifest() connector.Manifest {
 		ClientFeatures: []string{connector.FeatureElicitation},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "obv-document",
-			URITemplate: "besluitbron://obv/document/{+entity_id}",
+			URITemplate: "besluitbron://obv/document/{+id}",
 			Description: "A document, meeting or motion of OpenBesluitvorming by entity id (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

@@ -109,7 +109,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "opentk-document",
-			URITemplate: "besluitbron://opentk/document/{+nummer}",
+			URITemplate: "besluitbron://opentk/document/{+id}",
 			Description: "A Tweede Kamer document in OpenTK by its number (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

@@ -107,7 +107,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "rechtspraak-document",
-			URITemplate: "besluitbron://rechtspraak/document/{+ecli}",
+			URITemplate: "besluitbron://rechtspraak/document/{+id}",
 			Description: "A court decision or opinion by ECLI (first page of its text and its metadata).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",

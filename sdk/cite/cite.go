@@ -82,7 +82,9 @@ func (c Citation) Elsewhere(given string) error {
 const maxLen = 200
 
 var (
-	ecliForm = regexp.MustCompile(`(?i)^ecli\s*:\s*([a-z]{2})\s*:\s*([a-z0-9]{1,7})\s*:\s*([0-9]{4})\s*:\s*([a-z0-9.]{1,25})$`)
+	// ecliForm is a Dutch ECLI: only Rechtspraak's are held here (an
+	// ECLI:EU: judgement is no platform's).
+	ecliForm = regexp.MustCompile(`(?i)^ecli\s*:\s*(nl)\s*:\s*([a-z0-9]{1,7})\s*:\s*([0-9]{4})\s*:\s*([a-z0-9.]{1,25})$`)
 	tkForm   = regexp.MustCompile(`(?i)^([0-9]{4})\s*d\s*([0-9]{3,6})$`)
 	// idForm is a publication id; the families are those of the platform
 	// (upstreams.md §5), so that another platform's id with a dash is

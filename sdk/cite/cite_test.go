@@ -56,7 +56,7 @@ func TestParse(t *testing.T) {
 func TestParseRefuses(t *testing.T) {
 	for _, in := range []string{
 		"", "document:notubiz:gemeente:soest:12345", "3f7a1c2e-5b6d-4e8f-9a0b-1c2d3e4f5a6b",
-		"2025Z01234", "36800", "ECLI:NL:HR", "foo-2024-1", "stcrt", "Stcrt. 2025",
+		"2025Z01234", "36800", "ECLI:EU:C:2019:123", "ECLI:NL:HR", "foo-2024-1", "stcrt", "Stcrt. 2025",
 		"oa-12345", strings.Repeat("kst-1-", 50),
 	} {
 		if c, ok := Parse(in); ok {

@@ -639,8 +639,16 @@ func webPlatform(p *platform) (web.Platform, bool) {
 	if doc, ok := tool("get_document"); ok {
 		var ds schemaInfo
 		_ = json.Unmarshal(doc.InputSchema, &ds)
+		arg := ""
 		if len(ds.Required) > 0 {
-			wp.DocumentTool, wp.DocumentArg = p.id+"_get_document", ds.Required[0]
+			arg = ds.Required[0]
+		} else if ds.has("id") {
+			// The document as id, with an old name beside it (obv's
+			// entity_id): neither is required by the schema.
+			arg = "id"
+		}
+		if arg != "" {
+			wp.DocumentTool, wp.DocumentArg = p.id+"_get_document", arg
 			if c, ok := ds.Properties["category"]; ok {
 				wp.DocumentCategories = c.Enum
 			}

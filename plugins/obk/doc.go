@@ -18,6 +18,12 @@
 // root, title, date, creator and metadata link, so a later page is neither
 // a request against the zoek host's 10 per 30 s nor a parse.
 //
+// Citations: obk_get_document reads a publication as people cite it (the
+// id in any case, "Stcrt. 2025, 18220", "Kamerstukken II 2025/26,
+// 36800-VII, nr. 14"; sdk/cite) in the platform's spelling: family lower
+// case, the rest upper case (kst-36800-VII-14). An ECLI or a TK document
+// number gets an error naming the tool that reads it.
+//
 // # What fails soft
 //
 //   - A search record without dcterms:identifier is left out with a note,

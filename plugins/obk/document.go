@@ -13,10 +13,38 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 var idPattern = regexp.MustCompile(`^[a-z]{1,6}(-[a-z]{2})?-[0-9A-Za-z][0-9A-Za-z.-]*$`)
+
+// publicationID is the platform's id of a publication given as its id in
+// any case (Stcrt-2025-18220) or as cited ("Stcrt. 2025, 18220",
+// "Kamerstukken II 2025/26, 36800-VII, nr. 14"); another platform's
+// document gets an error naming the tool that reads it.
+func publicationID(given string) (string, error) {
+	given = strings.TrimSpace(given)
+	if c, ok := cite.Parse(given); ok {
+		if c.Platform() != ID {
+			return "", c.Elsewhere(given)
+		}
+		return c.ID, nil
+	}
+	// A family the citation forms do not know: the platform's own spelling
+	// has it in lower case.
+	id := given
+	if fam, rest, ok := strings.Cut(id, "-"); ok {
+		id = strings.ToLower(fam) + "-" + rest
+	}
+	if len(id) > 100 || !idPattern.MatchString(id) {
+		if len(given) > 80 {
+			given = given[:80] + "…"
+		}
+		return "", fmt.Errorf("argument \"id\": %q is not a publication id like kst-33328-AI or stcrt-2015-47076, nor a citation like \"Stcrt. 2025, 18220\" or \"Kamerstukken II 2025/26, 36800-VII, nr. 14\"", given)
+	}
+	return id, nil
+}
 
 // GetDocumentArgs are the arguments of obk_get_document.
 type GetDocumentArgs struct {
@@ -39,9 +67,8 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
 		return nil, err
 	}
-	a.ID = strings.TrimSpace(a.ID)
-	if len(a.ID) > 100 || !idPattern.MatchString(a.ID) {
-		return nil, fmt.Errorf("argument \"id\": %q is not a publication id like kst-33328-AI or stcrt-2015-47076 (take it from obk_search)", a.ID)
+	if a.ID, err = publicationID(a.ID); err != nil {
+		return nil, err
 	}
 	u := DocumentURL(a.ID)
 	// The XML is fetched and turned into text once; the host keeps the

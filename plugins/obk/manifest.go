@@ -132,7 +132,7 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "id": {"type": "string", "minLength": 5, "maxLength": 100, "description": "From obk_search, e.g. kst-33328-AI."},
+    "id": {"type": "string", "minLength": 5, "maxLength": 100, "description": "From obk_search, or as cited: Stcrt. 2025, 18220; Kamerstukken II 2025/26, 36800-VII, nr. 14."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
   "required": ["id"],

@@ -105,7 +105,7 @@ func manifest() connector.Manifest {
 		ClientFeatures: []string{connector.FeatureElicitation},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "obv-document",
-			URITemplate: "besluitbron://obv/document/{+entity_id}",
+			URITemplate: "besluitbron://obv/document/{+id}",
 			Description: "A document, meeting or motion of OpenBesluitvorming by entity id (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",
@@ -141,10 +141,10 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "entity_id": {"type": "string", "minLength": 3, "maxLength": 300, "pattern": "^[A-Za-z]+:", "description": "From obv_search, e.g. document:notubiz:gemeente:soest:12345"},
+    "id": {"type": "string", "maxLength": 300, "description": "From obv_search, e.g. document:notubiz:gemeente:soest:12345"},
+    "entity_id": {"type": "string", "maxLength": 300, "description": "Old name of id."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
-  "required": ["entity_id"],
   "additionalProperties": false
 }`
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -393,6 +394,8 @@ type motion struct {
 
 // GetDocumentArgs are the arguments of obv_get_document.
 type GetDocumentArgs struct {
+	ID string `json:"id"`
+	// EntityID is id's former name, which keeps working.
 	EntityID string `json:"entity_id"`
 	Page     int    `json:"page"`
 }
@@ -429,8 +432,14 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
 		return nil, err
 	}
+	if a.EntityID, err = cite.Arg(a.ID, "entity_id", a.EntityID); err != nil {
+		return nil, err
+	}
+	if c, ok := cite.Parse(a.EntityID); ok {
+		return nil, c.Elsewhere(a.EntityID)
+	}
 	if !strings.Contains(a.EntityID, ":") {
-		return nil, fmt.Errorf("argument \"entity_id\": %q is not an OpenBesluitvorming entity id (like document:notubiz:gemeente:soest:12345)", a.EntityID)
+		return nil, fmt.Errorf("argument \"id\": %q is not an OpenBesluitvorming entity id (like document:notubiz:gemeente:soest:12345)", a.EntityID)
 	}
 	// The entity's URL is all that shapes its text, so it is the text's
 	// key: the answer is decoded once, and later pages come from the host.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -165,6 +166,10 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
+	}
+	a.ID = strings.TrimSpace(a.ID)
+	if c, ok := cite.Parse(a.ID); ok {
+		return nil, c.Elsewhere(a.ID)
 	}
 	if !idPattern.MatchString(a.ID) {
 		return nil, fmt.Errorf("argument \"id\": %q is not a document id from openarchivaris_search", a.ID)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -20,6 +21,8 @@ var (
 
 // GetDocumentArgs are the arguments of opentk_get_document.
 type GetDocumentArgs struct {
+	ID string `json:"id"`
+	// Nummer is id's former name, which keeps working.
 	Nummer   string `json:"nummer"`
 	Category string `json:"category"`
 	Page     int    `json:"page"`
@@ -32,7 +35,7 @@ type GetDocumentArgs struct {
 func DocumentURL(base string, a *GetDocumentArgs) (fetch, cite string, err error) {
 	base = strings.TrimRight(base, "/")
 	if !nummerPattern.MatchString(a.Nummer) {
-		return "", "", fmt.Errorf("argument \"nummer\": %q is not an OpenTK number or id (like 2024D41173)", a.Nummer)
+		return "", "", fmt.Errorf("argument \"id\": %q is not an OpenTK number or id (like 2024D41173)", a.Nummer)
 	}
 	if a.Category == "" {
 		a.Category = "Document"
@@ -42,7 +45,7 @@ func DocumentURL(base string, a *GetDocumentArgs) (fetch, cite string, err error
 		return base + "/getdoc/" + url.PathEscape(a.Nummer), PageURL(base, a.Category, a.Nummer), nil
 	case "Verslag":
 		if !uuidPattern.MatchString(a.Nummer) {
-			return "", "", fmt.Errorf("argument \"nummer\": a Verslag is read by its meeting id (a lower-case UUID from opentk_search), not %q", a.Nummer)
+			return "", "", fmt.Errorf("argument \"id\": a Verslag is read by its meeting id (a lower-case UUID from opentk_search), not %q", a.Nummer)
 		}
 		u := PageURL(base, a.Category, a.Nummer)
 		return u, u, nil
@@ -53,6 +56,23 @@ func DocumentURL(base string, a *GetDocumentArgs) (fetch, cite string, err error
 	}
 }
 
+// documentID is the document asked for: id or its old name nummer; a
+// Tweede Kamer document number in any case and spacing is the platform's
+// (upper case), another platform's document gets the tool that reads it.
+func documentID(a GetDocumentArgs) (string, error) {
+	id, err := cite.Arg(a.ID, "nummer", a.Nummer)
+	if err != nil {
+		return "", err
+	}
+	if c, ok := cite.Parse(id); ok {
+		if c.Kind != cite.TKDocument {
+			return "", c.Elsewhere(id)
+		}
+		return c.ID, nil
+	}
+	return id, nil
+}
+
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
 	var a GetDocumentArgs
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
@@ -60,6 +80,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	var err error
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
+		return nil, err
+	}
+	if a.Nummer, err = documentID(a); err != nil {
 		return nil, err
 	}
 	fetch, cite, err := DocumentURL(BaseURL, &a)

@@ -13,6 +13,20 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/sdktest"
 )
 
+// TestGetDocumentByID: id takes a document number in any case and
+// spacing (the platform's spelling is upper case); nummer, its old name,
+// keeps working. It catches a cited number refused or sent as written.
+func TestGetDocumentByID(t *testing.T) {
+	for _, args := range []string{`{"id":"2024d41173"}`, `{"id":"2024 D 41173"}`, `{"nummer":"2024D41173"}`, `{"id":"2024D41173","nummer":"2024D41173"}`} {
+		h := sdktest.NewHost(t).Handle(base+"/getdoc/2024D41173", 200, td+"opentk-getdoc-2024D41173.html")
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", args), &d)
+		if d.ID != "2024D41173" || h.URLs()[0] != base+"/getdoc/2024D41173" {
+			t.Errorf("%s: id %q, requests %v", args, d.ID, h.URLs())
+		}
+	}
+}
+
 func TestGetDocument(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(base+"/getdoc/2024D41173", 200, td+"opentk-getdoc-2024D41173.html")
 	var d sdk.Document
@@ -171,9 +185,12 @@ func TestGetDocumentMislabelled(t *testing.T) {
 
 func TestGetDocumentErrors(t *testing.T) {
 	for _, c := range []struct{ name, args, want string }{
-		{"missing", `{}`, `"nummer"`},
-		{"path", `{"nummer":"../search"}`, `"nummer"`},
-		{"space", `{"nummer":"2024 D41173"}`, `"nummer"`},
+		{"missing", `{}`, `"id"`},
+		{"path", `{"nummer":"../search"}`, `"id"`},
+		{"space", `{"id":"2024 X41173"}`, `"id"`},
+		{"both differ", `{"id":"2024D41173","nummer":"2024D41174"}`, `"id" and "nummer" name different documents`},
+		{"obk", `{"id":"kst-36800-vii-14"}`, `kst-36800-vii-14 is an Officiële Bekendmakingen publication: call obk_get_document with id=kst-36800-VII-14`},
+		{"ecli", `{"id":"ECLI:NL:HR:2024:123"}`, `call rechtspraak_get_document with id=ECLI:NL:HR:2024:123`},
 		{"verslag needs uuid", `{"nummer":"2024D41173","category":"Verslag"}`, "meeting id"},
 		{"no text for activities", `{"nummer":"2024A05123","category":"Activiteit"}`, "no full text for a Activiteit"},
 		{"category", `{"nummer":"2024D41173","category":"Motie"}`, `"category"`},

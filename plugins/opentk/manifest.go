@@ -109,7 +109,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "opentk-document",
-			URITemplate: "besluitbron://opentk/document/{+nummer}",
+			URITemplate: "besluitbron://opentk/document/{+id}",
 			Description: "A Tweede Kamer document in OpenTK by its number (first page of its text).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",
@@ -137,11 +137,11 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "nummer": {"type": "string", "description": "Number or id from opentk_search; for Verslag the meeting id."},
+    "id": {"type": "string", "description": "Number (any case, e.g. 2025D05511) or id from opentk_search; for Verslag the meeting id."},
+    "nummer": {"type": "string", "description": "Old name of id."},
     "category": {"type": "string", "enum": ["Document", "Verslag"], "default": "Document"},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
-  "required": ["nummer"],
   "additionalProperties": false
 }`
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -79,6 +80,10 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	var err error
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
 		return nil, err
+	}
+	a.ID = strings.TrimSpace(a.ID)
+	if c, ok := cite.Parse(a.ID); ok {
+		return nil, c.Elsewhere(a.ID)
 	}
 	if _, err := DocumentURL(BaseURL, a.ID, ""); err != nil {
 		return nil, err // a bad id before any lookup

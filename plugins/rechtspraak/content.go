@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -259,6 +260,8 @@ func extractParts(body []byte, d *Decision) error {
 
 // GetDocumentArgs are the arguments of rechtspraak_get_document.
 type GetDocumentArgs struct {
+	ID string `json:"id"`
+	// ECLI is id's former name, which keeps working.
 	ECLI string `json:"ecli"`
 	Page int    `json:"page"`
 }
@@ -272,9 +275,21 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if a.Page, err = sdk.PageArg(a.Page); err != nil {
 		return nil, err
 	}
-	ecli := strings.ToUpper(strings.TrimSpace(a.ECLI))
+	given, err := cite.Arg(a.ID, "ecli", a.ECLI)
+	if err != nil {
+		return nil, err
+	}
+	// An ECLI in any case and spacing (ecli:nl:hr:2024:123); another
+	// platform's document gets the tool that reads it.
+	ecli := strings.ToUpper(given)
+	if c, ok := cite.Parse(given); ok {
+		if c.Kind != cite.ECLI {
+			return nil, c.Elsewhere(given)
+		}
+		ecli = c.ID
+	}
 	if !ECLIPattern.MatchString(ecli) {
-		return nil, fmt.Errorf("argument \"ecli\": %q is not an ECLI like ECLI:NL:HR:2023:1049 (copy it from rechtspraak_search; never construct one)", a.ECLI)
+		return nil, fmt.Errorf("argument \"id\": %q is not an ECLI like ECLI:NL:HR:2023:1049 (copy it from rechtspraak_search; never construct one)", given)
 	}
 	u := ContentURL(BaseURL, ecli)
 	// The judgement is parsed once; its pages and metadata are kept by the

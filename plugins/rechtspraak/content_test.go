@@ -16,6 +16,24 @@ import (
 
 const content = base + "/uitspraken/content?id="
 
+// TestGetDocumentByID: the document argument is id, an ECLI in any case
+// and spacing; ecli (its old name) reads the same, and both given alike
+// are one. It catches a cited ECLI that is refused or reaches the platform
+// as written.
+func TestGetDocumentByID(t *testing.T) {
+	for _, args := range []string{
+		`{"id":"ecli:nl:ghams:2020:3025"}`, `{"id":"ECLI : NL : GHAMS : 2020 : 3025"}`,
+		`{"ecli":"ECLI:NL:GHAMS:2020:3025"}`, `{"id":"ECLI:NL:GHAMS:2020:3025","ecli":"ECLI:NL:GHAMS:2020:3025"}`,
+	} {
+		h := sdktest.NewHost(t).Handle(content+"ECLI%3ANL%3AGHAMS%3A2020%3A3025", 200, td+"rechtspraak-content.xml")
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), h, "get_document", args), &d)
+		if d.ID != "ECLI:NL:GHAMS:2020:3025" {
+			t.Errorf("%s: id %q", args, d.ID)
+		}
+	}
+}
+
 func TestGetDocumentUitspraak(t *testing.T) {
 	h := sdktest.NewHost(t).Handle(content+"ECLI%3ANL%3AGHAMS%3A2020%3A3025", 200, td+"rechtspraak-content.xml")
 	var d sdk.Document
@@ -225,10 +243,13 @@ func TestGetDocumentWithoutIdentifierFailsSoft(t *testing.T) {
 
 func TestGetDocumentErrors(t *testing.T) {
 	for _, c := range []struct{ name, args, want string }{
-		{"missing", `{}`, `argument "ecli"`},
-		{"no prefix", `{"ecli":"NL:HR:2023:1049"}`, `argument "ecli"`},
-		{"ljn", `{"ecli":"AA1000"}`, `argument "ecli"`},
-		{"injection", `{"ecli":"ECLI:NL:HR:2023:1049&return=META"}`, `argument "ecli"`},
+		{"missing", `{}`, `argument "id"`},
+		{"no prefix", `{"ecli":"NL:HR:2023:1049"}`, `argument "id"`},
+		{"ljn", `{"id":"AA1000"}`, `argument "id"`},
+		{"injection", `{"ecli":"ECLI:NL:HR:2023:1049&return=META"}`, `argument "id"`},
+		{"both differ", `{"id":"ECLI:NL:HR:2023:1049","ecli":"ECLI:NL:HR:2023:1050"}`, `"id" and "ecli" name different documents`},
+		{"obk", `{"id":"Stcrt. 2025, 18220"}`, `Stcrt. 2025, 18220 is an Officiële Bekendmakingen publication: call obk_get_document with id=stcrt-2025-18220`},
+		{"tk", `{"id":"2025D05511"}`, `call tk_get_document (or opentk_get_document) with id=2025D05511`},
 		{"page", `{"ecli":"ECLI:NL:HR:2023:1049","page":0.5}`, `"page"`},
 		{"unknown", `{"ecli":"ECLI:NL:HR:2023:1049","format":"html"}`, "format"},
 	} {

@@ -107,7 +107,7 @@ func manifest() connector.Manifest {
 		},
 		Resources: []connector.ResourceTemplate{{
 			Name:        "rechtspraak-document",
-			URITemplate: "besluitbron://rechtspraak/document/{+ecli}",
+			URITemplate: "besluitbron://rechtspraak/document/{+id}",
 			Description: "A court decision or opinion by ECLI (first page of its text and its metadata).",
 			MIMEType:    "application/json",
 			Tool:        "get_document",
@@ -137,10 +137,10 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "ecli": {"type": "string", "minLength": 10, "maxLength": 60, "description": "e.g. ECLI:NL:GHAMS:2020:3025"},
+    "id": {"type": "string", "maxLength": 200, "description": "ECLI, any case, e.g. ECLI:NL:GHAMS:2020:3025"},
+    "ecli": {"type": "string", "maxLength": 200, "description": "Old name of id."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
-  "required": ["ecli"],
   "additionalProperties": false
 }`
 

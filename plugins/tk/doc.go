@@ -45,6 +45,12 @@
 // version. A lookup that lost the XML twin (see below) therefore never
 // serves its PDF text to one that found it.
 //
+// Citations: tk_get_document takes a document number in any case and a
+// Kamerstuk as cited ("Kamerstukken II 2025/26, 36800-VII, nr. 14", found
+// by Volgnummer and Kamerstukdossier, the filter tk_get_votes uses). An
+// Officiële Bekendmakingen id (kst-36800-VII-14) or citation, or an ECLI,
+// gets an error naming the tool that reads it (sdk/cite).
+//
 // # Votes
 //
 // tk_get_votes is a tool of its own rather than part of tk_get_document:

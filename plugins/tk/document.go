@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -40,7 +41,8 @@ func DocumentURL(base, id string) (string, error) {
 	return urls[0], nil
 }
 
-// MetadataURLs are the metadata requests for a document, richest first:
+// MetadataURLs are the metadata requests for a document (by Id, document
+// number in any case, or Kamerstuk as cited), richest first:
 // with the current version expanded (the only way to the external
 // identifier of the official XML), then without the expansion, then
 // without $select. A platform that renames or drops a property or a
@@ -48,15 +50,25 @@ func DocumentURL(base, id string) (string, error) {
 func MetadataURLs(base, id string) ([]string, error) {
 	var path string
 	var filter, top []param
+	c, cited := cite.Parse(id)
 	switch {
 	case guidPattern.MatchString(id):
 		path = "Document(" + strings.ToLower(id) + ")"
-	case documentNummer.MatchString(strings.ToUpper(id)):
+	case cited && c.Kind == cite.TKDocument:
 		path = "Document"
-		filter = []param{{"$filter", "DocumentNummer eq " + Literal(strings.ToUpper(id)) + " and Verwijderd eq false"}}
+		filter = []param{{"$filter", "DocumentNummer eq " + Literal(c.ID) + " and Verwijderd eq false"}}
 		top = []param{{"$top", "2"}}
+	case cited && c.Kamerstuk != nil && !c.AsID:
+		// A Kamerstuk as cited: the document by its dossier and number,
+		// as tk_get_votes finds it.
+		path = "Document"
+		k := c.Kamerstuk
+		filter = []param{{"$filter", "Verwijderd eq false and " + kamerstukFilter(k.Dossier, k.Toevoeging, k.Number)}}
+		top = []param{{"$top", "2"}}
+	case cited:
+		return nil, c.Elsewhere(id)
 	default:
-		return nil, fmt.Errorf("argument \"id\": %q is neither a document Id (GUID) nor a document number like 2024D41173", id)
+		return nil, fmt.Errorf("argument \"id\": %q is neither a document Id (GUID), a document number like 2024D41173, nor a Kamerstuk cited like \"Kamerstukken II 2025/26, 36800-VII, nr. 14\"", clip(id, 80))
 	}
 	build := func(ps ...param) string {
 		return odataURL(base, path, append(append(append([]param(nil), filter...), ps...), top...)...)

@@ -280,7 +280,10 @@ func TestGetDocumentPaging(t *testing.T) {
 func TestGetDocumentErrors(t *testing.T) {
 	for _, c := range []struct{ name, args, want string }{
 		{"missing id", `{}`, `"id"`},
-		{"bad id", `{"id":"kst-33328-AI"}`, `"id": "kst-33328-AI" is neither`},
+		{"bad id", `{"id":"no-such-id"}`, `"id": "no-such-id" is neither`},
+		{"obk id", `{"id":"kst-36800-vii-14"}`, `kst-36800-vii-14 is an Officiële Bekendmakingen publication: call obk_get_document with id=kst-36800-VII-14`},
+		{"obk citation", `{"id":"Stcrt. 2025, 18220"}`, `call obk_get_document with id=stcrt-2025-18220`},
+		{"ecli", `{"id":"ecli:nl:hr:2024:123"}`, `call rechtspraak_get_document with id=ECLI:NL:HR:2024:123`},
 		{"guid braces", `{"id":"guid'` + pdfID + `'"}`, `"id"`},
 		{"page", `{"id":"` + pdfID + `","page":-1}`, `"page"`},
 		{"page type", `{"id":"` + pdfID + `","page":"2"}`, `"page"`},
@@ -557,5 +560,28 @@ func TestGetDocumentTextKey(t *testing.T) {
 	sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"2023D52517"}`), &byNumber)
 	if h.TextsKept() != 1 || h.TextPagesServed() != 1 || !cmp.Equal(byID, byNumber) {
 		t.Errorf("%d texts kept, %d pages served; by id %+v, by number %+v", h.TextsKept(), h.TextPagesServed(), byID, byNumber)
+	}
+}
+
+// TestGetDocumentByKamerstuk: a Kamerstuk as cited is found by its
+// dossier, addition and number (the filter tk_get_votes uses), and a
+// document number in lower case by its number. It catches a citation
+// refused or sent to the platform as written.
+func TestGetDocumentByKamerstuk(t *testing.T) {
+	const cited = "Kamerstukken II 2025/26, 36800-VII, nr. 14"
+	urls := metaURLs(cited)
+	want := base + "/Document?$filter=Verwijderd%20eq%20false%20and%20Volgnummer%20eq%2014%20and%20Kamerstukdossier%2Fany%28k%3Ak%2FNummer%20eq%2036800%20and%20k%2FToevoeging%20eq%20%27VII%27%29&"
+	if !strings.HasPrefix(urls[0], want) || !strings.HasSuffix(urls[0], "&$top=2") {
+		t.Errorf("MetadataURLs(%q)[0] = %s\nwant prefix %s", cited, urls[0], want)
+	}
+	for _, id := range []string{cited, "kamerstukken ii 2025/26 36800 vii nr 14", "2023d52517"} {
+		h := sdktest.NewHost(t).
+			Handle(metaURL(id), 200, td+"tk-document-by-number.json").
+			Handle(obkXML, 200, td+"obk-kst-33328-AI.xml")
+		var d sdk.Document
+		sdktest.Decode(t, sdktest.Call(t, tk.Plugin(), h, "get_document", `{"id":"`+id+`"}`), &d)
+		if d.ID != kstID || h.URLs()[0] != metaURL(id) {
+			t.Errorf("%q: document %s, requests %v", id, d.ID, h.URLs())
+		}
 	}
 }

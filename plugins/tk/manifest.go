@@ -151,7 +151,7 @@ const searchSchema = `{
 const getDocumentSchema = `{
   "type": "object",
   "properties": {
-    "id": {"type": "string", "description": "GUID from tk_search or number, e.g. 2024D41173."},
+    "id": {"type": "string", "description": "GUID from tk_search, number (2024D41173) or cited Kamerstuk (Kamerstukken II 2025/26, 36800-VII, nr. 14)."},
     "page": {"type": "integer", "minimum": 1, "default": 1}
   },
   "required": ["id"],

@@ -122,18 +122,23 @@ func VotesDocumentURL(base string, r votesRef) string {
 			param{"$filter", "DocumentNummer eq " + Literal(r.value) + " and Verwijderd eq false"},
 			param{"$select", votesDocSelect}, param{"$expand", votesDocExpand}, param{"$top", "2"})
 	case "kamerstuk":
-		toev := "(k/Toevoeging eq null or k/Toevoeging eq '')"
-		if r.toevoeging != "" {
-			toev = "k/Toevoeging eq " + Literal(r.toevoeging)
-		}
 		return odataURL(base, "Document",
-			param{"$filter", "Verwijderd eq false and Volgnummer eq " + strconv.Itoa(r.volgnummer) +
-				" and Kamerstukdossier/any(k:k/Nummer eq " + strconv.Itoa(r.dossier) + " and " + toev + ")"},
+			param{"$filter", "Verwijderd eq false and " + kamerstukFilter(r.dossier, r.toevoeging, r.volgnummer)},
 			param{"$select", votesDocSelect}, param{"$expand", votesDocExpand}, param{"$top", "2"})
 	case "guid":
 		return odataURL(base, "Document("+r.value+")", param{"$select", votesDocSelect}, param{"$expand", votesDocExpand})
 	}
 	return ""
+}
+
+// kamerstukFilter selects a Kamerstuk's document by its number in the
+// dossier and the dossier's number and addition (none: null or empty).
+func kamerstukFilter(dossier int, toevoeging string, nr int) string {
+	toev := "(k/Toevoeging eq null or k/Toevoeging eq '')"
+	if toevoeging != "" {
+		toev = "k/Toevoeging eq " + Literal(toevoeging)
+	}
+	return "Volgnummer eq " + strconv.Itoa(nr) + " and Kamerstukdossier/any(k:k/Nummer eq " + strconv.Itoa(dossier) + " and " + toev + ")"
 }
 
 // maxVoteZaken bounds the cases of one document asked about at once (a

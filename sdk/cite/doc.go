@@ -1,0 +1,16 @@
+// Package cite reads the forms in which people cite Dutch public
+// documents, so that a document tool accepts what a reader copies from a
+// footnote, not only the id a search returned: an ECLI in any case and
+// spacing, a publication of Officiële Bekendmakingen by its id
+// (Stcrt-2025-18220, kst-36800-vii-14) or by its citation ("Stcrt. 2025,
+// 18220", "Gmb. 2024, 512034", "Kamerstukken II 2025/26, 36800-VII,
+// nr. 14"), and a Tweede Kamer document number (2025D05511).
+//
+// It owns the forms and which platform holds each (by the connector id
+// that reads it: rechtspraak, obk, tk), so that a connector given another
+// platform's document names the tool and the id to pass without knowing
+// that connector. It knows no connector's own id forms (an
+// OpenBesluitvorming entity id is not a citation) and makes no requests.
+//
+// Standard library only, like the rest of the sdk.
+package cite

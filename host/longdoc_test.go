@@ -199,7 +199,15 @@ func readToTheEnd(t *testing.T, sim *platformsim.Sim, base string, c *proofClien
 		// (tk's document metadata): one request again, never the
 		// document (the kept-text count above says it was not
 		// extracted again).
-		allowed := int64(0)
+		// The same can befall a 1.3 MB document's own metadata: fastcache
+		// stores a large value as 64 KiB chunks in buckets of two chunks
+		// each, so a chunk of the document written after the metadata
+		// clears the metadata's chunk when both hash to one bucket (about
+		// one document in ten; seen once in seven clean runs). One small
+		// request again, never the document: the kept-text count above
+		// still says it was extracted once. Keeping small entries apart
+		// from large ones is the cache's open work (issue 27's note).
+		allowed := int64(1)
 		if d.Size == "huge" {
 			allowed = 2
 		}

@@ -108,6 +108,16 @@ module = "` + wasmbuild.Path(t, "./plugins/rechtspraak/cmd") + `"
 base_url = "` + rs.srv.URL + `"
 private_networks = ["127.0.0.0/8"]
 pool_size = 2
+# The fake clock never moves, so no bucket refills: until a quota has
+# measured its path it keeps a quarter of its capacity (2.5 of
+# Rechtspraak's 10 units), fewer than the status round and the pages
+# here take. The limit is not what this test is about.
+[connectors.rechtspraak.limits.search]
+units = 1000
+per = "1s"
+[connectors.rechtspraak.limits.content]
+units = 1000
+per = "1s"
 `
 	if err := os.WriteFile(cfgPath, []byte(body), 0o644); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
-	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
 	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
@@ -153,7 +152,6 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	}
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
-		p.adm = admission.New(p.cfg.MaxInstances, h.weightOf(p))
 		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
 			Admission: p.adm, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
 			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})

@@ -94,7 +94,12 @@ func (h *Host) loadConnectors(ctx context.Context) error {
 // loadOne loads a connector's runtime and reads its manifest, checked
 // against the admin's keys for it.
 func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*platform, error) {
-	conn, sum, err := h.loadRuntime(ctx, id, cc, h.cfg.Path(cc.Module))
+	p := &platform{id: id, cfg: cc, uses: map[string]*quota.Use{}}
+	// The admission exists before the runtime: a runtime keeps an
+	// instance beyond its warm pool for a call waiting here, instead of
+	// closing it and instantiating another for that call.
+	p.adm = admission.New(cc.MaxInstances, h.weightOf(p))
+	conn, sum, err := h.loadRuntime(ctx, id, cc, h.cfg.Path(cc.Module), p.adm.Waiting)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +108,8 @@ func (h *Host) loadOne(ctx context.Context, id string, cc config.Connector) (*pl
 		conn.Close(ctx)
 		return nil, err
 	}
-	return &platform{id: id, cfg: cc, conn: conn, sha256: sum, manifest: m, uses: map[string]*quota.Use{}}, nil
+	p.conn, p.sha256, p.manifest = conn, sum, m
+	return p, nil
 }
 
 // equipPlatforms gives every platform its cache and its fetch gate, on the
@@ -175,7 +181,7 @@ func (h *Host) equip(p *platform) error {
 
 // runtimeLoader starts a connector whose module file (bytes b, hex sha256
 // sum, already checked against the config's pin) is at path.
-type runtimeLoader func(h *Host, ctx context.Context, id string, cc config.Connector, path string, b []byte, sum string) (connector.Connector, error)
+type runtimeLoader func(h *Host, ctx context.Context, id string, cc config.Connector, path string, b []byte, sum string, wanted func() bool) (connector.Connector, error)
 
 // runtimes maps connectors.<id>.runtime to its loader. Every loader
 // returns a plain connector.Connector: nothing after loadRuntime knows,
@@ -248,7 +254,7 @@ func isDir(p string) bool {
 // loadRuntime loads the connector configured as id from path with the
 // runtime cc names, after checking the file against cc's sha256 pin. It
 // returns the connector and the file's hex sha256.
-func (h *Host) loadRuntime(ctx context.Context, id string, cc config.Connector, path string) (connector.Connector, string, error) {
+func (h *Host) loadRuntime(ctx context.Context, id string, cc config.Connector, path string, wanted func() bool) (connector.Connector, string, error) {
 	load, ok := runtimes[cc.Runtime]
 	if !ok { // config validation allows only the keys above
 		return nil, "", fmt.Errorf("connectors.%s.runtime %q: want \"wasm\" or \"process\"", id, cc.Runtime)
@@ -262,14 +268,14 @@ func (h *Host) loadRuntime(ctx context.Context, id string, cc config.Connector, 
 	if cc.SHA256 != "" && cc.SHA256 != sum {
 		return nil, "", fmt.Errorf("connectors.%s.sha256: module %s has sha256 %s, config pins %s", id, path, sum, cc.SHA256)
 	}
-	conn, err := load(h, ctx, id, cc, path, b, sum)
+	conn, err := load(h, ctx, id, cc, path, b, sum, wanted)
 	if err != nil {
 		return nil, "", err
 	}
 	return conn, sum, nil
 }
 
-func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ string, b []byte, sum string) (connector.Connector, error) {
+func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ string, b []byte, sum string, wanted func() bool) (connector.Connector, error) {
 	var recordDir string // load records beside the compiled code
 	if h.ccache != nil {
 		recordDir = h.cfg.Path(h.cfg.Runtime.CompilationCacheDir)
@@ -279,6 +285,7 @@ func (h *Host) loadWasm(ctx context.Context, id string, cc config.Connector, _ s
 		Wasm:             b,
 		PoolSize:         cc.PoolSize,
 		MaxInstances:     cc.MaxInstances,
+		Wanted:           wanted,
 		MemoryLimitMB:    cc.MemoryLimitMB,
 		CallTimeout:      cc.CallTimeout,
 		Grant:            cc.Grant,
@@ -332,7 +339,7 @@ func askClient(ctx context.Context) connector.Client {
 // loadProcess starts the native binary. The sum checked here is pinned
 // for every later restart too: a binary replaced on disk is refused
 // rather than run, even when the config pins no sha256.
-func (h *Host) loadProcess(ctx context.Context, id string, cc config.Connector, path string, _ []byte, sum string) (connector.Connector, error) {
+func (h *Host) loadProcess(ctx context.Context, id string, cc config.Connector, path string, _ []byte, sum string, _ func() bool) (connector.Connector, error) {
 	return nativert.Load(ctx, nativert.Options{
 		ID:            id,
 		Path:          path,

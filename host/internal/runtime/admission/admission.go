@@ -161,6 +161,13 @@ func (a *Admission) dispatch() {
 	}
 }
 
+// Waiting reports whether a call waits for a slot.
+func (a *Admission) Waiting() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.waiting) > 0
+}
+
 // Stats reports free slots and waiting calls.
 func (a *Admission) Stats() (free, waiting int) {
 	a.mu.Lock()

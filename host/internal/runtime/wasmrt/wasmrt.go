@@ -41,6 +41,13 @@ type Options struct {
 	// a call waiting at a platform's limit holds an instance, and the
 	// pool grows with the calls waiting instead of deciding who waits.
 	MaxInstances int
+	// Wanted reports whether calls wait to get an instance (the host's
+	// admission, in front of Call). While one does, an instance beyond
+	// PoolSize is kept for it when its call ends, not closed: under a
+	// flood each call would otherwise pay a fresh instantiation (copying
+	// the module's data, running the guest's init), CPU the calls at the
+	// platform's limit and a newcomer need. Nil: calls never wait.
+	Wanted func() bool
 	// MemoryLimitMB caps each instance's linear memory (default 256).
 	MemoryLimitMB int
 	// CallTimeout bounds one tool call, upstream waits included (default
@@ -549,7 +556,8 @@ func (c *Connector) release(ctx context.Context, in *instance, healthy bool) {
 	// A linear memory never shrinks: an instance that grew past half its
 	// limit (a very long document) would hold that memory while idle, so
 	// it is closed and the next call gets a fresh one.
-	keep := healthy && !closed && !in.mod.IsClosed() && len(c.idle) < c.opts.PoolSize
+	wanted := len(c.idle) < c.opts.PoolSize || c.opts.Wanted != nil && c.opts.Wanted()
+	keep := healthy && !closed && !in.mod.IsClosed() && wanted
 	if keep && in.mod.Memory().Size() <= uint32(c.opts.MemoryLimitMB)<<19 {
 		c.park(in)
 		return

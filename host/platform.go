@@ -420,6 +420,7 @@ func (h *Host) openCluster(ctx context.Context) error {
 		URL:       cc.RedisURL,
 		ReplicaID: cc.ReplicaID,
 		Lease:     cc.Lease,
+		Timeout:   cc.Timeout,
 		Logger:    h.log,
 		Metrics:   cluster.NewMetrics(h.registry),
 	})

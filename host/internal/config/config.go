@@ -163,6 +163,9 @@ type Cluster struct {
 	// Lease is how long a replica that stopped renewing still counts as
 	// alive (default 15s); its waiting calls are dropped after it.
 	Lease time.Duration `koanf:"lease"`
+	// Timeout bounds one Redis command or scheduler script (default 2s);
+	// one that takes longer falls the replica back to its own share.
+	Timeout time.Duration `koanf:"timeout"`
 }
 
 // Runtime configures the WebAssembly runtime.
@@ -343,6 +346,7 @@ func defaults() map[string]any {
 		"status.interval":                "5m",
 		"status.slow_after":              "5s",
 		"cluster.lease":                  "15s",
+		"cluster.timeout":                "2s",
 		"mcp_rate_limit.enabled":         true,
 		"mcp_rate_limit.process_rps":     500.0,
 		"mcp_rate_limit.process_burst":   1000,
@@ -708,6 +712,9 @@ func (c *Config) validate() error {
 		}
 		if c.Cluster.Lease < 300*time.Millisecond || c.Cluster.Lease > 10*time.Minute {
 			bad("cluster.lease %v: want between 300ms and 10m", c.Cluster.Lease)
+		}
+		if c.Cluster.Timeout < 100*time.Millisecond || c.Cluster.Timeout > time.Minute {
+			bad("cluster.timeout %v: want between 100ms and 1m", c.Cluster.Timeout)
 		}
 		if id := c.Cluster.ReplicaID; id != "" && !replicaID.MatchString(id) {
 			bad("cluster.replica_id %q: use 1 to 128 letters, digits, dots, dashes, colons or underscores", id)

@@ -24,6 +24,9 @@ import (
 // dropped, this long after its last heartbeat.
 const DefaultLease = 15 * time.Second
 
+// DefaultTimeout bounds one Redis command or script.
+const DefaultTimeout = 2 * time.Second
+
 // Options configure a [Cluster].
 type Options struct {
 	// URL is the Redis (or Valkey) address: redis://[user:pass@]host:port/db,
@@ -37,6 +40,12 @@ type Options struct {
 	// Lease is how long this replica's registration holds without a
 	// heartbeat (default DefaultLease). Heartbeats run every Lease/3.
 	Lease time.Duration
+	// Timeout bounds one Redis command or scheduler script (default
+	// DefaultTimeout). One that takes longer counts as Redis being
+	// unreachable, and the replica falls back to its own share: short
+	// finds an outage soon; long rides out a Redis slowed by a busy
+	// machine or many waiting calls.
+	Timeout time.Duration
 	// Forget is how long a session's usage is remembered after its last
 	// call (default sched.DefaultForget).
 	Forget time.Duration
@@ -106,6 +115,9 @@ func New(ctx context.Context, o Options) (*Cluster, error) {
 	if o.Forget <= 0 {
 		o.Forget = sched.DefaultForget
 	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
@@ -129,10 +141,10 @@ func New(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, fmt.Errorf("cluster.redis_url %q: %w", redact(o.URL), err)
 		}
 		// Fail fast: a replica that cannot reach Redis falls back to its
-		// own share of each limit, and should know within a second.
-		opt.DialTimeout = time.Second
-		opt.ReadTimeout = time.Second
-		opt.WriteTimeout = time.Second
+		// own share of each limit, and should know within the timeout.
+		opt.DialTimeout = o.Timeout
+		opt.ReadTimeout = o.Timeout
+		opt.WriteTimeout = o.Timeout
 		opt.MaxRetries = 1
 		c.rdb = redis.NewClient(opt)
 		c.own = true
@@ -184,11 +196,11 @@ func (c *Cluster) args(l schedlua.Limit) schedlua.Args {
 	return a
 }
 
-// scriptCtx bounds a script call. It does not follow the caller's
-// cancellation: a script that ran on the server while the caller went away
-// would leave a call queued that nobody waits for.
-func scriptCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+// scriptCtx bounds a script call by the timeout. It does not follow the
+// caller's cancellation: a script that ran on the server while the caller
+// went away would leave a call queued that nobody waits for.
+func (c *Cluster) scriptCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), c.o.Timeout)
 }
 
 // ok records a successful script call: Redis's clock against ours.
@@ -326,7 +338,7 @@ func (c *Cluster) Close() error {
 		errs = append(errs, c.ps.Close())
 		<-c.subDone
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
 	defer cancel()
 	if err := c.rdb.ZRem(ctx, keyReplicas, c.o.ReplicaID).Err(); err != nil && !errors.Is(err, redis.Nil) {
 		errs = append(errs, fmt.Errorf("cluster: leaving: %w", err))

@@ -159,7 +159,7 @@ func (l *SharedQuota) requeueAll() {
 // rejoin hands in what is left of this replica's share and returns to the
 // shared state; see the top of this file.
 func (l *SharedQuota) rejoin() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), l.c.o.Timeout)
 	err := l.c.rdb.Ping(ctx).Err()
 	cancel()
 	if err != nil {

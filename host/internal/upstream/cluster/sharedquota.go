@@ -124,7 +124,7 @@ func (c *Cluster) SharedQuota(local *quota.Limiter) *SharedQuota {
 func (l *SharedQuota) Local() *quota.Limiter { return l.local }
 
 func (l *SharedQuota) script(ctx context.Context, op string, args ...any) (schedlua.Reply, error) {
-	ctx, cancel := scriptCtx(ctx)
+	ctx, cancel := l.c.scriptCtx(ctx)
 	defer cancel()
 	sent := l.c.clock.Now()
 	r, err := run(ctx, l.c.rdb, l.prefix, l.c.args(l.limit), op, args...)
@@ -363,7 +363,7 @@ func (l *SharedQuota) Depart(ctx context.Context, cost float64) (time.Time, erro
 		return time.Time{}, l.local.Ended(err)
 	}
 	h := l.local.Headroom().Units
-	sctx, cancel := scriptCtx(ctx)
+	sctx, cancel := l.c.scriptCtx(ctx)
 	defer cancel()
 	a := l.c.args(l.limit)
 	v, err := departScript.Run(sctx, l.c.rdb, []string{l.prefix}, schedlua.DepartArgv(a.Now, a.Replica, l.declared, h, cost, l.c.o.Lease)...).Result()

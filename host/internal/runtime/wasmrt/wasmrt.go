@@ -114,6 +114,12 @@ type Connector struct {
 	loadedFromRecord bool
 
 	slots chan struct{}  // one token per instance that may exist
+	// making admits instantiations one per core: a burst of calls
+	// instantiated all at once would share the CPU and all be ready
+	// late, so the first calls would reach the platform only after the
+	// last instance is made; in turn, instances come out one after the
+	// other and calls flow to the platform while the rest are made.
+	making chan struct{}
 	idle  chan *instance // instantiated, ready
 	// idleMem is the linear memory of the idle instances.
 	idleMem atomic.Int64
@@ -183,6 +189,7 @@ func Load(ctx context.Context, o Options) (*Connector, error) {
 		opts:   o,
 		ready:  make(chan struct{}),
 		slots:  make(chan struct{}, o.MaxInstances),
+		making: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		idle:   make(chan *instance, o.MaxInstances),
 		gate:   clientcall.New(clientcall.Options{ID: o.ID, Grant: o.Grant, Client: o.Client, MaxWait: o.ClientWait}),
 	}
@@ -535,7 +542,19 @@ func (c *Connector) acquire(ctx context.Context) (*instance, error) {
 	case mod := <-c.idle:
 		return c.unpark(mod), nil
 	case c.slots <- struct{}{}:
+		// Waiting for a turn to instantiate, an instance that frees up
+		// is taken instead.
+		select {
+		case c.making <- struct{}{}:
+		case mod := <-c.idle:
+			<-c.slots
+			return c.unpark(mod), nil
+		case <-ctx.Done():
+			<-c.slots
+			return nil, fmt.Errorf("waiting for a turn to make an instance: %w", ctx.Err())
+		}
 		mod, err := c.instantiate(ctx)
+		<-c.making
 		if err != nil {
 			<-c.slots
 			return nil, err

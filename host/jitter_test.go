@@ -195,7 +195,7 @@ func (r floodResult) String() string {
 // always: no refusal by the platform, and the newcomer queued at the
 // limit (its queued_ms) at most a second. How fast the machine answers is
 // not: the newcomer's whole answer within a second and utilisation of at
-// least 0.75 are asserted with BESLUITBRON_JITTER_STRICT=1 (the acceptance
+// least 0.75 are asserted with STRICT_TIMING=1 (the acceptance
 // run, on a machine not shared with other work) and logged otherwise.
 func (r floodResult) check(t *testing.T) {
 	t.Helper()
@@ -209,7 +209,7 @@ func (r floodResult) check(t *testing.T) {
 		t.Errorf("the newcomer queued %v at the limit; want at most 1s", r.newQueued)
 	}
 	strict := t.Errorf
-	if os.Getenv("BESLUITBRON_JITTER_STRICT") == "" {
+	if os.Getenv("STRICT_TIMING") == "" {
 		strict = t.Logf
 	}
 	if r.newcomer > time.Second {

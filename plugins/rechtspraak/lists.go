@@ -92,6 +92,8 @@ func listItems(ws []waarde, parent *waarde) []sdk.Item {
 		set("end_date", sdk.ISODate(w.EndDate))
 		if parent != nil {
 			set("parent", parent.Naam)
+			// The label a judgement shows, which subject takes too.
+			set("label", strings.TrimSpace(parent.Naam)+"; "+strings.TrimSpace(w.Naam))
 			set("parent_id", parent.Identifier)
 		}
 		it := sdk.Item{ID: strings.TrimSpace(w.Identifier), Type: strings.TrimSpace(w.Type), Title: strings.TrimSpace(w.Naam)}
@@ -145,6 +147,11 @@ func listProcedureTypes(ctx context.Context, h connector.Host, raw json.RawMessa
 // resolve turns a court or subject given by abbreviation or name into the
 // identifier the index filters on. An identifier (a URI) is used as given:
 // the platform knows more historic ones than an assistant needs resolved.
+// Names are compared folded (case, diacritics, punctuation), and a
+// sub-area of law is also known by the label judgements show for it,
+// "Civiel recht; Arbeidsrecht", which tells apart the two
+// Mededingingsrecht. A value that fits nothing is answered with the
+// closest names ([sdk.UnknownValue]).
 func resolve(ctx context.Context, h connector.Host, l valueList, arg, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
@@ -154,10 +161,14 @@ func resolve(ctx context.Context, h connector.Host, l valueList, arg, v string) 
 	if err != nil {
 		return "", fmt.Errorf("search: resolving %s %q: %w", arg, v, err)
 	}
+	want := sdk.Folded(v)
 	var match []sdk.Item
+	var labels []string
 	for _, it := range listItems(ws, nil) {
+		label := itemLabel(it)
+		labels = append(labels, label)
 		abbr, _ := it.Extra[ID]["abbreviation"].(string)
-		if strings.EqualFold(it.Title, v) || (abbr != "" && strings.EqualFold(abbr, v)) {
+		if sdk.Folded(it.Title) == want || sdk.Folded(label) == want || (abbr != "" && sdk.Folded(abbr) == want) {
 			match = append(match, it)
 		}
 	}
@@ -165,12 +176,26 @@ func resolve(ctx context.Context, h connector.Host, l valueList, arg, v string) 
 	case 1:
 		return match[0].ID, nil
 	case 0:
-		return "", fmt.Errorf("argument %q: %q is no known %s name or abbreviation; see rechtspraak_list_%s", arg, v, arg, l.Name)
+		return "", sdk.UnknownValue(arg, v, labels, "rechtspraak_list_"+l.Name)
 	default:
-		var ids []string
+		var alts []string
 		for _, m := range match {
-			ids = append(ids, m.ID)
+			if label := itemLabel(m); label != m.Title {
+				alts = append(alts, fmt.Sprintf("%q", label))
+			} else {
+				alts = append(alts, m.ID)
+			}
 		}
-		return "", fmt.Errorf("argument %q: %q is ambiguous, pass one of the identifiers %s", arg, v, strings.Join(ids, ", "))
+		return "", fmt.Errorf("argument %q: %q is ambiguous, pass one of %s", arg, v, strings.Join(alts, ", "))
 	}
+}
+
+// itemLabel is how the platform writes a list entry on a judgement: a
+// sub-area of law after its area ("Civiel recht; Arbeidsrecht"), anything
+// else by its name.
+func itemLabel(it sdk.Item) string {
+	if p, _ := it.Extra[ID]["parent"].(string); p != "" {
+		return p + "; " + it.Title
+	}
+	return it.Title
 }

@@ -72,9 +72,9 @@ func manifest() connector.Manifest {
 			{
 				Name:        "search",
 				Title:       "Find court decisions",
-				Description: "List ECLIs of court decisions (Uitspraak) and Advocate-General opinions (Conclusie) by metadata. NO FREE-TEXT SEARCH: no words, topics or parties; no query. Ordered by record modification, not relevance: judge by the summaries.",
+				Description: "List ECLIs of court decisions (Uitspraak) and Advocate-General opinions (Conclusie) by metadata. NO FREE-TEXT SEARCH: no words, topics or parties; no query. Ordered by record modification; sort=decision_desc: newest decisions first, found in windows of decision dates (≤8 requests; the result says how far back).",
 				InputSchema: json.RawMessage(searchSchema),
-				CostNote:    "1 cheap request, cached 10 min; a court or subject by name adds one value-list read, once a month.",
+				CostNote:    "1 cheap request (decision_desc: up to 8), cached 10 min; a court or subject by name adds one value-list read, once a month.",
 			},
 			{
 				Name:        "get_document",
@@ -119,14 +119,14 @@ const searchSchema = `{
   "type": "object",
   "properties": {
     "court": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Identifier, abbreviation (HR, RBAMS) or exact name, from rechtspraak_list_courts."},
-    "subject": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Identifier or exact name (Belastingrecht), from rechtspraak_list_subjects."},
+    "subject": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Identifier, name or label as on a judgement (Civiel recht; Arbeidsrecht), from rechtspraak_list_subjects."},
     "type": {"type": "string", "enum": ["Uitspraak", "Conclusie"]},
     "date_from": {"type": "string", "format": "date", "description": "Decision date, ISO, inclusive; needs date_to."},
     "date_to": {"type": "string", "format": "date", "description": "Inclusive."},
     "modified_from": {"type": "string", "description": "Modified since: YYYY-MM-DD[Thh:mm:ss], Dutch time."},
     "modified_to": {"type": "string", "description": "Needs modified_from."},
     "with_text": {"type": "boolean", "default": true, "description": "false also lists metadata-only ECLIs."},
-    "sort": {"type": "string", "enum": ["modified_desc", "modified_asc"], "default": "modified_desc"},
+    "sort": {"type": "string", "enum": ["modified_desc", "modified_asc", "decision_desc"], "default": "modified_desc"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
     "offset": {"type": "integer", "minimum": 0, "maximum": 10000000}
   },

@@ -61,15 +61,12 @@ func (a *SearchArgs) validate() error {
 	if a.Offset < 0 || a.Offset > 10_000_000 {
 		return fmt.Errorf("argument \"offset\": %d is outside 0…10000000", a.Offset)
 	}
-	switch a.Type {
-	case "", "Uitspraak", "Conclusie":
-	default:
-		return fmt.Errorf("argument \"type\": %q is not Uitspraak or Conclusie", a.Type)
+	var err error
+	if a.Type, err = sdk.EnumValue("type", a.Type, []string{"Uitspraak", "Conclusie"}); err != nil {
+		return err
 	}
-	switch a.Sort {
-	case "", "modified_desc", "modified_asc":
-	default:
-		return fmt.Errorf("argument \"sort\": %q is not modified_desc or modified_asc", a.Sort)
+	if a.Sort, err = sdk.EnumValue("sort", a.Sort, sortOrders); err != nil {
+		return err
 	}
 	for _, d := range []struct{ name, v string }{{"date_from", a.DateFrom}, {"date_to", a.DateTo}} {
 		// An impossible date (2022-02-30) makes the platform answer non-XML.
@@ -87,7 +84,6 @@ func (a *SearchArgs) validate() error {
 	if a.DateFrom > a.DateTo {
 		return fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
 	}
-	var err error
 	if a.ModifiedFrom, err = modifiedTime("modified_from", a.ModifiedFrom); err != nil {
 		return err
 	}
@@ -102,6 +98,10 @@ func (a *SearchArgs) validate() error {
 	}
 	return nil
 }
+
+// sortOrders are the orders search takes: the index's own by
+// modification, and decision_desc, which [searchByDecision] builds.
+var sortOrders = []string{"modified_desc", "modified_asc", "decision_desc"}
 
 // modifiedTime normalises a modified bound to the platform's
 // yyyy-mm-ddThh:mm:ss, a bare date meaning its midnight.
@@ -197,6 +197,18 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if a.Subject, err = resolve(ctx, h, subjectsList, "subject", a.Subject); err != nil {
 		return nil, err
 	}
+	if a.Sort == "decision_desc" {
+		return searchByDecision(ctx, h, a)
+	}
+	f, err := fetchFeed(ctx, h, a)
+	if err != nil {
+		return nil, err
+	}
+	return normaliseFeed(f, a)
+}
+
+// fetchFeed asks the index for one page of a.
+func fetchFeed(ctx context.Context, h connector.Host, a SearchArgs) (*atomFeed, error) {
 	u, err := SearchURL(BaseURL, &a)
 	if err != nil {
 		return nil, err
@@ -215,7 +227,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if f.XMLName.Local != "feed" {
 		return nil, fmt.Errorf("search: the platform answered <%s> where an Atom feed was expected", f.XMLName.Local)
 	}
-	return normaliseFeed(&f, a)
+	return &f, nil
 }
 
 var (

@@ -55,7 +55,13 @@ func newRechtspraak(d dataDir) (backend, error) {
 		s.decisions = append(s.decisions, dc)
 	}
 	for _, name := range []string{"instanties", "rechtsgebieden", "proceduresoorten"} {
-		b, err := d.read("rechtspraak", "rechtspraak-waardelijst-"+name+".xml")
+		file := "rechtspraak-waardelijst-" + name + ".xml"
+		if name == "rechtsgebieden" {
+			// The whole two-level list, so that the areas a judgement
+			// shows ("Civiel recht; Arbeidsrecht") are in it.
+			file = "rechtspraak-waardelijst-rechtsgebieden-full.xml"
+		}
+		b, err := d.read("rechtspraak", file)
 		if err != nil {
 			return nil, err
 		}

@@ -163,13 +163,18 @@ func (a *SearchArgs) validate() error {
 	if a.DocumentType != "" && !hasWordChar(a.DocumentType) {
 		return fmt.Errorf("argument \"document_type\": %q names no type", a.DocumentType)
 	}
-	for i, p := range a.Publication {
+	for _, p := range a.Publication {
 		if !knownPublication(p) {
-			return fmt.Errorf("argument \"publication\"[%d]: %q is not a known journal; see obk_list_values", i, p)
+			return sdk.UnknownValue("publication", p, publicationNames(), "obk_list_values")
 		}
 	}
-	if a.OrganizationType != "" && !contains(OrganizationTypes, a.OrganizationType) {
-		return fmt.Errorf("argument \"organization_type\": %q is not a known type; see obk_list_values", a.OrganizationType)
+	if a.OrganizationType != "" {
+		// The platform's values are lower case; "Gemeente" means gemeente.
+		t, err := sdk.EnumValue("organization_type", a.OrganizationType, OrganizationTypes)
+		if err != nil {
+			return sdk.UnknownValue("organization_type", a.OrganizationType, OrganizationTypes, "obk_list_values")
+		}
+		a.OrganizationType = t
 	}
 	if a.Dossier != "" && !dossierPattern.MatchString(a.Dossier) {
 		return fmt.Errorf("argument \"dossier\": %q is not a dossier number like 33328 or 36600-VII", a.Dossier)
@@ -185,9 +190,18 @@ func (a *SearchArgs) validate() error {
 	switch a.Sort {
 	case "", "date_desc", "date_asc", "relevance":
 	default:
-		return fmt.Errorf("argument \"sort\": %q is not one of date_desc, date_asc, relevance", a.Sort)
+		return sdk.UnknownValue("sort", a.Sort, []string{"date_desc", "date_asc", "relevance"}, "")
 	}
 	return nil
+}
+
+// publicationNames are the journals' names, as publication takes them.
+func publicationNames() []string {
+	out := make([]string, len(PublicationTypes))
+	for i, t := range PublicationTypes {
+		out[i] = t.Name
+	}
+	return out
 }
 
 func knownPublication(p string) bool {

@@ -320,7 +320,7 @@ func listValues(_ context.Context, _ connector.Host, raw json.RawMessage) (any, 
 			out.Items = append(out.Items, sdk.Item{ID: t, Type: "organization_type", Title: t})
 		}
 	default:
-		return nil, fmt.Errorf("argument \"list\": %q is not one of publication_types, organization_types", a.List)
+		return nil, sdk.UnknownValue("list", a.List, []string{"publication_types", "organization_types"}, "")
 	}
 	out.Count = len(out.Items)
 	return out, nil

@@ -367,7 +367,7 @@ func TestStatusFilters(t *testing.T) {
 func TestStatusErrors(t *testing.T) {
 	for _, c := range []struct{ name, args, body, want string }{
 		{"unknown source", `{"source":"nergens"}`, "", `no source "nergens"`},
-		{"unknown supplier", `{"supplier":"acme"}`, "", `no supplier "acme" (the platform has ibabs, notubiz)`},
+		{"unknown supplier", `{"supplier":"acme"}`, "", `argument "supplier": "acme" is not a value it accepts; accepted: "ibabs", "notubiz"`},
 		{"bad state", `{"state":"sleepy"}`, "", `argument "state"`},
 		{"wrong shape", `{}`, `{"generatedAt":"x"}`, "lacks sources"},
 		{"malformed", `{}`, `{"sources": [`, "not the expected JSON"},

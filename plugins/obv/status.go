@@ -161,7 +161,12 @@ func status(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		}
 	}
 	if _, ok := severity[a.State]; !ok && a.State != "problems" && a.State != "all" {
-		return nil, fmt.Errorf("argument \"state\": %q is not a source state, \"problems\" or \"all\"", a.State)
+		states := []string{"problems", "all"}
+		for s := range severity {
+			states = append(states, s)
+		}
+		sort.Strings(states[2:]) // the map's order is random; the error's is not
+		return nil, sdk.UnknownValue("state", a.State, states, "")
 	}
 	resp, err := sdk.Get(ctx, h, StatusURL(BaseURL), Service, 1, ClassStatus)
 	if err != nil {
@@ -215,7 +220,7 @@ func buildStatus(sr statusResponse, a StatusArgs) (*StatusResult, error) {
 		for _, s := range suppliers {
 			known = append(known, s.V.Supplier)
 		}
-		return nil, fmt.Errorf("argument \"supplier\": no supplier %q (the platform has %s)", a.Supplier, strings.Join(known, ", "))
+		return nil, sdk.UnknownValue("supplier", a.Supplier, known, "")
 	}
 	// source is a key or a name, read as search reads organization; a
 	// name of several sources lists them all (a status is cheap to show

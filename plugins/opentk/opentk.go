@@ -64,10 +64,10 @@ func (a *SearchArgs) check() error {
 		a.Kind = "all"
 	}
 	if soorten[a.Kind] == "" {
-		return fmt.Errorf("argument \"kind\": %q is not one of all, motions, questions, activities", a.Kind)
+		return sdk.UnknownValue("kind", a.Kind, []string{"all", "motions", "questions", "activities"}, "")
 	}
 	if a.Category != "" && !categories[a.Category] {
-		return fmt.Errorf("argument \"category\": %q is not one of Document, Activiteit, Verslag, Toezegging, PersoonGeschenk, OODocument", a.Category)
+		return sdk.UnknownValue("category", a.Category, []string{"Document", "Activiteit", "Verslag", "Toezegging", "PersoonGeschenk", "OODocument"}, "")
 	}
 	for _, d := range []struct{ name, v string }{{"date_from", a.DateFrom}, {"date_to", a.DateTo}} {
 		if d.v != "" && sdk.ISODate(d.v) != d.v {
@@ -83,7 +83,7 @@ func (a *SearchArgs) check() error {
 	switch a.Sort {
 	case "date_desc", "date_asc", "relevance", "indexed":
 	default:
-		return fmt.Errorf("argument \"sort\": %q is not one of date_desc, date_asc, relevance, indexed", a.Sort)
+		return sdk.UnknownValue("sort", a.Sort, []string{"date_desc", "date_asc", "relevance", "indexed"}, "")
 	}
 	if a.Limit == 0 {
 		a.Limit = 20

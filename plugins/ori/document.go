@@ -409,7 +409,7 @@ func OrganizationsRequest(base, classification string) (string, []byte, error) {
 		case "municipality", "province", "water":
 			classes = []string{classification}
 		default:
-			return "", nil, fmt.Errorf("argument \"classification\": %q is not one of municipality, province, water", classification)
+			return "", nil, sdk.UnknownValue("classification", classification, []string{"municipality", "province", "water"}, "")
 		}
 	}
 	body, err := json.Marshal(obj{

@@ -101,7 +101,7 @@ func (a *SearchArgs) check() error {
 		return fmt.Errorf("arguments: date_from %s is after date_to %s", a.DateFrom, a.DateTo)
 	}
 	if _, ok := types[a.Type]; a.Type != "" && !ok {
-		return fmt.Errorf("argument \"type\": %q is not one of document, meeting, agenda_item", a.Type)
+		return sdk.UnknownValue("type", a.Type, []string{"document", "meeting", "agenda_item"}, "")
 	}
 	if a.Sort == "" {
 		a.Sort = "relevance"
@@ -126,7 +126,7 @@ func sortClause(s string) ([]any, error) {
 		order := strings.TrimPrefix(s, "date_")
 		return []any{obj{"last_discussed_at": obj{"order": order, "unmapped_type": "date"}}, obj{"_score": obj{"order": "desc"}}}, nil
 	}
-	return nil, fmt.Errorf("argument \"sort\": %q is not one of relevance, date_desc, date_asc", s)
+	return nil, sdk.UnknownValue("sort", s, []string{"relevance", "date_desc", "date_asc"}, "")
 }
 
 // request builds the checked arguments' request.

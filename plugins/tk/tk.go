@@ -72,7 +72,7 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 	}
 	spec, ok := entities[a.Entity]
 	if !ok {
-		return "", "", fmt.Errorf("argument \"entity\": %q is not one of Document, Zaak, Activiteit", a.Entity)
+		return "", "", sdk.UnknownValue("entity", a.Entity, []string{"Document", "Zaak", "Activiteit"}, "")
 	}
 	if a.Limit == 0 {
 		a.Limit = 25
@@ -170,7 +170,7 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 	case "date_asc":
 		dir = "asc"
 	default:
-		return "", "", fmt.Errorf("argument \"sort\": %q is not date_desc or date_asc", a.Sort)
+		return "", "", sdk.UnknownValue("sort", a.Sort, []string{"date_desc", "date_asc"}, "")
 	}
 	skip := ""
 	if a.Offset > 0 {

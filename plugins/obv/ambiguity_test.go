@@ -81,7 +81,7 @@ func TestSearchAmbiguousName(t *testing.T) {
 	if s := searches(h); len(s) != 1 || s[0] != base+"/api/search?limit=24&organization=bergen&query=woningbouw" {
 		t.Errorf("searched %v, want Bergen (Limburg) only", s)
 	}
-	if len(sr.Results) != 1 || sr.Results[0].Organization != "Bergen" || !strings.Contains(strings.Join(sr.Notes, " "), "the user chose Gemeente Bergen (Limburg)") {
+	if len(sr.Results) != 1 || sr.Results[0].Organization != "Gemeente Bergen (Limburg)" || !strings.Contains(strings.Join(sr.Notes, " "), "the user chose Gemeente Bergen (Limburg)") {
 		t.Errorf("result %+v", sr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // Plugin returns the connector. It builds every URL on the manifest's
@@ -156,7 +157,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		}
 		citeExtra(extra, r.EntityID, r.DownloadURL)
 		out.Results = append(out.Results, sdk.Item{
-			ID: r.EntityID, Type: r.EntityType, Title: r.Title, Date: date, Organization: r.Organization,
+			ID: r.EntityID, Type: r.EntityType, Title: r.Title, Date: date, Organization: orgLabel(r.Organization, r.EntityID),
 			Snippet: sdk.StripTags(r.Summary), URL: PageURL(r.EntityID, r.Title),
 			Extra: map[string]map[string]any{ID: extra},
 		})
@@ -256,6 +257,19 @@ func PageURL(id, title string) string {
 	b.WriteString("&view=")
 	writeQueryEscape(&b, id, "+")
 	return b.String()
+}
+
+// orgLabel is a result's organisation as every platform's results name
+// it ([orgname.ResultLabel]): the platform's "Bergen" is "Gemeente Bergen
+// (Limburg)". The entity id gives the kind and the source key
+// (document:notubiz:gemeente:bergen:12345).
+func orgLabel(name, entityID string) string {
+	kind, _ := idField(entityID, 2)
+	key, _ := idField(entityID, 3)
+	if l := orgname.ResultLabel(name, kind, key); l != "" {
+		return l
+	}
+	return name
 }
 
 // idField is field n (0-based) of id's fields separated by colons, when
@@ -484,7 +498,7 @@ func extractEntity(ctx context.Context, h connector.Host, u, id string) (docHead
 	title := firstNonEmpty(e.Title.V, motionName(e.Motion.V))
 	hd = docHead{
 		ID: e.EntityID, Type: e.EntityType.V, Title: title, Date: date,
-		Organization: e.Organization.V, URL: PageURL(e.EntityID, title),
+		Organization: orgLabel(e.Organization.V, e.EntityID), URL: PageURL(e.EntityID, title),
 		Extra: map[string]any{"entity_type_label": e.EntityTypeLabel.V},
 	}
 	if e.EntityID == id && PageBase == BaseURL {
@@ -640,7 +654,7 @@ func listSources(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		if s.CBSID != "" {
 			extra["cbs_id"] = s.CBSID
 		}
-		out.Items = append(out.Items, sdk.Item{ID: s.Key, Type: s.OrganizationType, Title: s.Label, Organization: s.Label, Extra: map[string]map[string]any{ID: extra}})
+		out.Items = append(out.Items, sdk.Item{ID: s.Key, Type: s.OrganizationType, Title: s.Label, Organization: orgname.ResultLabel(s.Label, s.OrganizationType, s.Key), Extra: map[string]map[string]any{ID: extra}})
 	}
 	out.Count = len(out.Items)
 	return out, nil

@@ -53,7 +53,7 @@ func TestSearch(t *testing.T) {
 		t.Fatalf("result = %+v", sr)
 	}
 	first := sr.Results[0]
-	if first.ID != "document:notubiz:gemeente:soest:12345" || first.Date != "2024-11-07" || first.Organization != "Soest" ||
+	if first.ID != "document:notubiz:gemeente:soest:12345" || first.Date != "2024-11-07" || first.Organization != "Gemeente Soest" ||
 		first.Snippet != "De begroting voor 2024 bedraagt..." || first.Extra["obv"]["matched_page"] != float64(3) {
 		t.Errorf("first = %+v", first)
 	}
@@ -197,7 +197,7 @@ func TestGetDocumentLongKept(t *testing.T) {
 	first, last := docs[0], docs[len(docs)-1]
 	want := sdk.Document{
 		Platform: "obv", ID: longID, Type: "Document", Title: "Rapport rekenkamercommissie: één reünie", Date: "2024-06-27",
-		Organization: "Utrecht", URL: "https://openbesluitvorming.nl/?organization=utrecht&view=document%3Aibabs%3Agemeente%3Autrecht%3A990101", Format: "markdown",
+		Organization: "Gemeente Utrecht", URL: "https://openbesluitvorming.nl/?organization=utrecht&view=document%3Aibabs%3Agemeente%3Autrecht%3A990101", Format: "markdown",
 		Page: 1, Pages: first.Pages, Text: first.Text,
 		Extra: map[string]map[string]any{"obv": {"entity_type_label": "Document", "meeting_id": "meeting:ibabs:gemeente:utrecht:99010", "content_type": "application/pdf",
 			"download_url": "https://utrecht.bestuurlijkeinformatie.nl/Agenda/Document/990101", "api_url": base + "/api/entities/document%3Aibabs%3Agemeente%3Autrecht%3A990101"}},
@@ -253,7 +253,7 @@ func TestGetDocumentOptionalPartsFailSoft(t *testing.T) {
 	h := sdktest.NewHost(t).HandleBody(base+"/api/entities/meeting%3Anotubiz%3Agemeente%3Asoest%3A1", 200, []byte(body))
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, obv.Plugin(), h, "get_document", `{"entity_id":"meeting:notubiz:gemeente:soest:1"}`), &d)
-	if d.Text != "## Agenda\n- 1 Opening\n" || d.Title != "" || d.Date != "2024-11-07" || d.Organization != "Soest" {
+	if d.Text != "## Agenda\n- 1 Opening\n" || d.Title != "" || d.Date != "2024-11-07" || d.Organization != "Gemeente Soest" {
 		t.Errorf("document = %+v", d)
 	}
 	notes := fmt.Sprint(d.Extra["obv"]["notes"])

@@ -11,6 +11,7 @@ import (
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/orgname"
 )
 
 // Plugin returns the connector. The request/response mapping is in
@@ -137,7 +138,7 @@ func item(r record) sdk.Item {
 	}
 	citeExtra(extra, r)
 	it := sdk.Item{
-		ID: r.ID, Type: "document", Title: r.Title, Date: r.Date, Organization: r.Organization,
+		ID: r.ID, Type: "document", Title: r.Title, Date: r.Date, Organization: orgLabel(r.Organization, r.OrgType),
 		Snippet: strings.Join(strings.Fields(sdk.StripTags(r.Snippet)), " "), URL: citeURL(r),
 	}
 	if it.Title == "" {
@@ -217,6 +218,16 @@ func extractDocument(ctx context.Context, h connector.Host, u string) (docHead, 
 	}
 	it := item(r)
 	return docHead{ID: r.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, URL: it.URL, Extra: it.Extra[ID]}, text, nil
+}
+
+// orgLabel is a result's organisation as every council platform's
+// results name it ([orgname.ResultLabel]): "Gemeente Bergen (L.)" is
+// "Gemeente Bergen (Limburg)".
+func orgLabel(name, govType string) string {
+	if l := orgname.ResultLabel(name, govType, ""); l != "" {
+		return l
+	}
+	return name
 }
 
 func listGovernments(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {

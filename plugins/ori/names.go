@@ -50,7 +50,7 @@ func namesOf(l sdk.ListResult, err error) orgNames {
 		if it.Type == "" || it.Title == "" || it.Title == it.ID {
 			continue
 		}
-		names[it.ID] = HumanName(it.Title, it.Type)
+		names[it.ID] = orgname.ResultLabel(it.Title, it.Type, it.ID)
 	}
 	return orgNames{byKey: names}
 }
@@ -116,39 +116,14 @@ func (n orgNames) note() string {
 	return fmt.Sprintf("Organisation names could not be looked up (%s); organization holds ORI's keys, as extra.ori.organization_key does.", clip(why, 200))
 }
 
-// bodies are the words a name starts with when it already says what kind
-// of body it is ("Provincie Zuid-Holland", "Gemeenteraad Soest").
-var bodies = []string{"gemeente", "provincie", "provinciale", "waterschap", "hoogheemraadschap", "wetterskip", "waterschappen", "staten", "raad", "college"}
-
 // HumanName is how people name an organisation: ORI names a municipality
 // by its place ("Soest"), which becomes "Gemeente Soest"; a province or
 // water board likewise. A name that already says what it is stays, and
 // an abbreviated province after it is written out ("Bergen (L)" is
 // "Gemeente Bergen (Limburg)").
+//
+// It is [orgname.ResultLabel] without a key, which every council
+// platform's results use, so that one organisation has one label.
 func HumanName(name, classification string) string {
-	name = strings.TrimSpace(name)
-	// A province abbreviated after a shared name is written out, as the
-	// organisation question and errors write it: "Bergen (L)" is
-	// "Bergen (Limburg)".
-	if base, p := orgname.SplitQualifier(name, false); p != "" {
-		name = base + " (" + p + ")"
-	}
-	lower := strings.ToLower(name)
-	for _, b := range bodies {
-		if strings.HasPrefix(lower, b) {
-			return name
-		}
-	}
-	switch classification {
-	case "municipality":
-		return "Gemeente " + name
-	case "province":
-		return "Provincie " + name
-	case "water":
-		if strings.Contains(lower, "waterschap") || strings.Contains(lower, "hoogheemraadschap") || strings.Contains(lower, "wetterskip") {
-			return name
-		}
-		return "Waterschap " + name
-	}
-	return name
+	return orgname.ResultLabel(name, classification, "")
 }

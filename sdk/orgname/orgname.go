@@ -248,13 +248,54 @@ func (o Org) Label() string {
 		name = o.Key
 	}
 	name, _ = SplitQualifier(name, false)
-	if k, _ := splitKind(FoldName(name)); k == "" && o.Kind != "" {
+	if k, _ := splitKind(FoldName(name)); k == "" && o.Kind != "" && !namesItsBody(name) {
 		name = strings.ToUpper(o.Kind[:1]) + o.Kind[1:] + " " + name
 	}
 	if p := o.region(); p != "" {
 		name += " (" + p + ")"
 	}
 	return clip(name, 100)
+}
+
+// bodyWords start names that already say what body they are without
+// being a kind of [kindWords] ("Staten van Fryslân", "Raad van
+// Bestuur"); bodyInside are words that say it anywhere in a water
+// board's name ("Hoogheemraadschap van Delfland", "Het Waterschap").
+var (
+	bodyWords  = []string{"staten", "raad", "college", "provinciale", "waterschappen"}
+	bodyInside = []string{"waterschap", "hoogheemraadschap", "wetterskip"}
+)
+
+// namesItsBody is whether name says what kind of body it is, so that no
+// kind is put in front of it.
+func namesItsBody(name string) bool {
+	f := FoldName(name)
+	for _, w := range bodyWords {
+		if f == w || strings.HasPrefix(f, w+" ") {
+			return true
+		}
+	}
+	for _, w := range bodyInside {
+		if strings.Contains(" "+f+" ", " "+w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// ResultLabel is the organisation a search or document result names, the
+// same on every platform whatever the platform calls it: its kind, name
+// and province where a namesake needs one, "Gemeente Bergen (Limburg)"
+// for OBV's "Bergen" (key bergen), ORI's "Bergen (L)" and Open
+// Archivaris' "Gemeente Bergen (L.)" alike, so that a copied citation
+// keeps which Bergen. kind is the platform's type of organisation
+// ([OrgKind] reads it), key its key when the result gives one; "" for
+// either when unknown. An empty name gives "".
+func ResultLabel(name, kind, key string) string {
+	if strings.TrimSpace(name) == "" {
+		return ""
+	}
+	return Org{Key: key, Name: name, Kind: OrgKind(kind)}.Label()
 }
 
 // compatible is whether a name asked for (a) fits one of an

@@ -126,3 +126,26 @@ func TestOrgLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestResultLabel: one organisation gets one label whatever platform
+// named it; a name that says its body gets no kind in front.
+func TestResultLabel(t *testing.T) {
+	for _, c := range []struct{ name, kind, key, want string }{
+		{"Bergen", "gemeente", "bergen", "Gemeente Bergen (Limburg)"},         // OBV
+		{"Bergen (L)", "municipality", "", "Gemeente Bergen (Limburg)"},       // ORI
+		{"Gemeente Bergen (L.)", "", "", "Gemeente Bergen (Limburg)"},         // Open Archivaris
+		{"Bergen Nh", "gemeente", "bergen_nh", "Gemeente Bergen (Noord-Holland)"},
+		{"Bergen (NH)", "municipality", "bergen_nh", "Gemeente Bergen (Noord-Holland)"},
+		{"Soest", "gemeente", "soest", "Gemeente Soest"},
+		{"Gemeente Soest", "", "", "Gemeente Soest"},
+		{"Provinciale Staten van Fryslân", "provincie", "", "Provinciale Staten van Fryslân"},
+		{"Hoogheemraadschap van Delfland", "water", "", "Hoogheemraadschap van Delfland"},
+		{"Rivierenland", "water", "", "Waterschap Rivierenland"},
+		{"Staten van Zeeland", "province", "", "Staten van Zeeland"},
+		{"", "gemeente", "x", ""},
+	} {
+		if got := orgname.ResultLabel(c.name, c.kind, c.key); got != c.want {
+			t.Errorf("ResultLabel(%q, %q, %q) = %q, want %q", c.name, c.kind, c.key, got, c.want)
+		}
+	}
+}

@@ -131,9 +131,9 @@ func TestOrgLabel(t *testing.T) {
 // named it; a name that says its body gets no kind in front.
 func TestResultLabel(t *testing.T) {
 	for _, c := range []struct{ name, kind, key, want string }{
-		{"Bergen", "gemeente", "bergen", "Gemeente Bergen (Limburg)"},         // OBV
-		{"Bergen (L)", "municipality", "", "Gemeente Bergen (Limburg)"},       // ORI
-		{"Gemeente Bergen (L.)", "", "", "Gemeente Bergen (Limburg)"},         // Open Archivaris
+		{"Bergen", "gemeente", "bergen", "Gemeente Bergen (Limburg)"},   // OBV
+		{"Bergen (L)", "municipality", "", "Gemeente Bergen (Limburg)"}, // ORI
+		{"Gemeente Bergen (L.)", "", "", "Gemeente Bergen (Limburg)"},   // Open Archivaris
 		{"Bergen Nh", "gemeente", "bergen_nh", "Gemeente Bergen (Noord-Holland)"},
 		{"Bergen (NH)", "municipality", "bergen_nh", "Gemeente Bergen (Noord-Holland)"},
 		{"Soest", "gemeente", "soest", "Gemeente Soest"},

@@ -57,7 +57,7 @@ func manifest() connector.Manifest {
 			{
 				Name:        "search",
 				Title:       "Search archived documents",
-				Description: unverified + "Search title, author and content of archived documents of Dutch governments. Documents with all words rank first; includes scans search engines skip.",
+				Description: unverified + "Search title, author and content of archived documents of Dutch governments. All words must occur (results lacking one are left out, counted); includes scans search engines skip.",
 				InputSchema: json.RawMessage(searchSchema),
 				CostNote:    "1 call of 120 per minute (unverified; queued when exceeded). Cached 10 min.",
 			},

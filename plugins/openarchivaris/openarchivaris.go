@@ -101,10 +101,19 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	out := sdk.SearchResult{Platform: ID, Total: p.Total, Offset: a.Offset, Results: []sdk.Item{}}
+	words := queryWords(a.Query)
+	dropped, lacking := 0, map[string]bool{}
 	for _, r := range p.Records {
+		if miss := missingWords(words, r); len(miss) > 0 {
+			dropped++
+			for _, w := range miss {
+				lacking[w] = true
+			}
+			continue
+		}
 		out.Results = append(out.Results, item(r))
 	}
-	sent := len(out.Results) + p.Skipped
+	sent := len(out.Results) + dropped + p.Skipped
 	switch {
 	case p.HasMore != nil:
 		out.HasMore = *p.HasMore
@@ -114,6 +123,16 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		out.HasMore = sent == a.Limit
 		out.Notes = append(out.Notes, "Open Archivaris gave no total; has_more is inferred from a full page.")
 	}
+	if dropped > 0 {
+		ws := make([]string, 0, len(lacking))
+		for _, w := range words {
+			if lacking[w] {
+				ws = append(ws, w)
+				delete(lacking, w)
+			}
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%d of the %d results Open Archivaris sent are left out: their title, author and snippet lack %s, and every word of the query must occur (the platform ranks by how many words a document holds, so it also sends documents with only some). Fewer words find more.", dropped, dropped+len(out.Results), strings.Join(ws, ", ")))
+	}
 	if p.Skipped > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d result(s) Open Archivaris sent in an unreadable shape are left out (%v).", p.Skipped, p.FirstSkipped))
 	}
@@ -122,6 +141,49 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	}
 	out.Notes = append(out.Notes, "This connector's mapping of the Open Archivaris API is unverified; check results against the linked documents.")
 	return out, nil
+}
+
+// Open Archivaris ranks a document by how many of the query's words it
+// holds, and sends documents that hold only some ("Fietsstrategie Zwolle
+// 2025" for "parlementaire enquête uitvoering en herstel"), while every
+// search here promises that all words occur. The connector keeps that
+// promise on what a result shows: a result whose title, author,
+// organisation, snippet and text (folded: case, diacritics) lack a word
+// is left out, and the result says how many and which words. A
+// one-word query is left alone: the platform matched that word, or what
+// it takes for a synonym of it.
+
+// queryWords are the folded words of a query of two words or more, each
+// once, in order; nil for one word.
+func queryWords(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(sdk.Folded(q)) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// missingWords are the words r shows nowhere. A word may be part of a
+// longer one ("enquête" in "enquêtecommissie"), as Dutch compounds are.
+func missingWords(words []string, r record) []string {
+	if len(words) == 0 {
+		return nil
+	}
+	hay := " " + sdk.Folded(strings.Join([]string{r.Title, r.Author, r.Organization, sdk.StripTags(r.Snippet), r.Text}, " ")) + " "
+	var miss []string
+	for _, w := range words {
+		if !strings.Contains(hay, w) {
+			miss = append(miss, w)
+		}
+	}
+	return miss
 }
 
 // item normalises a record.

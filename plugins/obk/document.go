@@ -89,6 +89,12 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if d.MetadataURL != "" {
 		extra["metadata_url"] = d.MetadataURL
 	}
+	// A Kamerstuk with a numbered item is the Tweede Kamer's document
+	// too: it names the call that reads it there (and back, tk's result
+	// names this publication).
+	if c, ok := cite.TKCounterpart(a.ID); ok {
+		extra["counterparts"] = []cite.Counterpart{c}
+	}
 	out := sdk.Document{
 		Platform: ID, ID: a.ID, Type: publicationOf(a.ID), Title: firstNonEmpty(d.Title, a.ID),
 		Date: d.Date, Organization: d.Organization,

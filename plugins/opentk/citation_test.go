@@ -19,6 +19,7 @@ func TestCitationIsAPageOnHTTPS(t *testing.T) {
 	h := sdktest.NewHost(t).
 		Handle(searchURL, 200, td+"opentk-search-mixed.json").
 		Handle(base+"/getdoc/2025D01234", 200, td+"opentk-getdoc-2024D41173.html").
+		HandleBody(base+"/document.html?nummer=2025D01234", 404, []byte("Found nothing in document.html!!")).
 		Handle(base+"/verslag.html?vergaderingid="+verslag, 200, td+"opentk-verslag.html")
 	var sr sdk.SearchResult
 	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "search", `{"query":"ijsselbrug","limit":100}`), &sr)

@@ -17,6 +17,13 @@ var (
 	nummerPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{3,63}$`)
 	uuidPattern   = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	datumRE       = regexp.MustCompile(`Datum ([0-9]{4}-[0-9]{2}-[0-9]{2})`)
+	// The document page (tkconv's partials/getorig.html): the subject in
+	// <h2>, the kind in the first <p><em>, "datum: <b>…</b>" and the
+	// official publication's link with its external identifier.
+	metaTitleRE = regexp.MustCompile(`(?is)<h2[^>]*>(.*?)</h2>`)
+	metaSoortRE = regexp.MustCompile(`(?is)<p[^>]*>\s*<em>(.*?)</em>`)
+	metaDatumRE = regexp.MustCompile(`(?i)datum:\s*<b>\s*([0-9]{4}-[0-9]{2}-[0-9]{2})`)
+	metaExtRE   = regexp.MustCompile(`(?i)officielebekendmakingen\.nl/([a-z][a-z0-9.-]*[a-z0-9])\.html`)
 )
 
 // GetDocumentArgs are the arguments of opentk_get_document.
@@ -101,7 +108,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	d := doc.Head
 	out := sdk.Document{
-		Platform: ID, ID: a.Nummer, Type: a.Category, Title: firstNonEmpty(d.Title, a.Category+" "+a.Nummer), Date: d.Date,
+		Platform: ID, ID: a.Nummer, Type: firstNonEmpty(d.Soort, a.Category), Title: firstNonEmpty(d.Title, a.Category+" "+a.Nummer), Date: d.Date,
 		Organization: "Tweede Kamer", URL: cite, Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
 	}
 	extra := map[string]any{}
@@ -110,6 +117,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	if len(d.Notes) > 0 {
 		extra["notes"] = d.Notes
+	}
+	if c := counterparts(a, d); len(c) > 0 {
+		extra["counterparts"] = c
 	}
 	if len(extra) > 0 {
 		out.Extra = map[string]map[string]any{ID: extra}
@@ -120,9 +130,75 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 // docHead is what a document's result needs besides its text, kept with
 // the text so that a later page needs neither the HTML nor its parse.
 type docHead struct {
-	Title string   `json:"title,omitempty"`
-	Date  string   `json:"date,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Title string `json:"title,omitempty"`
+	Date  string `json:"date,omitempty"`
+	// Soort and ExternalID come from the document's page: its kind
+	// (Motie, Brief regering) and its official publication's id.
+	Soort      string   `json:"soort,omitempty"`
+	ExternalID string   `json:"external_id,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// MetadataURL is a document's page on OpenTK (document.html?nummer=),
+// which names its subject, kind, date and official publication; the
+// rendition /getdoc serves has only the number for a title.
+func MetadataURL(base, nummer string) string {
+	return strings.TrimRight(base, "/") + "/document.html?nummer=" + url.QueryEscape(nummer)
+}
+
+// readMetadata reads a document's page into head: title, kind, date and
+// external identifier. A page that fails or says none of these costs
+// only them, with a note; the text is still served.
+func readMetadata(ctx context.Context, h connector.Host, nummer string, head *docHead) {
+	resp, err := sdk.Get(ctx, h, MetadataURL(BaseURL, nummer), ServicePages, 1, connector.ClassDocument)
+	why := ""
+	switch {
+	case err != nil:
+		why = err.Error()
+	case resp.Status < 200 || resp.Status >= 300:
+		why = fmt.Sprintf("HTTP %d", resp.Status)
+	}
+	if why != "" {
+		head.Notes = append(head.Notes, fmt.Sprintf("OpenTK's page of this document could not be read (%s), so the result has no title or date beyond the rendition's.", clip(why, 200)))
+		return
+	}
+	page := string(resp.Body)
+	text := func(re *regexp.Regexp) string {
+		if m := re.FindStringSubmatch(page); m != nil {
+			return clip(strings.Join(strings.Fields(HTMLText(m[1])), " "), 500)
+		}
+		return ""
+	}
+	if t := text(metaTitleRE); t != "" {
+		head.Title = t
+	}
+	head.Soort = text(metaSoortRE)
+	if m := metaDatumRE.FindStringSubmatch(page); m != nil && sdk.ISODate(m[1]) == m[1] {
+		head.Date = m[1]
+	}
+	if m := metaExtRE.FindStringSubmatch(page); m != nil {
+		head.ExternalID = m[1]
+	}
+	if head.Date == "" {
+		head.Notes = append(head.Notes, "OpenTK's page of this document gives no date (no \"datum: YYYY-MM-DD\"), so the result has none.")
+	}
+}
+
+// counterparts are the document on the other platforms that carry it:
+// the Tweede Kamer's own by number and, where OpenTK names it, the
+// official publication on Officiële Bekendmakingen.
+func counterparts(a GetDocumentArgs, d *docHead) []cite.Counterpart {
+	if a.Category != "Document" {
+		return nil
+	}
+	var out []cite.Counterpart
+	if c, ok := cite.Parse(a.Nummer); ok && c.Kind == cite.TKDocument {
+		out = append(out, cite.Counterpart{Platform: "tk", Tool: "tk_get_document", ID: c.ID})
+	}
+	if c, ok := cite.PublicationCounterpart(d.ExternalID); ok {
+		out = append(out, c)
+	}
+	return out
 }
 
 // readDocument fetches a rendition (or a plenary report's page) and turns
@@ -166,6 +242,7 @@ func readDocument(ctx context.Context, h connector.Host, fetch string, a *GetDoc
 		}
 	} else {
 		text = HTMLText(body)
+		readMetadata(ctx, h, a.Nummer, head)
 	}
 	if strings.TrimSpace(text) == "" {
 		text = "(OpenTK's rendition holds no text; the original may be a scan. Open the url or the original file.)"

@@ -18,17 +18,22 @@ import (
 // keeps working. It catches a cited number refused or sent as written.
 func TestGetDocumentByID(t *testing.T) {
 	for _, args := range []string{`{"id":"2024d41173"}`, `{"id":"2024 D 41173"}`, `{"nummer":"2024D41173"}`, `{"id":"2024D41173","nummer":"2024D41173"}`} {
-		h := sdktest.NewHost(t).Handle(base+"/getdoc/2024D41173", 200, td+"opentk-getdoc-2024D41173.html")
+		h := sdktest.NewHost(t).Handle(base+"/getdoc/2024D41173", 200, td+"opentk-getdoc-2024D41173.html").
+			Handle(base+"/document.html?nummer=2024D41173", 200, td+"opentk-document-2024D41173.html")
 		var d sdk.Document
 		sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", args), &d)
-		if d.ID != "2024D41173" || h.URLs()[0] != base+"/getdoc/2024D41173" {
+		if d.ID != "2024D41173" || !strings.Contains(strings.Join(h.URLs(), " "), base+"/getdoc/2024D41173") {
 			t.Errorf("%s: id %q, requests %v", args, d.ID, h.URLs())
 		}
 	}
 }
 
+// TestGetDocument: the text from the rendition, the title, kind and date
+// from the document's page (the rendition's title is only the number on
+// the platform), and the same document on tk and obk.
 func TestGetDocument(t *testing.T) {
-	h := sdktest.NewHost(t).Handle(base+"/getdoc/2024D41173", 200, td+"opentk-getdoc-2024D41173.html")
+	h := sdktest.NewHost(t).Handle(base+"/getdoc/2024D41173", 200, td+"opentk-getdoc-2024D41173.html").
+		Handle(base+"/document.html?nummer=2024D41173", 200, td+"opentk-document-2024D41173.html")
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2024D41173"}`), &d)
 	r := h.Requests()[0]
@@ -36,11 +41,14 @@ func TestGetDocument(t *testing.T) {
 		t.Errorf("request = %+v", r)
 	}
 	want := sdk.Document{
-		Platform: "opentk", ID: "2024D41173", Type: "Document", Title: "Motie van het lid X over klimaatbeleid", Organization: "Tweede Kamer",
+		Platform: "opentk", ID: "2024D41173", Type: "Motie", Title: "Motie van het lid X over klimaatbeleid en de IJsselbrug", Date: "2024-10-31", Organization: "Tweede Kamer",
 		URL: base + "/document.html?nummer=2024D41173", Format: "text", Page: 1, Pages: 1,
 		Text: "Tweede Kamer der Staten-Generaal\nVergaderjaar 2024–2025\nMOTIE VAN HET LID X\nDe Kamer, gehoord de beraadslaging,\n" +
 			"overwegende dat het klimaatbeleid & de ijsselbrug geëvalueerd moeten worden;\n---\nverzoekt de regering café’s te betrekken,\nen gaat over tot de orde van de dag.",
-		Extra: map[string]map[string]any{"opentk": {"original_url": base + "/getraw/2024D41173"}},
+		Extra: map[string]map[string]any{"opentk": {"original_url": base + "/getraw/2024D41173", "counterparts": []any{
+			map[string]any{"platform": "tk", "tool": "tk_get_document", "id": "2024D41173"},
+			map[string]any{"platform": "obk", "tool": "obk_get_document", "id": "kst-36600-XII-14"},
+		}}},
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("document (-want +got):\n%s", diff)
@@ -97,7 +105,8 @@ func getdoc() string {
 // and its head, and a later page read from it equals what a fresh
 // extraction gives.
 func TestGetDocumentLarge(t *testing.T) {
-	h := sdktest.NewHost(t).HandleBody(base+"/getdoc/2025D00001", 200, []byte(getdoc()))
+	h := sdktest.NewHost(t).HandleBody(base+"/getdoc/2025D00001", 200, []byte(getdoc())).
+		HandleBody(base+"/document.html?nummer=2025D00001", 404, []byte("Found nothing in document.html!!"))
 	docs := sdktest.ReadDocument(t, opentk.Plugin(), h, "get_document", func(n int) string { return fmt.Sprintf(`{"nummer":"2025D00001","page":%d}`, n) })
 	first, last := docs[0], docs[len(docs)-1]
 	total := 0
@@ -122,8 +131,8 @@ func TestGetDocumentLarge(t *testing.T) {
 	if n := h.TextsKept(); n != 1 {
 		t.Errorf("the rendition was extracted %d times, want once", n)
 	}
-	if n := len(h.Requests()); n != 1 {
-		t.Errorf("%d requests, want one", n)
+	if n := len(h.Requests()); n != 2 {
+		t.Errorf("%d requests, want two (the rendition and the document's page)", n)
 	}
 	for _, n := range []int{len(docs) / 2, len(docs)} {
 		h.ForgetTexts()
@@ -173,7 +182,8 @@ func TestGetVerslagKept(t *testing.T) {
 func TestGetDocumentMislabelled(t *testing.T) {
 	u := base + "/getdoc/2024D41173"
 	h := sdktest.NewHost(t, sdktest.Route{Match: u, Response: connector.FetchResponse{Status: 200,
-		Header: map[string]string{"Content-Type": "application/octet-stream"}, Body: []byte("\n<html><body><p>Motie over de ijsselbrug</p></body></html>")}})
+		Header: map[string]string{"Content-Type": "application/octet-stream"}, Body: []byte("\n<html><body><p>Motie over de ijsselbrug</p></body></html>")}}).
+		Handle(base+"/document.html?nummer=2024D41173", 200, td+"opentk-document-2024D41173.html")
 	var d sdk.Document
 	sdktest.Decode(t, sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2024D41173"}`), &d)
 	notes, _ := d.Extra["opentk"]["notes"].([]any)
@@ -223,7 +233,8 @@ func TestGetDocumentErrors(t *testing.T) {
 		{"scan", "<html><body><img src='data:image/png;base64,AAAA'/></body></html>", 200, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := sdktest.NewHost(t, sdktest.Route{Match: u, Response: connector.FetchResponse{Status: c.status, Body: []byte(c.body), Header: c.header}})
+			h := sdktest.NewHost(t, sdktest.Route{Match: u, Response: connector.FetchResponse{Status: c.status, Body: []byte(c.body), Header: c.header}},
+				sdktest.Route{Match: base + "/document.html?nummer=2099D99999", Response: connector.FetchResponse{Status: 404, Body: []byte("Found nothing in document.html!!")}})
 			res := sdktest.Call(t, opentk.Plugin(), h, "get_document", `{"nummer":"2099D99999"}`)
 			if c.want == "" {
 				var d sdk.Document

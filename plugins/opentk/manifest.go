@@ -90,7 +90,7 @@ func manifest() connector.Manifest {
 				Title:       "Read a Kamer text (OpenTK)",
 				Description: "Text of a document by number (2024D41173) or id; with category Verslag and a meeting id, a plenary report. Other categories have no text: cite their url. Paged, 20 000 bytes a page.",
 				InputSchema: json.RawMessage(getDocumentSchema),
-				CostNote:    "First page: 1 fetch (seconds if OpenTK has not converted it yet); later pages free and fast.",
+				CostNote:    "First page: 2 fetches, text and metadata (seconds if OpenTK has not converted it yet); later pages free and fast.",
 			},
 			{
 				Name:        "list_committees",

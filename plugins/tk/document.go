@@ -139,6 +139,9 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	if rec.Version != nil && rec.Version.ExterneIdentifier != "" {
 		extra["externe_identifier"] = rec.Version.ExterneIdentifier
 	}
+	if c := counterparts(rec); len(c) > 0 {
+		extra["counterparts"] = c
+	}
 	if rec.ContentLength != nil {
 		extra["content_length"] = *rec.ContentLength
 	}
@@ -164,6 +167,23 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		Organization: firstNonEmpty(rec.Organisatie, Organization), URL: DocumentPageURL(rec.DocumentNummer), Format: "text",
 		Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Extra: map[string]map[string]any{ID: extra},
 	}, nil
+}
+
+// counterparts are the document on the other platforms that carry it, as
+// its metadata links them: its official publication on Officiële
+// Bekendmakingen (the current version's external identifier,
+// kst-36800-VII-14) and OpenTK's copy by document number.
+func counterparts(rec *record) []cite.Counterpart {
+	var out []cite.Counterpart
+	if rec.Version != nil {
+		if c, ok := cite.PublicationCounterpart(rec.Version.ExterneIdentifier); ok {
+			out = append(out, c)
+		}
+	}
+	if c, ok := cite.Parse(rec.DocumentNummer); ok && c.Kind == cite.TKDocument {
+		out = append(out, cite.Counterpart{Platform: "opentk", Tool: "opentk_get_document", ID: c.ID})
+	}
+	return out
 }
 
 // textKey names a document's text for the host: its file, and what else

@@ -89,6 +89,10 @@ func TestGetDocumentOfficialXML(t *testing.T) {
 		x["resource_url"] != base+"/Document("+kstID+")/resource" || x["officielebekendmakingen_url"] != tk.OBKBaseURL+"/kst-33328-AI.html" {
 		t.Errorf("extra = %v", x)
 	}
+	// The same document on Officiële Bekendmakingen and on OpenTK.
+	if got := fmt.Sprint(x["counterparts"]); got != "[map[id:kst-33328-AI platform:obk tool:obk_get_document] map[id:2023D52517 platform:opentk tool:opentk_get_document]]" {
+		t.Errorf("counterparts = %s", got)
+	}
 	reqs := h.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want metadata and XML", len(reqs))

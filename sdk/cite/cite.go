@@ -77,6 +77,51 @@ func (c Citation) Elsewhere(given string) error {
 	return fmt.Errorf("%s is not a citation this tool reads", given)
 }
 
+// Counterpart is the same document on another platform, as a result
+// names it (extra.<platform>.counterparts): the platform, the document
+// tool that reads it there and the id to pass. Where the data links
+// them, a Tweede Kamer document names its Officiële Bekendmakingen
+// publication and back, so an assistant neither searches again nor cites
+// one document as two sources.
+type Counterpart struct {
+	Platform string `json:"platform"`
+	Tool     string `json:"tool"`
+	ID       string `json:"id"`
+}
+
+// PublicationCounterpart is the Officiële Bekendmakingen publication of
+// an external identifier as the Tweede Kamer and OpenTK give it
+// (kst-36800-VII-14, h-tk-20242025-12-3), or false when it names none.
+func PublicationCounterpart(extID string) (Counterpart, bool) {
+	c, ok := Parse(extID)
+	if !ok || c.Kind != Publication || !c.AsID {
+		return Counterpart{}, false
+	}
+	return Counterpart{Platform: "obk", Tool: "obk_get_document", ID: c.ID}, true
+}
+
+// TKCounterpart is the Tweede Kamer's document for a publication id of
+// Officiële Bekendmakingen: a Kamerstuk with a numbered dossier item, as
+// a reference tk_get_document reads ("Kamerstukken 36800-VII, nr. 14"),
+// or false for any other publication.
+func TKCounterpart(pubID string) (Counterpart, bool) {
+	c, ok := Parse(pubID)
+	if !ok || c.Kamerstuk == nil {
+		return Counterpart{}, false
+	}
+	return Counterpart{Platform: "tk", Tool: "tk_get_document", ID: c.Kamerstuk.Reference()}, true
+}
+
+// Reference is the Kamerstuk as people cite it without chamber and
+// session year: "Kamerstukken 36800-VII, nr. 14". [Parse] reads it back.
+func (k Kamerstuk) Reference() string {
+	d := strconv.Itoa(k.Dossier)
+	if k.Toevoeging != "" {
+		d += "-" + k.Toevoeging
+	}
+	return "Kamerstukken " + d + ", nr. " + strconv.Itoa(k.Number)
+}
+
 // maxLen bounds what is read: the longest citation form, a Kamerstuk
 // reference, is some 60 bytes.
 const maxLen = 200

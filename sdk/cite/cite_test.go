@@ -117,3 +117,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestCounterparts(t *testing.T) {
+	if c, ok := PublicationCounterpart("kst-36800-VII-14"); !ok || c != (Counterpart{"obk", "obk_get_document", "kst-36800-VII-14"}) {
+		t.Errorf("publication: %+v %v", c, ok)
+	}
+	for _, no := range []string{"", "2025D05511", "Kamerstukken II 2025/26, 36800-VII, nr. 14", "ECLI:NL:HR:2024:1"} {
+		if c, ok := PublicationCounterpart(no); ok {
+			t.Errorf("PublicationCounterpart(%q) = %+v", no, c)
+		}
+	}
+	c, ok := TKCounterpart("kst-36800-VII-14")
+	if !ok || c != (Counterpart{"tk", "tk_get_document", "Kamerstukken 36800-VII, nr. 14"}) {
+		t.Fatalf("tk: %+v %v", c, ok)
+	}
+	// The reference reads back as the same Kamerstuk, not as an id (which
+	// tk_get_document would send to obk).
+	if back, ok := Parse(c.ID); !ok || back.AsID || back.ID != "kst-36800-VII-14" {
+		t.Errorf("Parse(%q) = %+v %v", c.ID, back, ok)
+	}
+	for _, no := range []string{"kst-33328-AI", "stcrt-2025-18220", "h-tk-20242025-12-3"} {
+		if c, ok := TKCounterpart(no); ok {
+			t.Errorf("TKCounterpart(%q) = %+v", no, c)
+		}
+	}
+}

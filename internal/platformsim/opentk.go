@@ -189,6 +189,13 @@ func (s *openTKSim) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeBody(w, http.StatusOK, "text/html; charset=utf-8", getdocHTML(nr, text))
+	case rest == "/document.html":
+		row := s.row(r.URL.Query().Get("nummer"))
+		if row == nil {
+			writeBody(w, http.StatusNotFound, "text/plain", []byte("Found nothing in document.html!!"))
+			return
+		}
+		writeBody(w, http.StatusOK, "text/html; charset=utf-8", documentPage(row))
 	case rest == "/verslag.html":
 		b, ok := s.verslag[r.URL.Query().Get("vergaderingid")]
 		if !ok {
@@ -203,6 +210,38 @@ func (s *openTKSim) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		writeBody(w, http.StatusNotFound, "text/plain", []byte("Found nothing!!"))
 	}
+}
+
+// row is the Document row of a number, or nil.
+func (s *openTKSim) row(nr string) *openTKRow {
+	for _, r := range s.rows {
+		if r.nr == nr && r.cat == "Document" {
+			return r
+		}
+	}
+	return nil
+}
+
+// documentPage is a document's page as tkconv renders it
+// (partials/getorig.html in base.html): the subject in <title> and <h2>,
+// the title in <h4>, the kind in <p><em>, number and date, and the
+// official publication's link when the row names one.
+func documentPage(r *openTKRow) []byte {
+	str := func(k string) string { v, _ := r.raw[k].(string); return html.EscapeString(v) }
+	date := str("datum")
+	if len(date) > 10 {
+		date = date[:10]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html>\n<head>\n<title>%s</title>\n<meta charset=\"utf-8\">\n</head>\n<body>\n<main class=\"container\">\n", str("onderwerp"))
+	fmt.Fprintf(&b, "<hblock>\n  <h2>%s</h2>\n  <h4>%s</h4>\n  <p><em>%s</em>\n  </p>\n</hblock>\n", str("onderwerp"), str("titel"), str("soort"))
+	fmt.Fprintf(&b, "<p>Nummer: <b>%s</b>, datum: <b>%s</b>, bijgewerkt: <b>%s</b>, versie: 1\n</p>\n", html.EscapeString(r.nr), date, str("bijgewerkt"))
+	b.WriteString("<p>\n  <a href=\"getraw/" + html.EscapeString(r.nr) + "\">Directe link naar document</a>")
+	if ext := str("externeidentifier"); ext != "" {
+		fmt.Fprintf(&b, ", <a href=\"https://zoek.officielebekendmakingen.nl/%s.html\">officiële HTML versie</a>  (%s)", ext, ext)
+	}
+	b.WriteString(".\n</p>\n</main>\n</body>\n</html>\n")
+	return []byte(b.String())
 }
 
 // getdocHTML renders text the way OpenTK's getdoc renders a PDF

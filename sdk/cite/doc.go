@@ -12,5 +12,11 @@
 // that connector. It knows no connector's own id forms (an
 // OpenBesluitvorming entity id is not a citation) and makes no requests.
 //
+// It also says, from the same forms, where a document has a copy a result
+// can name (Counterpart): a Tweede Kamer document's official publication
+// by the external identifier the platform gives, and a numbered
+// Kamerstuk's Tweede Kamer document by the reference tk_get_document
+// reads.
+//
 // Standard library only, like the rest of the sdk.
 package cite

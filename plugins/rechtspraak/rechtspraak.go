@@ -289,7 +289,7 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 	if len(noID) > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("Entries without an id (ECLI) are left out: entry %s.", strings.Join(noID, ", ")))
 	}
-	out.Notes = append(out.Notes, "Matched on metadata filters only: Rechtspraak open data has no free-text search. Ordered by last modification of the record, not by decision date.")
+	out.Notes = append(out.Notes, "Matched on metadata filters only: Rechtspraak open data has no free-text search. Ordered by last modification of the record, not by decision date (sort=decision_desc gives the newest decisions first).")
 	return out, nil
 }
 

@@ -11,7 +11,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/platformsim"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 // research is one task's session: the calls it made and the bytes of
@@ -275,8 +279,10 @@ func researchTasksAfterMerge() []researchTask {
 			name: "woningbouw across all platforms",
 			// Item 3: besluitbron_search groups copies of one document:
 			// result_count and document_count (fewer documents than
-			// results), and a result with also_on for each other copy.
-			// The Soest raadsvoorstel (obv, ori, openarchivaris) and
+			// results), and a result with also_on for each other copy; of
+			// every document the simulator has on several platforms
+			// (platformsim.Sim.Copies) at most one copy is a result. The
+			// Soest raadsvoorstel (obv, ori, openarchivaris) and
 			// kst-36800-VII-14 (tk, opentk, obk) are each one result
 			// with two copies in also_on; no copy is a result of its own.
 			expects: "result_count > document_count; each of the two documents once, with its 2 other copies in also_on",
@@ -357,6 +363,25 @@ func taskGrouping(r *research) string {
 		t.Errorf("result_count %v, document_count %v: want fewer documents than results", results, documents)
 	}
 	items := resultItems(a.json)
+	// No two results of one document: of every document the simulator
+	// has on several platforms, at most one copy is a result.
+	sim, err := platformsim.New(platformsim.Options{DataDir: filepath.Join(wasmbuild.Root(), "testdata"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := sim.Copies()
+	sim.Close()
+	for _, g := range copies {
+		var of []string
+		for _, it := range items {
+			if slices.ContainsFunc(g, func(c platformsim.Copy) bool { return c.Platform == str(it["platform"]) && c.ID == str(it["id"]) }) {
+				of = append(of, str(it["platform"])+" "+str(it["id"]))
+			}
+		}
+		if len(of) > 1 {
+			t.Errorf("%q is %d results: %v", g[0].Title, len(of), of)
+		}
+	}
 	for name, set := range copySets {
 		var holders []map[string]any
 		for _, it := range items {

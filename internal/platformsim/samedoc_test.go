@@ -207,7 +207,7 @@ func TestMotionsMeetTheirMeetings(t *testing.T) {
 // FindAt finds the document.
 func TestFindPhraseInLongTexts(t *testing.T) {
 	for _, d := range longDocs {
-		if d.Size == "huge" && testing.Short() {
+		if d.Size == "huge" && (testing.Short() || raceEnabled) {
 			continue
 		}
 		text := d.text().plain()

@@ -89,8 +89,11 @@ func TestOneDocumentOneDescription(t *testing.T) {
 // Activiteit set lists too has the same date there. An OpenBesluitvorming
 // motion names its meeting, which the Sim has, on the motion's date. The
 // demo's motions have votes: at least three TK motions have a decision
-// with every fractie's vote. It failed on issue 28's demo, where the Soest
-// motion of 12 December 2024 named the meeting of 7 November.
+// with every fractie's vote, and a case starts with its first document. It
+// failed on issue 28's demo, where the Soest motion of 12 December 2024
+// named the meeting of 7 November, and the Klimaat- en Energienota of 28
+// October had been debated on 15 October, and an amendment of 4 March
+// amended a bill whose case started on 24 June.
 func TestMotionsMeetTheirMeetings(t *testing.T) {
 	sim, _, _ := start(t, nil)
 	tkS := sim.backends["tk"].(*tkSim)
@@ -170,6 +173,30 @@ func TestMotionsMeetTheirMeetings(t *testing.T) {
 		}
 	}
 	t.Logf("tk: %d motions and amendments with their cases, %d with a vote", motions, voted)
+	// A case starts with its first document: a letter debated at a
+	// meeting is dated before the motions submitted there (the
+	// Klimaat- en Energienota was dated two weeks after its debate).
+	first := map[string]string{}
+	for _, e := range tkS.sets["Document"] {
+		zaken, _ := e["Zaak"].([]any)
+		for _, z := range zaken {
+			zm, _ := z.(map[string]any)
+			zn, _ := zm["Nummer"].(string)
+			if d := tkDate(e["Datum"]); first[zn] == "" || d < first[zn] {
+				first[zn] = d
+			}
+		}
+	}
+	for _, z := range tkS.sets["Zaak"] {
+		nr, _ := z["Nummer"].(string)
+		soort, _ := z["Soort"].(string)
+		d, ok := first[nr]
+		// A bill's case starts with the bill, which the Sim need not
+		// have: its amendments come later.
+		if started := tkDate(z["GestartOp"]); ok && (started > d || soort != "Wetgeving" && started != d) {
+			t.Errorf("%s case %s started on %s; its first document is of %s", soort, nr, started, d)
+		}
+	}
 	if voted < 3 {
 		t.Errorf("%d TK motions have votes; the demo shows at least 3", voted)
 	}

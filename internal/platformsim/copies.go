@@ -19,9 +19,10 @@ type Copy struct {
 // Copies lists the documents the Sim has on more than one platform, each
 // as its copies, found by the keys cross-platform grouping uses (issue
 // 28): a council document's source URL (obv's downloadUrl, ORI's
-// original_url, Open Archivaris' url), a TK document number (tk, opentk)
-// and a Kamerstuk's dossier and number (tk's Kamerstukdossier and
-// Volgnummer, obk's kst-<dossier>-<number>). A search that groups copies
+// original_url, Open Archivaris' url), a TK document number (tk, opentk),
+// a Kamerstuk's dossier and number (tk's Kamerstukdossier and Volgnummer,
+// obk's kst-<dossier>-<number>) and a publication id (tk's
+// ExterneIdentifier, obk's id: kst-…, ah-tk-…). A search that groups copies
 // returns at most one result of each.
 func (s *Sim) Copies() [][]Copy {
 	var out [][]Copy
@@ -41,7 +42,7 @@ func (s *Sim) Copies() [][]Copy {
 // platforms (issue 28: the source document's URL for council platforms,
 // the TK document number, the kamerstuk "dossier-number", an ECLI).
 type copyRecord struct {
-	platform, id, title, date string
+	platform, id, title, date string // title "" when the record has none to compare
 	number                    string // tk's DocumentNummer (id is its GUID, as tk_search gives it)
 	context                   string // tk's Titel, OpenTK's titel: the dossier the connectors show beside the title
 	keys                      []string
@@ -105,6 +106,13 @@ func copyRecords(s *Sim) []copyRecord {
 		titel, _ := e["Titel"].(string)
 		guid, _ := e["Id"].(string)
 		c := copyRecord{platform: "tk", id: guid, number: nr, title: onderwerp, context: titel, date: tkDate(e["Datum"]), keys: []string{"tknr:" + nr}}
+		// The current version's ExterneIdentifier names the document's
+		// publication on officielebekendmakingen.nl (obk's id).
+		if v, ok := e["HuidigeDocumentVersie"].(map[string]any); ok {
+			if ext, _ := v["ExterneIdentifier"].(string); ext != "" {
+				c.keys = append(c.keys, "pub:"+strings.ToLower(ext))
+			}
+		}
 		if ks, ok := e["Kamerstukdossier"].([]any); ok && len(ks) == 1 && e["Volgnummer"] != nil {
 			k, _ := ks[0].(map[string]any)
 			addition, _ := k["Toevoeging"].(string)
@@ -121,15 +129,26 @@ func copyRecords(s *Sim) []copyRecord {
 		out = append(out, copyRecord{platform: "opentk", id: r.nr, title: onderwerp, context: titel, date: sdk.ISODate(r.date), keys: []string{"tknr:" + r.nr}})
 	}
 	for _, r := range s.backends["obk"].(*obkSim).records {
-		if !strings.HasPrefix(r.Identifier, "kst-") || r.Dossiernummer == "" || r.Ondernummer == "" {
+		pub := strings.HasPrefix(r.Identifier, "ah-") || strings.HasPrefix(r.Identifier, "h-")
+		kst := strings.HasPrefix(r.Identifier, "kst-") && r.Dossiernummer != "" && r.Ondernummer != ""
+		if !pub && !kst {
 			continue
 		}
 		// A Kamerstuk's title reads "dossier; soort; stuk": the stuk is
-		// what TK calls its Onderwerp, the dossier its Titel.
-		parts := strings.Split(r.Title, "; ")
-		dossier, addition, _ := strings.Cut(r.Dossiernummer, "-")
-		out = append(out, copyRecord{platform: "obk", id: r.Identifier, title: parts[len(parts)-1], context: parts[0], date: sdk.ISODate(r.Date),
-			keys: []string{kamerstukKey(dossier, addition, r.Ondernummer)}})
+		// what TK calls its Onderwerp, the dossier its Titel. A title of
+		// dossier and soort alone ("…; Verslag van een schriftelijk
+		// overleg", as the recorded kst-33328-AI) has no stuk to compare.
+		c := copyRecord{platform: "obk", id: r.Identifier, title: r.Title, date: sdk.ISODate(r.Date), keys: []string{"pub:" + strings.ToLower(r.Identifier)}}
+		if kst {
+			parts := strings.Split(r.Title, "; ")
+			dossier, addition, _ := strings.Cut(r.Dossiernummer, "-")
+			c.title, c.context = "", parts[0]
+			if len(parts) >= 3 {
+				c.title = parts[len(parts)-1]
+			}
+			c.keys = append(c.keys, kamerstukKey(dossier, addition, r.Ondernummer))
+		}
+		out = append(out, c)
 	}
 	return out
 }

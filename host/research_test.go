@@ -282,10 +282,10 @@ func researchTasksAfterMerge() []researchTask {
 			// results), and a result with also_on for each other copy; of
 			// every document the simulator has on several platforms
 			// (platformsim.Sim.Copies) at most one copy is a result. The
-			// Soest raadsvoorstel (obv, ori, openarchivaris) and
-			// kst-36800-VII-14 (tk, opentk, obk) are each one result
-			// with two copies in also_on; no copy is a result of its own.
-			expects: "result_count > document_count; each of the two documents once, with its 2 other copies in also_on",
+			// Soest raadsvoorstel (obv, ori, openarchivaris), the Kamer
+			// answer and kst-36800-VII-14 (tk, opentk, obk) are each one
+			// result with two copies in also_on.
+			expects: "result_count > document_count; each of the three documents once, with its 2 other copies in also_on",
 			run:     taskGrouping,
 		},
 		{
@@ -340,10 +340,14 @@ func taskFind(r *research) string {
 	return fmt.Sprintf("page %v of %d in 1 call, %d bytes after the first read", pages, platformsim.FindJudgementPages, findBytes)
 }
 
-// copySets are the documents the simulator has on three platforms each.
+// copySets are woningbouw documents the simulator has on three platforms
+// each.
 var copySets = map[string][][2]string{
 	"Soest raadsvoorstel woningbouw": {
 		{"obv", "document:notubiz:gemeente:soest:12346"}, {"ori", "7001400"}, {"openarchivaris", "d-2024-soest-000140"},
+	},
+	"Kamer answer ah-tk-20242025-1888": {
+		{"tk", "2b4c6d8e-0a1b-4c2d-9e3f-4a5b6c7d8e06"}, {"opentk", "2025D14101"}, {"obk", "ah-tk-20242025-1888"},
 	},
 	"kst-36800-VII-14": {
 		{"tk", "2b4c6d8e-0a1b-4c2d-9e3f-4a5b6c7d8e13"}, {"opentk", "2025D41414"}, {"obk", "kst-36800-VII-14"},

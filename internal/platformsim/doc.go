@@ -27,6 +27,14 @@
 // points a BesluitBron config at a Sim on any address (`make demo
 // SIM_ADDR=…`).
 //
+// A document the Sim has on several platforms is described alike on each,
+// as on the platforms: one title, date and source document URL for a
+// council document on obv, ori and openarchivaris, one Onderwerp, Titel
+// and date for a TK document on tk and opentk, the Kamerstuk's number on
+// tk and obk (kst-36800-VII-14 is on all three); a motion is dated the day
+// of the meeting it names, and the TK motions have votes. The demo's
+// cross-search for woningbouw meets such copies.
+//
 //	sim, err := platformsim.New(platformsim.Options{DataDir: "testdata"})
 //	srv := httptest.NewServer(sim.Handler())
 //	defer srv.Close()
@@ -51,8 +59,11 @@
 // an entity's markdownText; openarchivaris: a document's text), so a
 // connector's get_document reads them page by page. Their Dutch text is
 // deterministic, generated on first request and kept for the process (no
-// multi-megabyte files in the repository); it opens with a StartPhrase and
-// ends with an EndPhrase found nowhere else. They are found by id; no
+// multi-megabyte files in the repository); it opens with a StartPhrase,
+// ends with an EndPhrase found nowhere else, and holds [FindPhrase] once,
+// about 70 % through ([FindAt]; the judgement [FindJudgement] has it on
+// page [FindJudgementPage] of rechtspraak_get_document), the passage a
+// find looks for. They are found by id; no
 // search indexes their text. tk's Document set, obk's SRU records (by
 // metadata) and Rechtspraak's ECLI index list them; the other platforms'
 // searches do not.

@@ -50,11 +50,48 @@ type LongDocument struct {
 	// ë, ï, ü and ó, so a reader can check that it reached the last page
 	// and that the characters survived.
 	StartPhrase, EndPhrase string
+	// FindSentence is the one sentence of the text that holds FindPhrase,
+	// unique per document (it names the document's tag); it ends the
+	// first paragraph past FindShare of the text.
+	FindSentence string
 	// TextBytes is the size of the generated text (paragraphs, chapter
 	// headings and the title): at least this many bytes, ending at the
 	// first paragraph boundary past it. What a connector extracts differs
 	// by a little (page markers, markdown headings, wrapping).
 	TextBytes int
+}
+
+// FindPhrase is a passage a reader looks for in a long document ("quote
+// the decision of this judgement", issue 28): every long document holds
+// it once, in its FindSentence, about FindShare of the way through, and
+// nowhere else does the simulator's text have it. A find for it in a
+// document's kept text must name the page it is on.
+const FindPhrase = "binnen zes weken een nieuw besluit"
+
+// FindShare is how far through a long document's text FindSentence is
+// put: far enough from both ends that neither the first page nor the last
+// shows it.
+const FindShare = 0.7
+
+// FindJudgement is the long judgement a research task searches, and
+// FindJudgementPage the page of rechtspraak_get_document (pages of
+// sdk.TextPageSize bytes of the extracted text) that holds FindPhrase,
+// of FindJudgementPages pages; TestFindPhraseInTheJudgement checks both
+// through the connector.
+const (
+	FindJudgement      = "ECLI:NL:RBDHA:2024:19901"
+	FindJudgementPage  = 47
+	FindJudgementPages = 67
+)
+
+// FindAt returns the long document with this platform and id (an ECLI or
+// GUID in any case), whose FindSentence holds FindPhrase; ok is false for
+// any other document.
+func FindAt(platform, id string) (d LongDocument, ok bool) {
+	if ld := longDocFor(platform, id); ld != nil {
+		return ld.LongDocument, true
+	}
+	return LongDocument{}, false
 }
 
 // Sizes of the generated texts.
@@ -143,6 +180,7 @@ func init() {
 		}
 		d.StartPhrase = "Aanvang [" + tag + "]: een reëel begin, geïnformeerd vóór de reünie in één café."
 		d.EndPhrase = "Slotbepaling [" + tag + "]: einde, één café later; naïef, reëel, vóór de reünie."
+		d.FindSentence = "Het bestuursorgaan neemt " + FindPhrase + " [" + tag + "], met inachtneming van wat hiervoor is overwogen."
 		d.TextBytes = longTextBytes
 		if d.Size == "huge" {
 			d.TextBytes = hugeTextBytes
@@ -209,7 +247,7 @@ func (d *longDoc) bytes() []byte {
 		case "rechtspraak":
 			d.body = uitspraakXML(d, t)
 		case "opentk":
-			d.body = getdocHTML(d.ID, t.pagesText(4000))
+			d.body = getdocHTML(d.Title, t.pagesText(4000))
 		case "obv":
 			d.body = obvEntityJSON(d, t)
 		case "openarchivaris":
@@ -291,6 +329,15 @@ func (d *longDoc) text() *longText {
 		}
 	}
 	t.blocks = append(t.blocks, longBlock{text: closing}, longBlock{text: d.EndPhrase})
+	// The find sentence ends the first paragraph that reaches FindShare
+	// of the text, so that paragraph numbering stays as it was.
+	at := 0
+	for i, bl := range t.blocks {
+		if at += len(bl.String()) + 2; float64(at) >= FindShare*float64(size) && bl.nr != "" && !bl.heading {
+			t.blocks[i].text += " " + d.FindSentence
+			break
+		}
+	}
 	return t
 }
 

@@ -249,10 +249,14 @@ func generatedAanhangsel(r *obkRecord) []byte {
 }
 
 // spacedDossier writes a dossier number as Kamerstukken print it: 32813 →
-// "32 813".
+// "32 813", 36800-VII → "36 800 VII".
 func spacedDossier(nr string) string {
+	nr, suffix, _ := strings.Cut(nr, "-")
 	if len(nr) == 5 {
-		return nr[:2] + " " + nr[2:]
+		nr = nr[:2] + " " + nr[2:]
+	}
+	if suffix != "" {
+		nr += " " + suffix
 	}
 	return nr
 }

@@ -19,6 +19,7 @@ type openTKSim struct {
 	now     func() time.Time
 	rows    []*openTKRow
 	docs    map[string]string // nummer → text (pages split by \f)
+	titles  map[string]string // nummer → the row's onderwerp, the getdoc page's title
 	pages   map[string][]byte // recorded HTML pages by path
 	getdoc  map[string][]byte // recorded getdoc HTML by nummer
 	verslag map[string][]byte // recorded verslag HTML by meeting id
@@ -38,7 +39,7 @@ type openTKRow struct {
 const openTKMaxRows = 280
 
 func newOpenTK(d dataDir, now func() time.Time) (backend, error) {
-	s := &openTKSim{now: now, docs: map[string]string{}, pages: map[string][]byte{}, getdoc: map[string][]byte{}, verslag: map[string][]byte{}}
+	s := &openTKSim{now: now, docs: map[string]string{}, titles: map[string]string{}, pages: map[string][]byte{}, getdoc: map[string][]byte{}, verslag: map[string][]byte{}}
 	seen := map[string]bool{}
 	for _, f := range []string{"sim/rows.json", "opentk-search-mixed.json", "opentk-search.json"} {
 		var rs struct {
@@ -60,6 +61,9 @@ func newOpenTK(d dataDir, now func() time.Time) (backend, error) {
 			row := &openTKRow{raw: r, nr: nr, cat: cat}
 			row.date, _ = r["datum"].(string)
 			row.soort, _ = r["soort"].(string)
+			if t, _ := r["onderwerp"].(string); t != "" {
+				s.titles[nr] = t
+			}
 			s.rows = append(s.rows, row)
 		}
 	}
@@ -79,10 +83,14 @@ func newOpenTK(d dataDir, now func() time.Time) (backend, error) {
 			return nil, err
 		}
 		nr := strings.TrimSuffix(strings.TrimPrefix(baseName(f), "opentk-getdoc-"), ".html")
-		s.getdoc[nr] = b
-		if s.docs[nr] == "" {
-			s.docs[nr] = htmlToText(string(b))
+		if s.docs[nr] != "" {
+			// sim/docs.json has this document's text, matching its row
+			// and tk's record of it; the recorded page (a contract case,
+			// "Motie van het lid X") would contradict both in the demo.
+			continue
 		}
+		s.getdoc[nr] = b
+		s.docs[nr] = htmlToText(string(b))
 	}
 	// A Document row whose text is not recorded gets one made from the
 	// row (its subject, dossier title, kind and date): on OpenTK every
@@ -188,7 +196,7 @@ func (s *openTKSim) serve(w http.ResponseWriter, r *http.Request) {
 			writeBody(w, http.StatusNotFound, "text/plain", []byte("Found nothing!!"))
 			return
 		}
-		writeBody(w, http.StatusOK, "text/html; charset=utf-8", getdocHTML(nr, text))
+		writeBody(w, http.StatusOK, "text/html; charset=utf-8", getdocHTML(firstNonEmptyStr(s.titles[nr], nr), text))
 	case rest == "/document.html":
 		row := s.row(r.URL.Query().Get("nummer"))
 		if row == nil {
@@ -245,10 +253,12 @@ func documentPage(r *openTKRow) []byte {
 }
 
 // getdocHTML renders text the way OpenTK's getdoc renders a PDF
-// (pdftohtml): one positioned div per page, one paragraph per line.
-func getdocHTML(nr, text string) []byte {
+// (pdftohtml): the PDF's title (a TK PDF's is its onderwerp, as in the
+// recorded getdoc page) as the page's, one positioned div per page, one
+// paragraph per line.
+func getdocHTML(title, text string) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"\" xml:lang=\"\">\n<head>\n<title>%s</title>\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=UTF-8\"/>\n</head>\n<body bgcolor=\"#A0A0A0\" vlink=\"blue\" link=\"blue\">\n", html.EscapeString(nr))
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"\" xml:lang=\"\">\n<head>\n<title>%s</title>\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=UTF-8\"/>\n</head>\n<body bgcolor=\"#A0A0A0\" vlink=\"blue\" link=\"blue\">\n", html.EscapeString(title))
 	for i, page := range strings.Split(text, "\f") {
 		if i > 0 {
 			b.WriteString("<hr/>\n")

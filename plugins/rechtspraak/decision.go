@@ -37,6 +37,11 @@ const (
 
 const isoDay = "2006-01-02"
 
+// earliestDecision is where a walk without date_from stops: Rechtspraak's
+// open data holds nothing older, and a window growing past it would ask
+// the index for dates it refuses (years before 1, or negative).
+var earliestDecision = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // searchByDecision answers a search with sort=decision_desc (see above).
 // Without dates, the newest modification of a matching record bounds the
 // walk from above (no decision is modified before it is made): one probe
@@ -63,7 +68,7 @@ func searchByDecision(ctx context.Context, h connector.Host, a SearchArgs) (any,
 		}
 	}
 	hi, _ := time.Parse(isoDay, hiDay)
-	var lo time.Time
+	lo := earliestDecision
 	if loDay != "" {
 		lo, _ = time.Parse(isoDay, loDay)
 	}
@@ -81,7 +86,7 @@ func searchByDecision(ctx context.Context, h connector.Host, a SearchArgs) (any,
 	knownCount := 0
 	for requests < maxWindowRequests {
 		from := hi.AddDate(0, 0, 1-days)
-		if loDay != "" && from.Before(lo) {
+		if from.Before(lo) {
 			from = lo
 		}
 		w := a
@@ -114,7 +119,7 @@ func searchByDecision(ctx context.Context, h connector.Host, a SearchArgs) (any,
 			}
 		}
 		covered = w.DateFrom
-		if loDay != "" && !from.After(lo) {
+		if !from.After(lo) {
 			reachedEnd = true
 			break
 		}

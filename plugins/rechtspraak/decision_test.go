@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -221,5 +222,31 @@ func TestSearchSubjectLabels(t *testing.T) {
 	res = sdktest.Call(t, rechtspraak.Plugin(), h, "search", `{"subject":"Civil law"}`)
 	if want := `argument "subject": "Civil law" is not a value it accepts; closest accepted: "Civiel recht"`; !res.IsError || !strings.HasPrefix(res.Text, want) || !strings.Contains(res.Text, "rechtspraak_list_subjects") {
 		t.Errorf("unknown: %s\nwant it to start %s", res.Text, want)
+	}
+}
+
+// TestSearchByDecisionDateStopsAtTheEarliest: when few decisions match,
+// the empty windows grow eightfold each time; the walk stops at 1900,
+// where the open data begins, instead of asking the index for dates
+// before it (the simulator was asked for "-0508-07-01" and refused it),
+// and says it read every matching decision.
+func TestSearchByDecisionDateStopsAtTheEarliest(t *testing.T) {
+	idx := newFakeIndex(3, 11)
+	var sr sdk.SearchResult
+	sdktest.Decode(t, sdktest.Call(t, rechtspraak.Plugin(), idx, "search", `{"sort":"decision_desc","limit":20}`), &sr)
+	iso := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	for _, r := range idx.requests {
+		u, _ := url.Parse(r)
+		for _, d := range u.Query()["date"] {
+			if !iso.MatchString(d) || d < "1900-01-01" {
+				t.Errorf("request %s asks for date %q", r, d)
+			}
+		}
+	}
+	if len(sr.Results) != 3 || sr.HasMore {
+		t.Errorf("%d results, has_more %v; want the 3 decisions and no more", len(sr.Results), sr.HasMore)
+	}
+	if len(sr.Notes) == 0 || !strings.Contains(sr.Notes[0], "all matching decisions of 1900-01-01") {
+		t.Errorf("notes %q", sr.Notes)
 	}
 }

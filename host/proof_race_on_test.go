@@ -48,6 +48,12 @@ package host_test
 //     (TestHammer) and admission (TestHammer), the scheduler in sched
 //     (TestHammer, TestWait*).
 //
+//   - the sha256 pin against a planted record or an edited manifest
+//     (pin_record_test.go): each start compiles obv into a compilation
+//     cache of its own (its records are the test's), 40-50 s a start
+//     under the detector, to check a digest computed once at start; the
+//     record's loading is raced in host/internal/runtime/wasmrt.
+//
 // The page, status and browser tests skip on raceEnabled
 // (race_on_test.go), the process-vs-wasm comparison on raceDetector
 // (runtime_race_test.go).

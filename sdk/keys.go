@@ -57,19 +57,20 @@ const maxSourceURL = 1000
 // in lower case without "www." and a default port, no fragment, no
 // trailing slash, the query's parameters sorted and escapes written one
 // way. The path keeps its case (servers tell paths apart by case). It
-// returns "" for anything but an absolute http(s) URL with a real host
-// (a platform's placeholder "https://..." is none).
+// returns "" for anything but an absolute http(s) URL with a real host,
+// and for a URL with "..." in it: a platform's placeholder ("https://...",
+// "?id=...") is no document's address.
 func SourceURLKey(raw string) string {
 	raw = strings.TrimSpace(raw)
-	if raw == "" || len(raw) > maxSourceURL {
+	if raw == "" || len(raw) > maxSourceURL || strings.Contains(raw, "...") {
 		return ""
 	}
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Opaque != "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" {
 		return ""
 	}
 	host := strings.ToLower(u.Hostname())
-	if host == "" || strings.Contains(host, "..") || strings.Trim(host, ".") == "" || !strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyz0123456789") {
+	if host == "" || strings.Contains(host, "..") || !strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyz0123456789") {
 		return ""
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "www."), ".")

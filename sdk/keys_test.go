@@ -19,6 +19,7 @@ func TestKeysSpellOneDocumentOneWay(t *testing.T) {
 		{SourceURLKey, "https://www.Notubiz.nl/doc/Soest/12345/", "https://notubiz.nl/doc/Soest/12345"},
 		{SourceURLKey, "https://notubiz.nl:8443/doc/a%20b", "https://notubiz.nl:8443/doc/a%20b"},
 		{SourceURLKey, "https://...", ""},
+		{SourceURLKey, "https://api1.ibabs.eu/publicdownload.aspx?site=rotterdam&id=...", ""},
 		{SourceURLKey, "/api/documents/12", ""},
 		{SourceURLKey, "ftp://example.org/x", ""},
 		{SourceURLKey, "", ""},

@@ -139,6 +139,7 @@ func item(r record) sdk.Item {
 	it := sdk.Item{
 		ID: r.ID, Type: "document", Title: r.Title, Date: r.Date, Organization: r.Organization,
 		Snippet: strings.Join(strings.Fields(sdk.StripTags(r.Snippet)), " "), URL: citeURL(r),
+		Keys: sdk.DocKeys{SourceURL: r.URL}.Map(),
 	}
 	if it.Title == "" {
 		it.Title = "Document " + r.ID

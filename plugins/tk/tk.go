@@ -325,6 +325,7 @@ func item(base, entity string, r *record) sdk.Item {
 		it.URL = DocumentPageURL(r.DocumentNummer)
 		extra["resource_url"] = ResourceURL(base, r.ID)
 		set("document_nummer", r.DocumentNummer)
+		it.Keys = sdk.DocKeys{TKDocument: r.DocumentNummer}.Map()
 		set("votes", VotesHint(r.Soort, r.DocumentNummer, false))
 		set("content_type", r.ContentType)
 		if r.ContentLength != nil {

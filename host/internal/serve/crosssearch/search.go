@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
 
 // ToolName is the tool's name on the unified address.
@@ -55,7 +56,8 @@ type Options struct {
 // Searcher runs besluitbron_search.
 type Searcher struct {
 	o     Options
-	ids   []string // searchable platforms (those with a search profile and its tool)
+	ids   []string            // searchable platforms (those with a search profile and its tool)
+	keys  map[string][]string // the document key kinds each platform declares
 	tr    map[string]translator
 	known map[string]bool
 	title map[string]string
@@ -78,13 +80,14 @@ func New(o Options) *Searcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Searcher{o: o, tr: map[string]translator{}, known: map[string]bool{}, title: map[string]string{}}
+	s := &Searcher{o: o, tr: map[string]translator{}, known: map[string]bool{}, title: map[string]string{}, keys: map[string][]string{}}
 	for _, p := range o.Platforms {
 		s.title[p.ID] = p.Title
 		if p.Profile != nil && has(p.Tools, p.Profile.Tool) {
 			s.tr[p.ID] = fromProfile(p.ID, p.Profile)
 			s.ids = append(s.ids, p.ID)
 			s.known[p.ID] = true
+			s.keys[p.ID] = p.Profile.Keys
 		}
 	}
 	return s
@@ -258,6 +261,14 @@ wait:
 			Error: fmt.Sprintf("no answer within the overall deadline of %s", overall)}
 	}
 	res.Sections = out
+	keys := make([][]map[string]string, len(out))
+	for i := range out {
+		keys[i] = out[i].keys
+	}
+	res.ResultCount, res.DocumentCount = groupSections(res.Sections, keys, s.keys)
+	if res.ResultCount == 0 {
+		res.Hint = querylang.Hint(a.Query)
+	}
 	var sum callinfo.Summary
 	fetched := false
 	for _, sec := range out {
@@ -393,8 +404,10 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 	}
 	sec.Total, sec.Approx, sec.HasMore = sr.Total, sr.TotalIsApproximate, sr.HasMore
 	sec.Results = []Item{}
+	sec.keys = make([]map[string]string, 0, len(sr.Results))
 	for _, it := range sr.Results {
 		sec.Results = append(sec.Results, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
+		sec.keys = append(sec.keys, it.Keys)
 	}
 	// The connector's caveats, then the host's (a stale answer's age).
 	notes = append(notes, sr.Notes...)

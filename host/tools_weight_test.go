@@ -28,8 +28,9 @@ import (
 // assistant that connects carries it in its context for the whole
 // conversation (issue 17: it was ~42 KB, about 10k tokens). Issue 28 added
 // tk_get_votes (~720 bytes; the list stood ~290 bytes under 28 KiB, less
-// than any tool weighs), hence 29 KiB.
-const toolsListBudget = 29 * 1024
+// than any tool weighs), hence 29 KiB; besluitbron_search's sentence on
+// one document once (also_on, result_count, document_count) added 214.
+const toolsListBudget = 29*1024 + 214
 
 // weightConnectors are the seven platform connectors a default install
 // serves on the unified address.

@@ -135,6 +135,7 @@ func (s *Searcher) Tool() *mcp.Tool {
 		d += " Limits: " + strings.Join(caveats, "; ") + "."
 	}
 	d += " Results carry id, title, date, organisation, snippet and url; read a text with <platform>_get_document and the id, and page further with <platform>_search and the arguments given in each section."
+	d += " One document on several platforms (same source file, document number, Kamerstuk, ECLI or publication id) is listed once, its other copies in also_on (platform, id, url); result_count and document_count count both."
 	d += "\n\nCost: " + CostNote
 	return &mcp.Tool{
 		Name:        ToolName,

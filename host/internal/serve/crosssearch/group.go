@@ -69,7 +69,7 @@ func Group(rs []Keyed, declared func(i int) []string) Grouping {
 		return i
 	}
 	by := make([]string, n)
-	owner := map[[2]string]int{}
+	owner := make(map[[2]string]int, n)
 	kinds := connector.KeyKinds()
 	for i, r := range rs {
 		if len(r.Keys) == 0 {
@@ -102,7 +102,7 @@ func Group(rs []Keyed, declared func(i int) []string) Grouping {
 	}
 	// The result shown is the group's first with a link, else its first.
 	shown := make([]int, n)
-	pick := map[int]int{}
+	pick := make(map[int]int, n)
 	for i := range rs {
 		root := find(i)
 		p, ok := pick[root]

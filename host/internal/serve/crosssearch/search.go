@@ -404,16 +404,23 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		return finish(StatusError, "the connector's answer is not a search result: "+err.Error())
 	}
 	sec.Total, sec.Approx, sec.HasMore = sr.Total, sr.TotalIsApproximate, sr.HasMore
-	sec.Results = []Item{}
-	sec.keys = make([]map[string]string, 0, len(sr.Results))
-	for _, it := range sr.Results {
-		sec.Results = append(sec.Results, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
-		sec.keys = append(sec.keys, it.Keys)
-	}
+	sec.Results, sec.keys = items(sr.Results)
 	// The connector's caveats, then the host's (a stale answer's age).
 	notes = append(notes, sr.Notes...)
 	notes = append(notes, r.Summary.Notes...)
 	return finish(StatusOK, "")
+}
+
+// items are a connector's results as a section shows them, and their
+// document keys apart (grouping reads them; the answer does not show them).
+func items(rs []connector.Item) ([]Item, []map[string]string) {
+	out := make([]Item, 0, len(rs))
+	keys := make([]map[string]string, 0, len(rs))
+	for _, it := range rs {
+		out = append(out, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
+		keys = append(keys, it.Keys)
+	}
+	return out, keys
 }
 
 // IDs lists the platforms the search can use, in order.

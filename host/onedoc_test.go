@@ -1,0 +1,209 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
+)
+
+// One document on several platforms, as each platform's documented API
+// answers it (../shared/platforms/upstreams.md): the council of Soest's
+// raadsvoorstel is harvested by OpenBesluitvorming (§2: downloadUrl), ORI
+// (§1: original_url) and Open Archivaris (§7, its assumed shape: url),
+// each spelling the iBabs address its own way; a Tweede Kamer answer is on
+// the Kamer's OData API (§3: DocumentNummer) and on OpenTK (§4: nummer).
+// OpenBesluitvorming also has a file of its own. These are fakes written
+// here from the documentation, not the simulator: acceptance is checked
+// against independent fakes.
+const (
+	oneDocIBabs = "https://api1.ibabs.eu/publicdownload.aspx?site=soest&id=7"
+	oneDocTK    = "2025D05511"
+)
+
+// oneDocPlatforms serves the five platforms' searches on one server, by
+// path; a request that asks for "nitrogen" finds nothing anywhere.
+func oneDocPlatforms(t *testing.T) *httptest.Server {
+	t.Helper()
+	orgs, err := os.ReadFile(filepath.Join(wasmbuild.Root(), "testdata", "ori", "ori-organizations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		none := strings.Contains(r.URL.RawQuery+string(body), "nitrogen")
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/obv/api/search" && none:
+			io.WriteString(w, `{"results":[],"totalCount":0,"totalIsApproximate":false,"hasMore":false}`)
+		case r.URL.Path == "/obv/api/search":
+			fmt.Fprintf(w, `{"results":[
+ {"entityId":"document:ibabs:gemeente:soest:7","entityType":"Document","entityTypeLabel":"Document","organization":"Soest","date":"3 maart 2025","sortDate":"2025-03-03 00:00:00","title":"Raadsvoorstel woningbouw Kerkpad","summary":"De <b>woningbouw</b> aan het Kerkpad","summaryHtml":"De <b>woningbouw</b> aan het Kerkpad","downloadUrl":%q,"pageCount":4},
+ {"entityId":"document:ibabs:gemeente:soest:8","entityType":"Document","entityTypeLabel":"Document","organization":"Soest","date":"3 maart 2025","sortDate":"2025-03-03 00:00:00","title":"Bijlage woningbouwprogramma","summary":"","downloadUrl":"https://api1.ibabs.eu/publicdownload.aspx?site=soest&id=8"}],
+ "totalCount":2,"totalIsApproximate":false,"hasMore":false}`, oneDocIBabs)
+		case r.URL.Path == "/ori/ori_*/_search" && strings.Contains(string(body), `"classification"`) && strings.Contains(string(body), `"size":500`):
+			w.Write(orgs)
+		case r.URL.Path == "/ori/ori_*/_search" && none:
+			io.WriteString(w, `{"took":1,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":0,"relation":"eq"},"hits":[]}}`)
+		case r.URL.Path == "/ori/ori_*/_search":
+			// The same file, the host in capitals and the parameters in
+			// another order.
+			io.WriteString(w, `{"took":3,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":1,"relation":"eq"},"hits":[
+ {"_index":"ori_soest_20250629013104","_type":"_doc","_id":"6074541","_score":9.1,"_source":{"@type":"MediaObject","@id":"6074541","name":"Raadsvoorstel woningbouw Kerkpad","original_url":"https://API1.ibabs.eu/publicdownload.aspx?id=7&site=soest","url":"https://api.openraadsinformatie.nl/v1/resolve/x","last_discussed_at":"2025-03-03T20:00:00"},"highlight":{"text":["de <mark>woningbouw</mark> aan het Kerkpad"]}}]}}`)
+		case r.URL.Path == "/oa/api/search" && none:
+			io.WriteString(w, `{"total":0,"results":[]}`)
+		case r.URL.Path == "/oa/api/search":
+			fmt.Fprintf(w, `{"total":1,"results":[{"id":"d-2025-soest-000007","title":"Raadsvoorstel woningbouw Kerkpad","date":"2025-03-03","government":"Gemeente Soest","governmentType":"gemeente","pages":4,"snippet":"<em>woningbouw</em>","url":%q}]}`, oneDocIBabs+"#page=1")
+		case r.URL.Path == "/tk/Document" && none:
+			io.WriteString(w, `{"@odata.count":0,"value":[]}`)
+		case r.URL.Path == "/tk/Document":
+			fmt.Fprintf(w, `{"@odata.count":1,"value":[{"Id":"0b7c5a8e-0000-4000-8000-000000000001","Soort":"Antwoord schriftelijke vragen","DocumentNummer":%q,"Titel":"Woningbouw","Onderwerp":"Antwoord op vragen over woningbouw in Soest","Datum":"2025-02-10T00:00:00","Vergaderjaar":"2024-2025","Kamer":2,"Organisatie":"Tweede Kamer"}]}`, oneDocTK)
+		case r.URL.Path == "/opentk/search" && none:
+			io.WriteString(w, `{"results":[],"milliseconds":1.0}`)
+		case r.URL.Path == "/opentk/search":
+			fmt.Fprintf(w, `{"results":[{"nummer":%q,"datum":"2025-02-10T00:00:00","score":-10.5,"category":"Document","onderwerp":"Antwoord op vragen over woningbouw in Soest","snip":"...<b>woningbouw</b>...","relurl":"get/%s","bijgewerkt":"2025-02-11T09:00:00","persoonnummer":-1}],"milliseconds":12.3}`, oneDocTK, oneDocTK)
+		default:
+			http.Error(w, "not here: "+r.URL.Path, http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// oneDocHost is a host with the five connectors on oneDocPlatforms.
+func oneDocHost(t *testing.T) string {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("builds five connectors; runs without -race (make test runs it so), the grouping is raced in host/internal/serve/crosssearch")
+	}
+	up := oneDocPlatforms(t)
+	tmp := t.TempDir()
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "[runtime]\ncompilation_cache_dir = %q\n[cache]\ndir = %q\n[status]\nenabled = false\n[mcp_rate_limit]\nenabled = false\n",
+		testCompilationCache(t), filepath.Join(tmp, "cache"))
+	for _, c := range []struct{ id, path string }{{"obv", "/obv"}, {"ori", "/ori"}, {"openarchivaris", "/oa"}, {"tk", "/tk"}, {"opentk", "/opentk"}} {
+		fmt.Fprintf(&cfg, "[connectors.%s]\nmodule = %q\nbase_url = %q\nprivate_networks = [\"127.0.0.0/8\"]\npool_size = 1\n",
+			c.id, wasmbuild.Path(t, "./plugins/"+c.id+"/cmd"), up.URL+c.path)
+	}
+	p := filepath.Join(tmp, "plugins.toml")
+	if err := os.WriteFile(p, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(p, []string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), &Options{Config: c, Version: "9.9.9-test", Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// oneDocResult is what the test reads of besluitbron_search.
+type oneDocResult struct {
+	ResultCount   int    `json:"result_count"`
+	DocumentCount int    `json:"document_count"`
+	Hint          string `json:"hint"`
+	Platforms     []struct {
+		Platform, Status, Error string
+		ListedElsewhere         int `json:"listed_elsewhere"`
+		Results                 []struct {
+			ID, Title, URL string
+			AlsoOn         []struct{ Platform, ID, URL, By string } `json:"also_on"`
+		}
+	}
+}
+
+// TestOneDocumentOnceThroughMCP: besluitbron_search over the five fakes
+// lists the council file once with its copies on ori and openarchivaris
+// under also_on (each with its own link), the TK answer once with its
+// other copy, and counts 6 results as 3 documents; no copy is lost and
+// none is listed twice. "nitrogen" finds nothing and gets the hint to
+// search in Dutch.
+func TestOneDocumentOnceThroughMCP(t *testing.T) {
+	base := oneDocHost(t)
+	cs := mcpSession(t, base)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "besluitbron_search", Arguments: map[string]any{"query": "woningbouw"}})
+	if err != nil || res.IsError {
+		t.Fatalf("besluitbron_search: %v %s", err, resultText(res))
+	}
+	var r oneDocResult
+	if err := json.Unmarshal([]byte(resultText(res)), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Platforms {
+		if p.Status != "ok" {
+			t.Errorf("%s: %s %s", p.Platform, p.Status, p.Error)
+		}
+	}
+	if r.ResultCount != 6 || r.DocumentCount != 3 {
+		t.Errorf("result_count %d, document_count %d; want 6 and 3", r.ResultCount, r.DocumentCount)
+	}
+	every := map[string]int{}
+	shown := 0
+	var council, tk []string
+	for _, p := range r.Platforms {
+		for _, it := range p.Results {
+			shown++
+			every[p.Platform+" "+it.ID]++
+			var copies []string
+			for _, c := range it.AlsoOn {
+				every[c.Platform+" "+c.ID]++
+				if c.URL == "" {
+					t.Errorf("%s %s: its copy on %s has no link", p.Platform, it.ID, c.Platform)
+				}
+				copies = append(copies, c.Platform+" by "+c.By)
+			}
+			switch it.ID {
+			case "document:ibabs:gemeente:soest:7":
+				council = copies
+			case oneDocTK, "0b7c5a8e-0000-4000-8000-000000000001":
+				tk = append([]string{p.Platform}, copies...)
+			}
+		}
+	}
+	if shown != r.DocumentCount {
+		t.Errorf("%d results shown for %d documents", shown, r.DocumentCount)
+	}
+	for k, n := range every {
+		if n != 1 {
+			t.Errorf("%s appears %d times", k, n)
+		}
+	}
+	if len(every) != 6 {
+		t.Errorf("%d of the 6 results are shown or listed: %v", len(every), every)
+	}
+	if strings.Join(council, ", ") != "ori by source_url, openarchivaris by source_url" && strings.Join(council, ", ") != "openarchivaris by source_url, ori by source_url" {
+		t.Errorf("the council file's copies: %v", council)
+	}
+	if len(tk) != 2 || !strings.HasSuffix(tk[1], "by tk_document_number") {
+		t.Errorf("the TK answer: shown on and copies %v", tk)
+	}
+	t.Logf("woningbouw: %d results, %d documents, %d bytes", r.ResultCount, r.DocumentCount, len(resultText(res)))
+
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "besluitbron_search", Arguments: map[string]any{"query": "nitrogen"}})
+	if err != nil || res.IsError {
+		t.Fatalf("besluitbron_search nitrogen: %v %s", err, resultText(res))
+	}
+	r = oneDocResult{}
+	if err := json.Unmarshal([]byte(resultText(res)), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.ResultCount != 0 || !strings.Contains(r.Hint, "search in Dutch") || !strings.Contains(r.Hint, `"stikstof"`) {
+		t.Errorf("nitrogen: %d results, hint %q", r.ResultCount, r.Hint)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
@@ -205,5 +206,40 @@ func TestOneDocumentOnceThroughMCP(t *testing.T) {
 	}
 	if r.ResultCount != 0 || !strings.Contains(r.Hint, "search in Dutch") || !strings.Contains(r.Hint, `"stikstof"`) {
 		t.Errorf("nitrogen: %d results, hint %q", r.ResultCount, r.Hint)
+	}
+}
+
+// TestBrowserOneDocumentOnce: on the search page a query's results come
+// first, the top of the first result within the first screen on a
+// desktop (1280×900) and on a phone (390×844; before, 1,200 and 1,600 px
+// down, below the platform choice), and the council file is shown once,
+// with "ook op" links to its copies on ORI and Open Archivaris.
+func TestBrowserOneDocumentOnce(t *testing.T) {
+	ctx := browser(t)
+	base := oneDocHost(t)
+	for _, v := range []struct {
+		name          string
+		width, height int64
+		scale         float64
+	}{{"desktop", 1280, 900, 1}, {"phone", 390, 844, 2}} {
+		step(t, ctx, v.name+" viewport", chromedp.EmulateViewport(v.width, v.height, chromedp.EmulateScale(v.scale)))
+		step(t, ctx, v.name+": search", chromedp.Navigate(base+"/?q=woningbouw"), chromedp.WaitVisible(chromedp.CSS("#r-obv .result")))
+		y, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("Math.round(document.querySelector('.result').getBoundingClientRect().top + window.scrollY)"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s (%d×%d): the first result starts %.0f px down", v.name, v.width, v.height, y)
+		if y > float64(v.height)*0.6 {
+			t.Errorf("%s: the first result starts %.0f px down, below the first %.0f px of a %d px screen", v.name, y, float64(v.height)*0.6, v.height)
+		}
+		screenshot(t, ctx, "onedoc-"+v.name)
+	}
+	also := text(t, ctx, "#r-obv .result .also")
+	if !strings.Contains(also, "ook op") || !strings.Contains(also, "Open Raadsinformatie") || !strings.Contains(also, "Open Archivaris") {
+		t.Errorf("the council file's copies: %q", also)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#r-ori .result, #r-openarchivaris .result').length"))
+	if err != nil || n != 0 {
+		t.Errorf("the copies are listed again in their own sections: %d (%v)", n, err)
 	}
 }

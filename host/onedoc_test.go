@@ -213,7 +213,8 @@ func TestOneDocumentOnceThroughMCP(t *testing.T) {
 // first, the top of the first result within the first screen on a
 // desktop (1280×900) and on a phone (390×844; before, 1,200 and 1,600 px
 // down, below the platform choice), and the council file is shown once,
-// with "ook op" links to its copies on ORI and Open Archivaris.
+// with "ook op" links to its copies on ORI and Open Archivaris;
+// "nitrogen", found nowhere, gets the advice to search in Dutch.
 func TestBrowserOneDocumentOnce(t *testing.T) {
 	ctx := browser(t)
 	base := oneDocHost(t)
@@ -241,5 +242,15 @@ func TestBrowserOneDocumentOnce(t *testing.T) {
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#r-ori .result, #r-openarchivaris .result').length"))
 	if err != nil || n != 0 {
 		t.Errorf("the copies are listed again in their own sections: %d (%v)", n, err)
+	}
+	// Nothing found for an English word: the page says to search in Dutch
+	// and links the Dutch search.
+	step(t, ctx, "search nitrogen", chromedp.Navigate(base+"/?q=nitrogen"), chromedp.WaitVisible(chromedp.CSS(".hint-dutch")))
+	if got := text(t, ctx, ".hint-dutch"); !strings.Contains(got, "zoek in het Nederlands") || !strings.Contains(got, "stikstof") {
+		t.Errorf("the hint: %q", got)
+	}
+	step(t, ctx, "search the Dutch word", chromedp.Click(chromedp.CSS(".hint-dutch a")), chromedp.WaitVisible(chromedp.CSS("#q")))
+	if q, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.querySelector('#q').value")); q != "stikstof" {
+		t.Errorf("the hint's link searches %q", q)
 	}
 }

@@ -40,6 +40,7 @@ var messages = map[string][2]string{
 	"result.orig":            {"Origineel", "Original"},
 	"result.from":            {"bij %s", "at %s"},
 	"result.also":            {"ook op:", "also on:"},
+	"hint.dutch":             {"Niets gevonden. De bronnen zijn Nederlandstalig: zoek in het Nederlands, bijvoorbeeld", "Nothing found. The sources are in Dutch: search in Dutch, for example"},
 	"form.refine":            {"Platforms en periode", "Platforms and period"},
 	"meta.cache":             {"Uit de buffer van BesluitBron.", "From BesluitBron's buffer."},
 	"meta.queued":            {"Wachtte %.1f seconden op de limiet van het platform.", "Waited %.1f seconds for the platform's limit."},

@@ -15,6 +15,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
 
 // form is a parsed search request.
@@ -316,6 +317,26 @@ type searchData struct {
 	Form      form
 	Platforms []platformChoice
 	Sections  []*section
+	// TryDutch, when set, is a Dutch query to try instead: every platform
+	// answered with nothing, and the query reads as English.
+	TryDutch string
+}
+
+// tryDutch is the Dutch query to suggest when every section answered
+// empty and q reads as English (sdk/querylang), else "".
+func tryDutch(q string, secs []*section) string {
+	if len(secs) == 0 || !querylang.English(q) {
+		return ""
+	}
+	for _, s := range secs {
+		if s.Kind != kindEmpty {
+			return ""
+		}
+	}
+	if nl, ok := querylang.Dutch(q); ok {
+		return nl
+	}
+	return "stikstof"
 }
 
 type platformChoice struct {
@@ -350,6 +371,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	wg.Wait()
 	groupCopies(sections)
 	d.Sections = sections
+	d.TryDutch = tryDutch(f.Q, sections)
 	pg.Data = d
 	s.render(w, "search", "layout", http.StatusOK, pg)
 }

@@ -134,7 +134,7 @@ type oneDocResult struct {
 // under also_on (each with its own link), the TK answer once with its
 // other copy, and counts 6 results as 3 documents; no copy is lost and
 // none is listed twice. "nitrogen" finds nothing and gets the hint to
-// search in Dutch.
+// search in Dutch, through besluitbron_search and a platform's search.
 func TestOneDocumentOnceThroughMCP(t *testing.T) {
 	base := oneDocHost(t)
 	cs := mcpSession(t, base)
@@ -206,6 +206,17 @@ func TestOneDocumentOnceThroughMCP(t *testing.T) {
 	}
 	if r.ResultCount != 0 || !strings.Contains(r.Hint, "search in Dutch") || !strings.Contains(r.Hint, `"stikstof"`) {
 		t.Errorf("nitrogen: %d results, hint %q", r.ResultCount, r.Hint)
+	}
+	// A platform's own search says it too, in the host's note; a Dutch
+	// query that finds something gets none.
+	for q, want := range map[string]bool{"nitrogen": true, "woningbouw": false} {
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": q}})
+		if err != nil || res.IsError {
+			t.Fatalf("obv_search %s: %v %s", q, err, resultText(res))
+		}
+		if got := strings.Contains(resultText(res), "Note: The platforms' documents are in Dutch"); got != want {
+			t.Errorf("obv_search %s: hint %v, want %v: %s", q, got, want, resultText(res))
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ func manifest() connector.Manifest {
 		DescriptionNL: "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 250,
 			Caveat: "words match titles and subjects only",
-			Keys:   []string{connector.KeyTKDocument}},
+			Keys:   []string{connector.KeyTKDocument, connector.KeyKamerstuk}},
 		Freshness:    &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},

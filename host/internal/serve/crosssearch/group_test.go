@@ -24,12 +24,13 @@ func keyed(id string, items ...sdk.Item) func(context.Context, *callinfo.Info, m
 }
 
 // TestOneDocumentOnce: a council file on obv, ori and openarchivaris
-// (one source URL, spelled three ways), a Tweede Kamer document on tk and
-// opentk (one number) that obk has as a Kamerstuk (tk gives no Kamerstuk
-// here, so obk's copy stays apart), and results that share nothing. Each
-// document is listed once, in the first section that has it; every other
-// copy is in its also_on with platform, id, url and the key that joined
-// it, and the counts say 9 results, 6 documents.
+// (one source URL, spelled three ways), a Tweede Kamer document on opentk
+// and tk (one number) that obk has as a Kamerstuk (tk gives its dossier and
+// number: obk and opentk share no key, and are one document through tk),
+// and results that share nothing. Each document is listed once, in the
+// first section that has it; every other copy is in its also_on with
+// platform, id, url and the key that joined it, and the counts say 9
+// results, 5 documents.
 func TestOneDocumentOnce(t *testing.T) {
 	f := newFake()
 	src := "https://api1.ibabs.eu/publicdownload.aspx?site=soest&id=7"
@@ -41,7 +42,7 @@ func TestOneDocumentOnce(t *testing.T) {
 	f.tools["openarchivaris_search"] = keyed("openarchivaris",
 		sdk.Item{ID: "oa-1", Title: "Raadsvoorstel woningbouw", URL: "https://openarchivaris.nl/d/1", Keys: sdk.DocKeys{SourceURL: src + "#page=2"}.Map()})
 	f.tools["tk_search"] = keyed("tk",
-		sdk.Item{ID: "guid-1", Title: "Antwoord op vragen over woningbouw", URL: "https://www.tweedekamer.nl/d1", Keys: sdk.DocKeys{TKDocument: "2025D05511"}.Map()})
+		sdk.Item{ID: "guid-1", Title: "Antwoord op vragen over woningbouw", URL: "https://www.tweedekamer.nl/d1", Keys: sdk.DocKeys{TKDocument: "2025D05511", Kamerstuk: "36800-VII-14"}.Map()})
 	f.tools["opentk_search"] = keyed("opentk",
 		sdk.Item{ID: "2025D05511", Title: "Antwoord", URL: "https://berthub.eu/tkconv/document.html?nummer=2025D05511", Keys: sdk.DocKeys{TKDocument: "2025d05511"}.Map()},
 		sdk.Item{ID: "2025A00001", Title: "Activiteit"})
@@ -51,8 +52,8 @@ func TestOneDocumentOnce(t *testing.T) {
 		sdk.Item{ID: "stcrt-2025-1", Title: "Besluit", URL: "https://zoek.officielebekendmakingen.nl/stcrt-2025-1.html", Keys: map[string]string{connector.KeyTKDocument: "2025D05511"}})
 	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"woningbouw"}`)))
-	if res.ResultCount != 9 || res.DocumentCount != 6 {
-		t.Errorf("result_count %d document_count %d, want 9 and 6", res.ResultCount, res.DocumentCount)
+	if res.ResultCount != 9 || res.DocumentCount != 5 {
+		t.Errorf("result_count %d document_count %d, want 9 and 5", res.ResultCount, res.DocumentCount)
 	}
 	shown := map[string]Item{}
 	seen := map[string]string{}
@@ -79,15 +80,20 @@ func TestOneDocumentOnce(t *testing.T) {
 	if d := cmp.Diff(want, shown["obv/document:ibabs:soest:7"].AlsoOn); d != "" {
 		t.Errorf("the council file's copies (-want +got):\n%s", d)
 	}
-	want = []Copy{{Platform: "tk", ID: "guid-1", URL: "https://www.tweedekamer.nl/d1", By: "tk_document_number"}}
-	if d := cmp.Diff(want, shown["opentk/2025D05511"].AlsoOn); d != "" {
+	// Sections come in the connectors' order: obk first, so its
+	// Kamerstuk is the document shown.
+	want = []Copy{
+		{Platform: "opentk", ID: "2025D05511", URL: "https://berthub.eu/tkconv/document.html?nummer=2025D05511", By: "tk_document_number"},
+		{Platform: "tk", ID: "guid-1", URL: "https://www.tweedekamer.nl/d1", By: "tk_document_number"},
+	}
+	if d := cmp.Diff(want, shown["obk/kst-36800-VII-14"].AlsoOn); d != "" {
 		t.Errorf("the TK document's copies (-want +got):\n%s", d)
 	}
 	if _, ok := shown["obk/stcrt-2025-1"]; !ok {
 		t.Error("an undeclared key joined obk's result to the TK document")
 	}
 	for _, sec := range res.Sections {
-		want := map[string]int{"ori": 1, "openarchivaris": 1, "tk": 1}[sec.Platform]
+		want := map[string]int{"ori": 1, "openarchivaris": 1, "opentk": 1, "tk": 1}[sec.Platform]
 		if sec.ListedElsewhere != want {
 			t.Errorf("%s: listed_elsewhere %d, want %d", sec.Platform, sec.ListedElsewhere, want)
 		}

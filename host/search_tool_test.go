@@ -218,6 +218,20 @@ func TestAgainstTheSimulator(t *testing.T) {
 		}
 	})
 
+	t.Run("an English query that finds nothing gets the Dutch hint", func(t *testing.T) {
+		res := callTool(t, cs, "besluitbron_search", map[string]any{"query": "nitrogen"})
+		var r struct {
+			ResultCount int `json:"result_count"`
+			Hint        string
+		}
+		if res.IsError || json.Unmarshal([]byte(text(res)), &r) != nil {
+			t.Fatalf("%s", shorten(text(res), 500))
+		}
+		if r.ResultCount != 0 || !strings.Contains(r.Hint, `search in Dutch, e.g. query="stikstof"`) {
+			t.Errorf("nitrogen: %d results, hint %q", r.ResultCount, r.Hint)
+		}
+	})
+
 	t.Run("bad arguments name the argument", func(t *testing.T) {
 		res := callTool(t, cs, "besluitbron_search", map[string]any{"query": "x", "platforms": []string{"nowhere"}})
 		if !res.IsError || !strings.Contains(text(res), `argument "platforms"`) {

@@ -44,8 +44,9 @@ type Grouping struct {
 	// Shown[i] is the index of the result that shows result i's document:
 	// i itself for the result shown, another index for a copy.
 	Shown []int
-	// By[i] is the key kind that joined copy i to its group ("" for a
-	// result shown).
+	// By[i] is, for a copy, the key kind it shares with the result shown,
+	// or when it shares none (it joined through another copy) the kind
+	// that joined it; "" for a result shown.
 	By []string
 	// Documents is the number of distinct documents.
 	Documents int
@@ -113,11 +114,32 @@ func Group(rs []Keyed, declared func(i int) []string) Grouping {
 	g := Grouping{Shown: shown, By: by, Documents: len(pick)}
 	for i := range rs {
 		shown[i] = pick[find(i)]
-		if shown[i] == i {
+		switch {
+		case shown[i] == i:
 			by[i] = ""
+		default:
+			// A key shared with the result shown says more than the
+			// edge that joined the copy (opentk under obk joined through
+			// tk's number; tk under obk shares its Kamerstuk).
+			if k := sharedKind(rs[i], rs[shown[i]], declared(i), declared(shown[i]), kinds); k != "" {
+				by[i] = k
+			}
 		}
 	}
 	return g
+}
+
+// sharedKind is the first key kind a and b both carry, declare and agree
+// on, or "".
+func sharedKind(a, b Keyed, da, db []string, kinds []string) string {
+	for _, k := range kinds {
+		va, ok := a.Keys[k]
+		if !ok || va != b.Keys[k] || connector.KeyError(da, k, va) != nil || connector.KeyError(db, k, va) != nil {
+			continue
+		}
+		return k
+	}
+	return ""
 }
 
 // groupSections lists each document once across the answered sections:

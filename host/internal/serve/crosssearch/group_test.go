@@ -84,7 +84,7 @@ func TestOneDocumentOnce(t *testing.T) {
 	// Kamerstuk is the document shown.
 	want = []Copy{
 		{Platform: "opentk", ID: "2025D05511", URL: "https://berthub.eu/tkconv/document.html?nummer=2025D05511", By: "tk_document_number"},
-		{Platform: "tk", ID: "guid-1", URL: "https://www.tweedekamer.nl/d1", By: "tk_document_number"},
+		{Platform: "tk", ID: "guid-1", URL: "https://www.tweedekamer.nl/d1", By: "kamerstuk"},
 	}
 	if d := cmp.Diff(want, shown["obk/kst-36800-VII-14"].AlsoOn); d != "" {
 		t.Errorf("the TK document's copies (-want +got):\n%s", d)
@@ -105,7 +105,8 @@ func TestOneDocumentOnce(t *testing.T) {
 
 // TestGroupIsTransitiveAndPrefersALink: keys chain results into one
 // document (a-b by one kind, b-c by another), the result shown is the
-// group's first with a link, and each copy says the key that joined it.
+// group's first with a link, and each copy says the key it shares with
+// it, or the one that joined it when it shares none.
 func TestGroupIsTransitiveAndPrefersALink(t *testing.T) {
 	all := func(int) []string { return connector.KeyKinds() }
 	rs := []Keyed{

@@ -28,7 +28,8 @@ type Copy struct {
 	Platform string `json:"platform"`
 	ID       string `json:"id"`
 	URL      string `json:"url,omitempty"`
-	// By is the key kind that joined it to the group ("source_url", …).
+	// By is the key kind it shares with the result shown ("source_url",
+	// …), or the one that joined it through another copy.
 	By string `json:"by"`
 }
 
@@ -151,7 +152,11 @@ func groupSections(secs []Section, keys [][]map[string]string, declared map[stri
 	var pos []at
 	for s := range secs {
 		for j, it := range secs[s].Results {
-			rs = append(rs, Keyed{Keys: keys[s][j], HasLink: it.URL != ""})
+			var k map[string]string
+			if j < len(keys[s]) { // a section made without keys groups by none
+				k = keys[s][j]
+			}
+			rs = append(rs, Keyed{Keys: k, HasLink: it.URL != ""})
 			pos = append(pos, at{s, j})
 		}
 	}

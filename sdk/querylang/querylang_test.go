@@ -28,6 +28,9 @@ func TestEnglish(t *testing.T) {
 		"vergunning":                      false,
 		"informatie":                      false,
 		"handhaving en toezicht op water": false,
+		"transport":                       false, // Dutch too
+		"planning water":                  false,
+		"budget":                          false,
 	} {
 		if got := English(q); got != want {
 			t.Errorf("English(%q) = %v, want %v", q, got, want)

@@ -3,6 +3,9 @@ package crosssearch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,5 +147,82 @@ func TestDutchHintWhenNothingFound(t *testing.T) {
 	res = decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"stikstofuitstoot"}`)))
 	if res.Hint != "" {
 		t.Errorf("a Dutch query got a hint: %q", res.Hint)
+	}
+}
+
+// TestGroupAgainstAnOracle: on random results (keys drawn from a few
+// values, so that chains form; some kinds undeclared), Group's documents
+// are exactly the connected sets of results sharing a declared key, found
+// here the slow way (pairwise edges, then a search), each shown by its
+// first member with a link, else its first.
+func TestGroupAgainstAnOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 3))
+	kinds := connector.KeyKinds()
+	for round := range 500 {
+		n := r.IntN(40)
+		rs := make([]Keyed, n)
+		decl := make([][]string, n)
+		for i := range rs {
+			rs[i].HasLink = r.IntN(3) > 0
+			for _, k := range kinds {
+				if r.IntN(2) == 0 {
+					decl[i] = append(decl[i], k)
+				}
+				if r.IntN(3) == 0 {
+					if rs[i].Keys == nil {
+						rs[i].Keys = map[string]string{}
+					}
+					rs[i].Keys[k] = fmt.Sprint(r.IntN(6))
+				}
+			}
+		}
+		g := Group(rs, func(i int) []string { return decl[i] })
+		uses := func(i int, k string) bool { _, ok := rs[i].Keys[k]; return ok && slices.Contains(decl[i], k) }
+		comp := make([]int, n)
+		for i := range comp {
+			comp[i] = -1
+		}
+		docs := 0
+		for i := range rs {
+			if comp[i] >= 0 {
+				continue
+			}
+			stack := []int{i}
+			comp[i] = i
+			for len(stack) > 0 {
+				a := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for b := range rs {
+					if comp[b] >= 0 {
+						continue
+					}
+					for _, k := range kinds {
+						if uses(a, k) && uses(b, k) && rs[a].Keys[k] == rs[b].Keys[k] {
+							comp[b] = i
+							stack = append(stack, b)
+							break
+						}
+					}
+				}
+			}
+			docs++
+		}
+		if g.Documents != docs {
+			t.Fatalf("round %d: %d documents, the oracle %d", round, g.Documents, docs)
+		}
+		for i := range rs {
+			want := -1
+			for j := range rs {
+				if comp[j] == comp[i] && (want < 0 || !rs[want].HasLink && rs[j].HasLink) {
+					want = j
+				}
+			}
+			if g.Shown[i] != want {
+				t.Fatalf("round %d: result %d shown as %d, the oracle %d", round, i, g.Shown[i], want)
+			}
+			if (g.By[i] == "") != (want == i) {
+				t.Fatalf("round %d: result %d (shown as %d) by %q", round, i, want, g.By[i])
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -69,11 +70,16 @@ func SourceURLKey(raw string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" {
 		return ""
 	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" || strings.Contains(host, "..") || !strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyz0123456789") {
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	for strings.HasPrefix(host, "www.") {
+		host = host[len("www."):]
+	}
+	if !realHost(host) {
 		return ""
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "www."), ".")
+	if strings.Contains(host, ":") { // an IPv6 address keeps its brackets
+		host = "[" + host + "]"
+	}
 	if p := u.Port(); p != "" && p != "80" && p != "443" {
 		host += ":" + p
 	}
@@ -85,6 +91,26 @@ func SourceURLKey(raw string) string {
 		out += "?" + u.RawQuery
 	}
 	return out
+}
+
+// realHost reports whether host is a name or address: letters, digits,
+// dots, dashes (and colons, for IPv6), with a letter or digit, and no
+// empty label.
+func realHost(host string) bool {
+	if host == "" || strings.Contains(host, "..") || strings.HasPrefix(host, ".") {
+		return false
+	}
+	alnum := false
+	for _, r := range host {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			alnum = true
+		case r == '.' || r == '-' || r == ':':
+		default:
+			return false
+		}
+	}
+	return alnum
 }
 
 // TKDocumentKey is a Tweede Kamer document number in the platform's

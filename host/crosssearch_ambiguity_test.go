@@ -73,9 +73,15 @@ type crossSections struct {
 	Platforms []struct {
 		Platform, Status, Error, Tool string
 		Arguments                     map[string]any
-		Results                       []struct{ ID, Title, Organization, URL string }
-		Candidates                    []struct{ Label, Key, Pass string }
-		MoreCandidates                int `json:"more_candidates"`
+		Results                       []struct {
+			ID, Title, Organization, URL string
+			AlsoOn                       []struct{ Platform, ID, URL string } `json:"also_on"`
+		}
+		Candidates     []struct{ Label, Key, Pass string }
+		MoreCandidates int `json:"more_candidates"`
+		// ListedElsewhere counts the results that are copies of a
+		// document an earlier section shows (in its also_on).
+		ListedElsewhere int `json:"listed_elsewhere"`
 	}
 	Answered, Failed, Skipped []string
 }
@@ -156,11 +162,18 @@ func TestCrossSearchAmbiguousOrganization(t *testing.T) {
 	} {
 		r := search(t, cs, map[string]any{"query": "woningbouw", "organization": given, "platforms": []string{"ori", "obv"}})
 		for _, p := range r.Platforms {
-			if p.Status != "ok" || p.Arguments["organization"] != c.key || len(p.Results) == 0 {
-				t.Errorf("%q on %s: %s %v %s, %d results", given, p.Platform, p.Status, p.Arguments, p.Error, len(p.Results))
+			if p.Status != "ok" || p.Arguments["organization"] != c.key || len(p.Results)+p.ListedElsewhere == 0 {
+				t.Errorf("%q on %s: %s %v %s, %d results, %d listed elsewhere", given, p.Platform, p.Status, p.Arguments, p.Error, len(p.Results), p.ListedElsewhere)
 				continue
 			}
 			for _, it := range p.Results {
+				// A copy on the other platform is the same Bergen's file:
+				// its link names the source key too.
+				for _, cp := range it.AlsoOn {
+					if cp.Platform == "obv" && !strings.Contains(cp.ID+" "+cp.URL, c.key) {
+						t.Errorf("%q: a copy of another Bergen on obv: %+v", given, cp)
+					}
+				}
 				// ORI names the municipality with its province; OBV's ids
 				// and links carry the source key.
 				if p.Platform == "ori" && (!strings.Contains(it.Organization, c.place) || strings.Contains(it.Organization, c.notPlace)) ||

@@ -627,6 +627,9 @@ func webPlatform(p *platform) (web.Platform, bool) {
 	_ = json.Unmarshal(search.InputSchema, &ss)
 	wp := web.Platform{ID: p.id, Title: p.manifest.Title, TitleNL: p.manifest.TitleNL, Description: p.manifest.Description, DescriptionNL: p.manifest.DescriptionNL, SearchTool: p.id + "_search",
 		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
+	if sp := p.manifest.SearchProfile; sp != nil {
+		wp.Keys = sp.Keys
+	}
 	// The manifest's organisation choice, when its search has the
 	// argument (validation already checked the list tool exists).
 	if mf := p.manifest.SearchFilter; mf != nil && ss.has(mf.Arg) {

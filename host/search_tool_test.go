@@ -76,6 +76,9 @@ type crossResult struct {
 		Error    string
 		Results  []struct{ ID, Title, URL, Organization string }
 		Notes    []string
+		// ListedElsewhere counts results that are copies of a document
+		// an earlier section shows (under its also_on).
+		ListedElsewhere int `json:"listed_elsewhere"`
 	}
 	Answered, Failed, Skipped []string
 }
@@ -150,8 +153,8 @@ func TestAgainstTheSimulator(t *testing.T) {
 			t.Errorf("answered %s; failed %v: %s", got, r.Failed, shorten(text(res), 2000))
 		}
 		for _, p := range r.Platforms {
-			if len(p.Results) == 0 || len(p.Results) > 3 {
-				t.Errorf("%s: %d results", p.Platform, len(p.Results))
+			if n := len(p.Results) + p.ListedElsewhere; n == 0 || n > 3 {
+				t.Errorf("%s: %d results, %d listed elsewhere", p.Platform, len(p.Results), p.ListedElsewhere)
 			}
 		}
 		for _, k := range []string{"besluitbron/cache", "besluitbron/queued_ms", "besluitbron/upstream_ms"} {
@@ -202,8 +205,8 @@ func TestAgainstTheSimulator(t *testing.T) {
 					t.Errorf("obk: %s %q", p.Status, p.Error)
 				}
 			default:
-				if p.Status != "ok" || len(p.Results) == 0 {
-					t.Errorf("%s: %s %q with %d results", p.Platform, p.Status, p.Error, len(p.Results))
+				if p.Status != "ok" || len(p.Results)+p.ListedElsewhere == 0 {
+					t.Errorf("%s: %s %q with %d results, %d listed elsewhere", p.Platform, p.Status, p.Error, len(p.Results), p.ListedElsewhere)
 				}
 			}
 		}
@@ -212,6 +215,20 @@ func TestAgainstTheSimulator(t *testing.T) {
 		}
 		if n := sim.Stats().Platforms["ori"].Injected["hang"]; n == 0 {
 			t.Error("the simulator saw no hanging ori request")
+		}
+	})
+
+	t.Run("an English query that finds nothing gets the Dutch hint", func(t *testing.T) {
+		res := callTool(t, cs, "besluitbron_search", map[string]any{"query": "nitrogen"})
+		var r struct {
+			ResultCount int `json:"result_count"`
+			Hint        string
+		}
+		if res.IsError || json.Unmarshal([]byte(text(res)), &r) != nil {
+			t.Fatalf("%s", shorten(text(res), 500))
+		}
+		if r.ResultCount != 0 || !strings.Contains(r.Hint, `search in Dutch, e.g. query="stikstof"`) {
+			t.Errorf("nitrogen: %d results, hint %q", r.ResultCount, r.Hint)
 		}
 	})
 

@@ -18,6 +18,7 @@ targets=(
 	"./sdk/connector FuzzContent"       # result content items
 	"./sdk FuzzResult"                  # tool values → results (sdk.Result)
 	"./sdk/cite FuzzParse"              # citation forms (ECLI, publications, Kamerstukken, TK numbers)
+	"./sdk FuzzSourceURLKey"            # source URL keys: any input, a key is its own key
 	"./host/internal/runtime/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer
 	"./host/internal/runtime/wasmbudget FuzzInstrument" # module rewrites for the loop budget
 	"./host/internal/runtime/wasmbudget FuzzInstrumentDifferential" # rewritten modules run as the originals

@@ -174,6 +174,11 @@ func appendItem(b []byte, it *connector.Item) ([]byte, bool) {
 	b = appendOptString(b, `,"organization":`, it.Organization)
 	b = appendOptString(b, `,"snippet":`, it.Snippet)
 	b = appendOptString(b, `,"url":`, it.URL)
+	if len(it.Keys) > 0 {
+		var held [8]member[string] // a result has a few keys: no allocation
+		b = append(b, `,"keys":`...)
+		b, _ = appendMembers(b, sortedMembers(held[:0], it.Keys), appendStringValue)
+	}
 	if len(it.Extra) > 0 {
 		b = append(b, `,"extra":`...)
 		var ok bool
@@ -183,6 +188,9 @@ func appendItem(b []byte, it *connector.Item) ([]byte, bool) {
 	}
 	return append(b, '}'), true
 }
+
+// appendStringValue is appendJSONString as a member's value.
+func appendStringValue(b []byte, s string) ([]byte, bool) { return appendJSONString(b, s), true }
 
 func appendStrings(b []byte, s []string) []byte {
 	if s == nil {

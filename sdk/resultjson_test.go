@@ -99,6 +99,18 @@ func randAnyMap(r *rand.Rand, depth int) map[string]any {
 	return m
 }
 
+// randKeys is an item's keys: none, or a few kinds with random values.
+func randKeys(r *rand.Rand) map[string]string {
+	if r.IntN(3) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for range r.IntN(4) {
+		m[randString(r)] = randString(r)
+	}
+	return m
+}
+
 func randExtra(r *rand.Rand) map[string]map[string]any {
 	switch r.IntN(4) {
 	case 0:
@@ -121,7 +133,7 @@ func randItems(r *rand.Rand) []connector.Item {
 	items := make([]connector.Item, n)
 	for i := range items {
 		items[i] = connector.Item{ID: randString(r), Type: randString(r), Title: randString(r), Date: randString(r),
-			Organization: randString(r), Snippet: randString(r), URL: randString(r), Extra: randExtra(r)}
+			Organization: randString(r), Snippet: randString(r), URL: randString(r), Keys: randKeys(r), Extra: randExtra(r)}
 	}
 	return items
 }

@@ -185,6 +185,13 @@ var rows = []row{
 		ratio:  &metric{"BenchmarkDocumentPage", "extract/page40"},
 	},
 	{
+		figure: "Grouping one document's copies in a 100-result cross-search (five platforms, 25 copies) vs the merge without it (decoding the answers, encoding the result)",
+		bench:  bench{"./host/internal/serve/crosssearch", "^BenchmarkGroup$", "2000x"},
+		value:  metric{"BenchmarkGroup", "group-ns/op"},
+		ref:    &metric{"BenchmarkGroup", "merge-ns/op"},
+		ratio:  &metric{"BenchmarkGroup", "group/merge"},
+	},
+	{
 		figure: "Cache hit vs fastcache's own Get",
 		bench:  bench{"./host/internal/upstream/cache", "^BenchmarkHitOverhead$", "200000x"},
 		value:  metric{"BenchmarkHitOverhead", "hit-ns"},

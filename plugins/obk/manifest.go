@@ -49,7 +49,8 @@ func manifest() connector.Manifest {
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
 			// The platform matches the publishing body's name by its words,
 			// without the kind of body.
-			Organization: &connector.OrganizationArg{Arg: "organization"}},
+			Organization: &connector.OrganizationArg{Arg: "organization"},
+			Keys:         []string{connector.KeyPublication, connector.KeyKamerstuk}},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Organisatie (bijvoorbeeld Utrecht)", LabelEN: "Organisation (for example Utrecht)"},
 		Freshness:    &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "publication"},
 		BaseURL:      SRUBase,

@@ -281,8 +281,19 @@ func recordItem(r *sruRecord) (sdk.Item, error) {
 		Organization: strings.TrimSpace(strings.Join(k.Creator, "; ")),
 		Snippet:      strings.TrimSpace(sdk.StripTags(m.Abstract)),
 		URL:          citeURL(id, r.Enriched.PreferredURL),
-		Extra:        map[string]map[string]any{ID: extra},
+		// A Kamerstuk's id names its dossier and number (kst-36800-VII-14),
+		// the key the Tweede Kamer's own platforms can give too.
+		Keys:  sdk.DocKeys{Publication: id, Kamerstuk: kamerstukOf(id)}.Map(),
+		Extra: map[string]map[string]any{ID: extra},
 	}, nil
+}
+
+// kamerstukOf is id when it is a Kamerstuk's (kst-…), for its key.
+func kamerstukOf(id string) string {
+	if strings.HasPrefix(strings.ToLower(id), "kst-") {
+		return id
+	}
+	return ""
 }
 
 // citeURL is the publication's page on the official site: the record's

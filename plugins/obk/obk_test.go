@@ -96,6 +96,7 @@ func TestSearch(t *testing.T) {
 			Organization: "Eerste Kamer der Staten-Generaal",
 			Snippet:      "Verslag van een schriftelijk overleg over de implementatie van de Woo & de Wijzigingswet Woo",
 			URL:          "https://zoek.officielebekendmakingen.nl/kst-33328-AI.html",
+			Keys:         map[string]string{"publication_id": "kst-33328-AI"}, // AI is no number: no Kamerstuk key
 			Extra: map[string]map[string]any{"obk": {
 				"document_type": "Kamerstuk", "available": "2024-01-09", "modified": "2024-01-09", "subject": "Bestuur | Organisatie en beleid",
 				"publisher": "Eerste Kamer der Staten-Generaal", "dossier": "33328", "sub_number": "AI", "session_year": "2023-2024",
@@ -110,6 +111,7 @@ func TestSearch(t *testing.T) {
 			Date:         "2024-01-12", // no dcterms:date: the publication date stands in
 			Organization: "Ministerie van Financiën",
 			URL:          "https://zoek.officielebekendmakingen.nl/stcrt-2024-1234.html",
+			Keys:         map[string]string{"publication_id": "stcrt-2024-1234"},
 			Extra: map[string]map[string]any{"obk": {
 				"document_type": "beleidsregel", "available": "2024-01-12", "modified": "2024-01-12", "subject": "Financiën | Overheidsfinanciën",
 				"publisher": "Ministerie van Financiën", "publication_number": "1234", "volume": "2024", "organization_type": "ministerie",

@@ -48,7 +48,9 @@ func manifest() connector.Manifest {
 		Description:   "Council information (meetings, documents, motions with votes, recordings) of 330 Dutch municipalities, provinces and water boards; the successor of Open Raadsinformatie.",
 		DescriptionNL: "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van 330 gemeenten, provincies en waterschappen.",
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
-			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_sources", ListArgs: json.RawMessage(`{"implemented_only":true}`), Value: connector.OrgByID}},
+			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_sources", ListArgs: json.RawMessage(`{"implemented_only":true}`), Value: connector.OrgByID},
+			// The councils' own file, which ori and openarchivaris harvest too.
+			Keys: []string{connector.KeySourceURL}},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_sources"},
 		Freshness:    &connector.Freshness{Tool: "status", Arguments: json.RawMessage(`{"state":"all"}`), Reads: connector.FreshnessSources},
 		BaseURL:      BaseURL,

@@ -159,6 +159,7 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 		out.Results = append(out.Results, sdk.Item{
 			ID: r.EntityID, Type: r.EntityType, Title: r.Title, Date: date, Organization: orgLabel(r.Organization, r.EntityID),
 			Snippet: sdk.StripTags(r.Summary), URL: PageURL(r.EntityID, r.Title),
+			Keys:  sdk.DocKeys{SourceURL: r.DownloadURL}.Map(),
 			Extra: map[string]map[string]any{ID: extra},
 		})
 	}

@@ -35,7 +35,8 @@ func manifest() connector.Manifest {
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50,
 			// The search takes the government's name as the list gives it.
 			Organization: &connector.OrganizationArg{Arg: "government", ListTool: "list_governments", Value: connector.OrgByTitle},
-			Caveat:       "API unverified"},
+			Caveat:       "API unverified",
+			Keys:         []string{connector.KeySourceURL}},
 		SearchFilter: &connector.SearchFilter{Arg: "government", LabelNL: "Overheid", LabelEN: "Government", ListTool: "list_governments"},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openarchivaris.nl", "www.openarchivaris.nl"},

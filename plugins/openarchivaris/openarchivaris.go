@@ -202,6 +202,7 @@ func item(r record) sdk.Item {
 	it := sdk.Item{
 		ID: r.ID, Type: "document", Title: r.Title, Date: r.Date, Organization: orgLabel(r.Organization, r.OrgType),
 		Snippet: strings.Join(strings.Fields(sdk.StripTags(r.Snippet)), " "), URL: citeURL(r),
+		Keys: sdk.DocKeys{SourceURL: r.URL}.Map(),
 	}
 	if it.Title == "" {
 		it.Title = "Document " + r.ID

@@ -65,6 +65,7 @@ func TestSearch(t *testing.T) {
 	want := []sdk.Item{
 		{ID: "d-2024-soest-000123", Type: "document", Title: "Raadsvoorstel herinrichting Kerkplein en café-terrassen", Date: "2024-11-07",
 			Organization: "Gemeente Soest", Snippet: "...de ijsbaan op het Kerkplein & de terrassen...", URL: "https://soest.raadsinformatie.nl/document/123/raadsvoorstel.pdf",
+			Keys:  map[string]string{"source_url": "https://soest.raadsinformatie.nl/document/123/raadsvoorstel.pdf"},
 			Extra: map[string]map[string]any{"openarchivaris": {"author": "College van B&W", "pages": float64(12), "government_type": "gemeente", "api_url": base + "/api/documents/d-2024-soest-000123"}}},
 		{ID: "d-2023-wsrl-000045", Type: "document", Title: "Waterbeheerprogramma: één overzicht", Date: "2023-03-01",
 			Organization: "Waterschap Rivierenland", Snippet: "eerste fragment over ijs … tweede fragment", URL: base + "/documenten/d-2023-wsrl-000045",

@@ -40,7 +40,8 @@ func manifest() connector.Manifest {
 			"plus Woo documents from open.overheid.nl.",
 		DescriptionNL: "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
-			Caveat: "at most 280 rows per search, newest indexed; dates filter within those"},
+			Caveat: "at most 280 rows per search, newest indexed; dates filter within those",
+			Keys:   []string{connector.KeyTKDocument}},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"berthub.eu"},
 		Services: []connector.Service{

@@ -325,8 +325,17 @@ func rowItem(r Row) sdk.Item {
 	return sdk.Item{
 		ID: r.Nummer, Type: r.Category, Title: title, Date: sdk.ISODate(r.Datum), Organization: org,
 		Snippet: strings.Join(strings.Fields(sdk.StripTags(r.Snip)), " "), URL: citeURL(BaseURL, r),
-		Extra: map[string]map[string]any{ID: extra},
+		Keys: rowKeys(r), Extra: map[string]map[string]any{ID: extra},
 	}
+}
+
+// rowKeys are a row's document keys: a Document's number is the Tweede
+// Kamer's (the platform mirrors its API), which tk_search gives too.
+func rowKeys(r Row) map[string]string {
+	if r.Category != "Document" {
+		return nil
+	}
+	return sdk.DocKeys{TKDocument: r.Nummer}.Map()
 }
 
 // citeURL is the page a person opens for a row, the same page

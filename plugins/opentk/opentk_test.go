@@ -94,6 +94,7 @@ func TestSearch(t *testing.T) {
 	want := sdk.Item{
 		ID: "2024D41173", Type: "Document", Title: "Motie van het lid X over klimaatbeleid", Date: "2024-10-15", Organization: "Tweede Kamer",
 		Snippet: "...het klimaatbeleid van het kabinet...", URL: base + "/document.html?nummer=2024D41173",
+		Keys:  map[string]string{"tk_document_number": "2024D41173"},
 		Extra: map[string]map[string]any{"opentk": {"score": -12.345678, "bijgewerkt": "2024-10-16T09:12:03", "full_text": true}},
 	}
 	if d := cmp.Diff(want, sr.Results[1]); d != "" {

@@ -42,6 +42,7 @@ func manifest() connector.Manifest {
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50,
 			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_organizations", Value: connector.OrgByID},
 			Caveat:       "closes in autumn 2026; obv has the same councils",
+			Keys:         []string{connector.KeySourceURL},
 			Note:         "ORI Classic was announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same councils and may list the same documents under other ids."},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_organizations"},
 		BaseURL:      BaseURL,

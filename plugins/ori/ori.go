@@ -357,6 +357,7 @@ func hitItem(h hit, names orgNames) sdk.Item {
 	return sdk.Item{
 		ID: h.ID, Type: str(s, "@type"), Title: title(s, h.ID), Date: date(s), Organization: names.name(key),
 		Snippet: clip(strings.Join(frags, " … "), 600), URL: citeURL(s), Extra: map[string]map[string]any{ID: extra},
+		Keys: sdk.DocKeys{SourceURL: str(s, "original_url")}.Map(),
 	}
 }
 

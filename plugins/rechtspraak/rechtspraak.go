@@ -256,7 +256,7 @@ func normaliseFeed(f *atomFeed, a SearchArgs) (sdk.SearchResult, error) {
 		// The citation is built from the ECLI, not taken from the entry's
 		// link: older entries link http://…/inziendocument, and
 		// get_document must give the same page.
-		item := sdk.Item{ID: ecli, Type: a.Type, Title: strings.TrimSpace(e.Title), URL: CitationURL(ecli)}
+		item := sdk.Item{ID: ecli, Type: a.Type, Title: strings.TrimSpace(e.Title), URL: CitationURL(ecli), Keys: sdk.DocKeys{ECLI: ecli}.Map()}
 		extra := map[string]any{}
 		if m := titleRE.FindStringSubmatch(e.Title); m != nil {
 			item.Organization = m[2]

@@ -88,6 +88,7 @@ func TestSearch(t *testing.T) {
 		{
 			ID: "ECLI:NL:RBARN:1999:AA1000", Title: "ECLI:NL:RBARN:1999:AA1000, Rechtbank Arnhem, 24-09-1999, 05.072594.99",
 			Date: "1999-09-24", Organization: "Rechtbank Arnhem", URL: "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:RBARN:1999:AA1000",
+			Keys:  map[string]string{"ecli": "ECLI:NL:RBARN:1999:AA1000"},
 			Extra: map[string]map[string]any{"rechtspraak": {"case_numbers": "05.072594.99", "modified": "2013-04-04"}},
 		},
 		{
@@ -95,6 +96,7 @@ func TestSearch(t *testing.T) {
 			Date: "2020-07-23", Organization: "Gerechtshof Amsterdam",
 			Snippet: "Naheffingsaanslag OB en boete; verdedigingsbeginsel; bewijslast; fraude in de keten?; wist of had belanghebbende moeten weten van fraude?; art. 8:45 Awb/zorgvuldigheidsbeginsel; neutraliteitsbeginsel; vertrouwensbeginsel; getuigen",
 			URL:     "https://uitspraken.rechtspraak.nl/details?id=ECLI:NL:GHAMS:2020:3025",
+			Keys:    map[string]string{"ecli": "ECLI:NL:GHAMS:2020:3025"},
 			Extra:   map[string]map[string]any{"rechtspraak": {"case_numbers": "17/00394 17/00357", "modified": "2023-08-08"}},
 		},
 	}

@@ -34,12 +34,16 @@ type entitySpec struct {
 	textFields []string // what query words are matched against
 	dateField  string   // what date_from/date_to bound
 	selects    string
+	expand     string // navigation read along ("" for none)
 }
 
 var entities = map[string]entitySpec{
 	"Document": {
 		textFields: []string{"Titel", "Onderwerp"}, dateField: "Datum",
-		selects: "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Vergaderjaar,Kamer,Organisatie,ContentType,ContentLength",
+		selects: "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Vergaderjaar,Kamer,Organisatie,ContentType,ContentLength,Volgnummer",
+		// A Kamerstuk's dossier and its Volgnummer in it are its key
+		// "36800-VII-14", the one obk's publication kst-36800-VII-14 has.
+		expand: "Kamerstukdossier($select=Nummer,Toevoeging)",
 	},
 	"Zaak": {
 		textFields: []string{"Titel", "Onderwerp"}, dateField: "GestartOp",
@@ -180,6 +184,7 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 	u := odataURL(base, a.Entity,
 		param{"$filter", strings.Join(filter, " and ")},
 		param{"$select", spec.selects},
+		param{"$expand", spec.expand},
 		param{"$orderby", spec.dateField + " " + dir + ",Id " + dir},
 		param{"$top", strconv.Itoa(a.Limit)},
 		param{"$skip", skip},
@@ -208,25 +213,47 @@ func (c *collection) hasMore(seen int) bool {
 // record holds the fields of Document, Zaak and Activiteit that results use;
 // absent ones stay zero.
 type record struct {
-	ID                string  `json:"Id"`
-	Soort             string  `json:"Soort"`
-	Nummer            string  `json:"Nummer"`
-	DocumentNummer    string  `json:"DocumentNummer"`
-	Titel             string  `json:"Titel"`
-	Onderwerp         string  `json:"Onderwerp"`
-	Datum             string  `json:"Datum"`
-	GestartOp         string  `json:"GestartOp"`
-	Vergaderjaar      string  `json:"Vergaderjaar"`
-	Organisatie       string  `json:"Organisatie"`
-	Status            string  `json:"Status"`
-	Afgedaan          *bool   `json:"Afgedaan"`
-	ContentType       string  `json:"ContentType"`
-	ContentLength     *int64  `json:"ContentLength"`
-	Kamer             *int    `json:"Kamer"`
-	Voortouwnaam      string  `json:"Voortouwnaam"`
-	Voortouwafkorting string  `json:"Voortouwafkorting"`
-	Verwijderd        *bool   `json:"Verwijderd"`
-	Version           *versie `json:"HuidigeDocumentVersie"`
+	ID                string    `json:"Id"`
+	Soort             string    `json:"Soort"`
+	Nummer            string    `json:"Nummer"`
+	DocumentNummer    string    `json:"DocumentNummer"`
+	Titel             string    `json:"Titel"`
+	Onderwerp         string    `json:"Onderwerp"`
+	Datum             string    `json:"Datum"`
+	GestartOp         string    `json:"GestartOp"`
+	Vergaderjaar      string    `json:"Vergaderjaar"`
+	Organisatie       string    `json:"Organisatie"`
+	Status            string    `json:"Status"`
+	Afgedaan          *bool     `json:"Afgedaan"`
+	ContentType       string    `json:"ContentType"`
+	ContentLength     *int64    `json:"ContentLength"`
+	Kamer             *int      `json:"Kamer"`
+	Voortouwnaam      string    `json:"Voortouwnaam"`
+	Voortouwafkorting string    `json:"Voortouwafkorting"`
+	Verwijderd        *bool     `json:"Verwijderd"`
+	Version           *versie   `json:"HuidigeDocumentVersie"`
+	Volgnummer        *int      `json:"Volgnummer"`
+	Dossiers          []dossier `json:"Kamerstukdossier"`
+}
+
+// dossier is an expanded Kamerstukdossier of a Document.
+type dossier struct {
+	Nummer     *int    `json:"Nummer"`
+	Toevoeging *string `json:"Toevoeging"`
+}
+
+// kamerstukKey is a Document's Kamerstuk key: its one dossier's number
+// and addition and its Volgnummer in it, or "" (no dossier, several, or
+// no number).
+func (r *record) kamerstukKey() string {
+	if len(r.Dossiers) != 1 || r.Dossiers[0].Nummer == nil || r.Volgnummer == nil {
+		return ""
+	}
+	toev := ""
+	if t := r.Dossiers[0].Toevoeging; t != nil {
+		toev = *t
+	}
+	return sdk.KamerstukOf(*r.Dossiers[0].Nummer, toev, *r.Volgnummer)
 }
 
 // versie is the expanded HuidigeDocumentVersie of a Document.
@@ -325,6 +352,7 @@ func item(base, entity string, r *record) sdk.Item {
 		it.URL = DocumentPageURL(r.DocumentNummer)
 		extra["resource_url"] = ResourceURL(base, r.ID)
 		set("document_nummer", r.DocumentNummer)
+		it.Keys = sdk.DocKeys{TKDocument: r.DocumentNummer, Kamerstuk: r.kamerstukKey()}.Map()
 		set("votes", VotesHint(r.Soort, r.DocumentNummer, false))
 		set("content_type", r.ContentType)
 		if r.ContentLength != nil {

@@ -157,6 +157,10 @@ type SearchProfile struct {
 	// to this platform's section of every answer.
 	Caveat string `json:"caveat,omitempty"`
 	Note   string `json:"note,omitempty"`
+	// Keys are the document key kinds ([KeyKinds]) the search tool's
+	// results carry in [Item.Keys]; the host groups the copies of one
+	// document across platforms by these alone.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // Organization values: what of the list item the search argument takes.
@@ -497,6 +501,7 @@ func (m *Manifest) Validate() error {
 		case sp.FreeText && sp.QueryArg == "":
 			bad("search_profile: free_text needs query_arg")
 		}
+		validateKeys(sp.Keys, bad)
 		if o := sp.Organization; o != nil {
 			switch {
 			case o.Arg == "":

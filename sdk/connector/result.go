@@ -36,6 +36,11 @@ type Item struct {
 	Snippet      string `json:"snippet,omitempty"`
 	// URL links to the original document, for citation.
 	URL string `json:"url,omitempty"`
+	// Keys are the document's stable keys by kind (KeySourceURL, …), as
+	// the connector's search profile declares them, normalised by the
+	// sdk (sdk.DocKeys): the same document on another platform has the
+	// same key.
+	Keys map[string]string `json:"keys,omitempty"`
 	// Extra holds platform-specific fields under the connector id.
 	Extra map[string]map[string]any `json:"extra,omitempty"`
 }

@@ -26,6 +26,14 @@
 // picking one: that platform is not searched, and its section lists the
 // candidates with what to pass; the other platforms still answer.
 //
+// One document is listed once ([Group], group.go): results that share a
+// document key their connectors' manifests declare (source file URL, TK
+// document number, Kamerstuk, ECLI, publication id) are one document,
+// shown in the first section that has it with a link, its other copies in
+// also_on; the answer counts results and distinct documents. When nothing
+// is found for a query that reads as English, the answer's hint says the
+// sources are Dutch (sdk/querylang).
+//
 // A Searcher is safe for concurrent use. Time enters only through
 // Options.Now and context deadlines, so tests run under testing/synctest.
 package crosssearch

@@ -2,11 +2,19 @@ package crosssearch
 
 // Result is the tool's answer.
 type Result struct {
-	Query        string    `json:"query"`
-	Organization string    `json:"organization,omitempty"`
-	DateFrom     string    `json:"date_from,omitempty"`
-	DateTo       string    `json:"date_to,omitempty"`
-	Sections     []Section `json:"platforms"`
+	Query        string `json:"query"`
+	Organization string `json:"organization,omitempty"`
+	DateFrom     string `json:"date_from,omitempty"`
+	DateTo       string `json:"date_to,omitempty"`
+	// ResultCount is the number of results the platforms returned;
+	// DocumentCount the distinct documents among them (each listed once,
+	// its other copies under also_on).
+	ResultCount   int `json:"result_count"`
+	DocumentCount int `json:"document_count"`
+	// Hint, when no platform found anything, says what to try: a query
+	// that reads as English gets the advice to search in Dutch.
+	Hint     string    `json:"hint,omitempty"`
+	Sections []Section `json:"platforms"`
 	// Answered, Failed and Skipped list platform ids by outcome.
 	Answered []string `json:"answered"`
 	Failed   []string `json:"failed,omitempty"`
@@ -35,7 +43,11 @@ type Section struct {
 	Approx    bool           `json:"total_is_approximate,omitempty"`
 	HasMore   bool           `json:"has_more,omitempty"`
 	Results   []Item         `json:"results,omitempty"`
-	Notes     []string       `json:"notes,omitempty"`
+	// ListedElsewhere counts this platform's results that are copies of a
+	// document shown in an earlier section: they are in that result's
+	// also_on, not here.
+	ListedElsewhere int      `json:"listed_elsewhere,omitempty"`
+	Notes           []string `json:"notes,omitempty"`
 	// Candidates are, when organization fits several of the platform's
 	// organisations, the first maxListed of them (the platform was then
 	// not searched); MoreCandidates counts the rest.
@@ -47,6 +59,10 @@ type Section struct {
 	QueuedMS   int64  `json:"queued_ms"`
 	UpstreamMS int64  `json:"upstream_ms"`
 	ElapsedMS  int64  `json:"elapsed_ms"`
+
+	// keys are the results' document keys, by result (not shown: the
+	// grouping is).
+	keys []map[string]string
 }
 
 // Item is one result, without the platform-specific extras (the
@@ -59,4 +75,7 @@ type Item struct {
 	Organization string `json:"organization,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
 	URL          string `json:"url,omitempty"`
+	// AlsoOn are the other copies of this document, on this or other
+	// platforms, each with its own id and link.
+	AlsoOn []Copy `json:"also_on,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
 
 // ToolName is the tool's name on the unified address.
@@ -55,7 +56,8 @@ type Options struct {
 // Searcher runs besluitbron_search.
 type Searcher struct {
 	o     Options
-	ids   []string // searchable platforms (those with a search profile and its tool)
+	ids   []string            // searchable platforms (those with a search profile and its tool)
+	keys  map[string][]string // the document key kinds each platform declares
 	tr    map[string]translator
 	known map[string]bool
 	title map[string]string
@@ -78,13 +80,14 @@ func New(o Options) *Searcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Searcher{o: o, tr: map[string]translator{}, known: map[string]bool{}, title: map[string]string{}}
+	s := &Searcher{o: o, tr: map[string]translator{}, known: map[string]bool{}, title: map[string]string{}, keys: map[string][]string{}}
 	for _, p := range o.Platforms {
 		s.title[p.ID] = p.Title
 		if p.Profile != nil && has(p.Tools, p.Profile.Tool) {
 			s.tr[p.ID] = fromProfile(p.ID, p.Profile)
 			s.ids = append(s.ids, p.ID)
 			s.known[p.ID] = true
+			s.keys[p.ID] = p.Profile.Keys
 		}
 	}
 	return s
@@ -132,6 +135,7 @@ func (s *Searcher) Tool() *mcp.Tool {
 		d += " Limits: " + strings.Join(caveats, "; ") + "."
 	}
 	d += " Results carry id, title, date, organisation, snippet and url; read a text with <platform>_get_document and the id, and page further with <platform>_search and the arguments given in each section."
+	d += " One document on several platforms (same source file, document number, Kamerstuk, ECLI or publication id) is listed once, its other copies in also_on (platform, id, url); result_count and document_count count both."
 	d += "\n\nCost: " + CostNote
 	return &mcp.Tool{
 		Name:        ToolName,
@@ -258,6 +262,14 @@ wait:
 			Error: fmt.Sprintf("no answer within the overall deadline of %s", overall)}
 	}
 	res.Sections = out
+	keys := make([][]map[string]string, len(out))
+	for i := range out {
+		keys[i] = out[i].keys
+	}
+	res.ResultCount, res.DocumentCount = groupSections(res.Sections, keys, s.keys)
+	if res.ResultCount == 0 {
+		res.Hint = querylang.Hint(a.Query)
+	}
 	var sum callinfo.Summary
 	fetched := false
 	for _, sec := range out {
@@ -392,14 +404,23 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		return finish(StatusError, "the connector's answer is not a search result: "+err.Error())
 	}
 	sec.Total, sec.Approx, sec.HasMore = sr.Total, sr.TotalIsApproximate, sr.HasMore
-	sec.Results = []Item{}
-	for _, it := range sr.Results {
-		sec.Results = append(sec.Results, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
-	}
+	sec.Results, sec.keys = items(sr.Results)
 	// The connector's caveats, then the host's (a stale answer's age).
 	notes = append(notes, sr.Notes...)
 	notes = append(notes, r.Summary.Notes...)
 	return finish(StatusOK, "")
+}
+
+// items are a connector's results as a section shows them, and their
+// document keys apart (grouping reads them; the answer does not show them).
+func items(rs []connector.Item) ([]Item, []map[string]string) {
+	out := make([]Item, 0, len(rs))
+	keys := make([]map[string]string, 0, len(rs))
+	for _, it := range rs {
+		out = append(out, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
+		keys = append(keys, it.Keys)
+	}
+	return out, keys
 }
 
 // IDs lists the platforms the search can use, in order.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
 
 // Meta keys on every tool result.
@@ -241,6 +242,9 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 	if cerr != nil {
 		res, outcome = toolError(cerr.text, sum), cerr.outcome
 	} else {
+		if hint := dutchHint(e, args, out); hint != "" {
+			sum.Notes = append(sum.Notes, hint)
+		}
 		res = s.result(e, out, sum)
 	}
 	s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, outcome)
@@ -265,6 +269,33 @@ func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Sum
 		res.StructuredContent = json.RawMessage(out.Structured)
 	}
 	return res
+}
+
+// dutchHint is the advice to search in Dutch for a platform's search (the
+// tool its manifest's search profile names) that found nothing for a
+// query reading as English, or "". Every other call pays one comparison
+// of tool names; a search only a check of its query's words, and the
+// answer is read only when the query reads as English.
+func dutchHint(e *toolEntry, args json.RawMessage, out connector.CallResult) string {
+	sp := e.platform.Manifest.SearchProfile
+	if sp == nil || sp.QueryArg == "" || e.tool.Name != sp.Tool {
+		return ""
+	}
+	var a map[string]any
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	q, _ := a[sp.QueryArg].(string)
+	if !querylang.English(q) {
+		return ""
+	}
+	var r struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if json.Unmarshal([]byte(out.Text), &r) != nil || r.Results == nil || len(r.Results) > 0 {
+		return ""
+	}
+	return querylang.Hint(q)
 }
 
 // validate checks arguments against the tool's schema. The error names the

@@ -16,6 +16,14 @@
 // without a reload. The interface is Dutch, with an English toggle
 // (?lang=en, remembered in a cookie).
 //
+// After a search the results come right under the query field (the
+// platform and period choices fold into a disclosure), and one document
+// found on several platforms is shown once, its copies linked as "ook op"
+// (crosssearch.Group over the keys the manifests declare; a section still
+// answering is rendered on its own later and not grouped). When every
+// platform found nothing for a query that reads as English, the page says
+// the sources are Dutch and links the Dutch search (sdk/querylang).
+//
 // # One language per page
 //
 // Everything a reader sees is in the chosen language, while the

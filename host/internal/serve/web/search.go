@@ -12,8 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
 
 // form is a parsed search request.
@@ -109,10 +111,82 @@ type section struct {
 	// Ambiguous is the organisations the filter fits, when it fits
 	// several (Kind is kindAmbiguous).
 	Ambiguous *ambiguity
+	// Also are, by result, the other copies of its document (on later
+	// sections of the page); Elsewhere counts this section's results that
+	// are such copies, shown under an earlier section's result instead.
+	Also      [][]copyOf
+	Elsewhere int
 	// Fragment is the URL that renders this section alone (for the
 	// script to fetch again while the platform is still answering).
 	Fragment string
 	Status   *loadstatus.Status
+}
+
+// copyOf is another platform's copy of a result's document.
+type copyOf struct {
+	Platform *Platform
+	Item     connector.Item
+}
+
+// AlsoOf is result i's other copies.
+func (s *section) AlsoOf(i int) []copyOf {
+	if i < len(s.Also) {
+		return s.Also[i]
+	}
+	return nil
+}
+
+// groupCopies shows each document once across the sections that have
+// answered (crosssearch.Group: results sharing a key the platforms'
+// manifests declare are one document): a copy leaves its section and is
+// linked under the result shown. A section still answering is rendered
+// later on its own and is not grouped.
+func groupCopies(secs []*section) {
+	type at struct{ sec, item int }
+	var rs []crosssearch.Keyed
+	var pos []at
+	for s, sec := range secs {
+		if sec.Kind != kindOK {
+			continue
+		}
+		for j, it := range sec.Results {
+			rs = append(rs, crosssearch.Keyed{Keys: it.Keys, HasLink: it.URL != ""})
+			pos = append(pos, at{s, j})
+		}
+	}
+	g := crosssearch.Group(rs, func(i int) []string { return secs[pos[i].sec].Platform.Keys })
+	if g.Documents == len(rs) {
+		return
+	}
+	drop := map[at]bool{}
+	for i, p := range pos {
+		sh := g.Shown[i]
+		if sh == i {
+			continue
+		}
+		drop[p] = true
+		to := secs[pos[sh].sec]
+		if to.Also == nil {
+			to.Also = make([][]copyOf, len(to.Results))
+		}
+		to.Also[pos[sh].item] = append(to.Also[pos[sh].item], copyOf{Platform: secs[p.sec].Platform, Item: secs[p.sec].Results[p.item]})
+	}
+	for s, sec := range secs {
+		if sec.Kind != kindOK {
+			continue
+		}
+		var kept []connector.Item
+		var also [][]copyOf
+		for j, it := range sec.Results {
+			if drop[at{s, j}] {
+				sec.Elsewhere++
+				continue
+			}
+			kept = append(kept, it)
+			also = append(also, sec.AlsoOf(j))
+		}
+		sec.Results, sec.Also = kept, also
+	}
 }
 
 // Pending reports whether the platform is still answering.
@@ -243,6 +317,26 @@ type searchData struct {
 	Form      form
 	Platforms []platformChoice
 	Sections  []*section
+	// TryDutch, when set, is a Dutch query to try instead: every platform
+	// answered with nothing, and the query reads as English.
+	TryDutch string
+}
+
+// tryDutch is the Dutch query to suggest when every section answered
+// empty and q reads as English (sdk/querylang), else "".
+func tryDutch(q string, secs []*section) string {
+	if len(secs) == 0 || !querylang.English(q) {
+		return ""
+	}
+	for _, s := range secs {
+		if s.Kind != kindEmpty {
+			return ""
+		}
+	}
+	if nl, ok := querylang.Dutch(q); ok {
+		return nl
+	}
+	return "stikstof"
 }
 
 type platformChoice struct {
@@ -275,7 +369,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	s.lists.fill(r.Context(), d.Platforms)
 	wg.Wait()
+	groupCopies(sections)
 	d.Sections = sections
+	d.TryDutch = tryDutch(f.Q, sections)
 	pg.Data = d
 	s.render(w, "search", "layout", http.StatusOK, pg)
 }

@@ -48,6 +48,10 @@ type Platform struct {
 	MaxLimit             int
 	// Filter is the platform's municipality, source or court choice.
 	Filter *Filter
+	// Keys are the document key kinds its search results carry (the
+	// manifest's search profile): results of several platforms that share
+	// one are one document, shown once.
+	Keys []string
 }
 
 // Filter is a search argument that narrows a platform to one organisation.

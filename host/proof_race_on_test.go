@@ -21,6 +21,7 @@ package host_test
 //
 // Skipped, each covered by the plain run and its concurrency raced where
 // it lives:
+//
 //   - a server that is a separate binary built without -race
 //     (TestKillDuringCacheSave, TestBinaryRestartKeepsCache,
 //     TestBinaryUpgradeAsksAgainOnce, TestThreeReplicaProcessesShareOBV,
@@ -29,17 +30,21 @@ package host_test
 //     host/internal/upstream/cache (TestSaveDuringTraffic, TestHammer),
 //     replicas sharing a bucket in host/internal/upstream/cluster
 //     (TestThreeReplicasOnRedis, TestReplicasNeverExceedTheLimit).
+//
 //   - the socket-level hostile tests and the demo walk (hostile_*_test.go,
 //     TestDemoWalk): connection and session caps are
 //     raced in host/internal/serve/inbound (TestHammer, TestConnsConcurrent,
 //     TestFloodIsBounded) and host/internal/serve/mcpserver (TestSessionCaps,
 //     TestStreamCaps, TestGoneClientCancelsCalls).
+//
 //   - TestFaultIsolation: TestLoad runs the same calls on all seven
 //     connectors under -race; this one waits out hanging platforms.
+//
 //   - the flood of 100 000 distinct clients
 //     (TestFloodOfDistinctClientsIsBounded): the buckets' cap under
 //     concurrent requests is raced in host/internal/serve/inbound
 //     (TestFloodIsBounded, TestHammer).
+//
 //   - long documents, the out-of-tree build and the seed shares
 //     (longdoc_test.go, TestConnectorBuiltOutOfTree, seed_test.go): single
 //     calls in WebAssembly for seconds, or shares measured in real time

@@ -113,14 +113,14 @@ type Connector struct {
 	// loadedFromRecord: Load took the manifest from a record.
 	loadedFromRecord bool
 
-	slots chan struct{}  // one token per instance that may exist
+	slots chan struct{} // one token per instance that may exist
 	// making admits instantiations one per core: a burst of calls
 	// instantiated all at once would share the CPU and all be ready
 	// late, so the first calls would reach the platform only after the
 	// last instance is made; in turn, instances come out one after the
 	// other and calls flow to the platform while the rest are made.
 	making chan struct{}
-	idle  chan *instance // instantiated, ready
+	idle   chan *instance // instantiated, ready
 	// idleMem is the linear memory of the idle instances.
 	idleMem atomic.Int64
 	mu      sync.Mutex

@@ -17,6 +17,7 @@ targets=(
 	"./sdk/connector FuzzManifest"      # connector manifests (Manifest.Validate)
 	"./sdk/connector FuzzContent"       # result content items
 	"./sdk FuzzResult"                  # tool values → results (sdk.Result)
+	"./sdk FuzzFind"                    # find arguments, folding and finding in a text
 	"./sdk/cite FuzzParse"              # citation forms (ECLI, publications, Kamerstukken, TK numbers)
 	"./sdk FuzzSourceURLKey"            # source URL keys: any input, a key is its own key
 	"./host/internal/runtime/wasmrt FuzzGuestResult"   # raw guest output through runtime and MCP layer

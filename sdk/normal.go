@@ -23,6 +23,14 @@ type (
 	Document = connector.Document
 	// ListResult is a rarely changing list (see [connector.ListResult]).
 	ListResult = connector.ListResult
+	// Found is a document tool's answer to a find (see [connector.Found]).
+	Found = connector.Found
+	// FoundPage is a page that matches a find (see [connector.FoundPage]).
+	FoundPage = connector.FoundPage
+	// FoundTerm is a word or phrase of a find (see [connector.FoundTerm]).
+	FoundTerm = connector.FoundTerm
+	// Snippet is text around a find's match (see [connector.Snippet]).
+	Snippet = connector.Snippet
 )
 
 var dutchMonths = map[string]time.Month{

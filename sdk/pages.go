@@ -23,6 +23,8 @@ type TextOf[H any] struct {
 	// Kept is true when the page came from the text the host keeps, so
 	// extract did not run.
 	Kept bool
+	// Found is FindText's answer (then Text is its summary and Page 0).
+	Found *connector.Found
 }
 
 // PagedText returns page n of a document's text, extracting it at most

@@ -70,7 +70,11 @@ func resultSize(v any) int {
 // document of obv with its links and extra fields took 565 bytes besides
 // its text, and 512 made append copy it).
 func documentSize(d *connector.Document) int {
-	return 1024 + len(d.Text) + len(d.Text)/8
+	n := 1024 + len(d.Text) + len(d.Text)/8
+	if d.Find != nil {
+		n += 32 << 10 // a find's answer is kept under 24 kB
+	}
+	return n
 }
 
 // appendStringField appends a member (key is its punctuated name, as
@@ -96,11 +100,13 @@ func appendDocument(b []byte, d *connector.Document) ([]byte, bool) {
 	b = appendOptString(b, `,"organization":`, d.Organization)
 	b = appendOptString(b, `,"url":`, d.URL)
 	b = appendStringField(b, `,"format":`, d.Format)
-	b = append(b, `,"page":`...)
-	b = strconv.AppendInt(b, int64(d.Page), 10)
+	b = appendOptInt(b, `,"page":`, d.Page)
 	b = append(b, `,"pages":`...)
 	b = strconv.AppendInt(b, int64(d.Pages), 10)
 	b = appendStringField(b, `,"text":`, d.Text)
+	if d.Find != nil {
+		b = appendFound(append(b, `,"find":`...), d.Find)
+	}
 	if len(d.Extra) > 0 {
 		b = append(b, `,"extra":`...)
 		var ok bool
@@ -109,6 +115,73 @@ func appendDocument(b []byte, d *connector.Document) ([]byte, bool) {
 		}
 	}
 	return append(b, '}'), true
+}
+
+// appendOptInt appends an omitempty integer member.
+func appendOptInt(b []byte, key string, n int) []byte {
+	if n == 0 {
+		return b
+	}
+	return strconv.AppendInt(append(b, key...), int64(n), 10)
+}
+
+func appendFound(b []byte, f *connector.Found) []byte {
+	b = appendStringField(b, `{"query":`, f.Query)
+	b = append(b, `,"terms":`...)
+	if f.Terms == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, t := range f.Terms {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendStringField(b, `{"term":`, t.Term)
+			b = strconv.AppendInt(append(b, `,"matches":`...), int64(t.Matches), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = strconv.AppendInt(append(b, `,"matches":`...), int64(f.Matches), 10)
+	b = strconv.AppendInt(append(b, `,"pages_matched":`...), int64(f.PagesMatched), 10)
+	b = append(b, `,"pages":`...)
+	if f.Pages == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range f.Pages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendFoundPage(b, &f.Pages[i])
+		}
+		b = append(b, ']')
+	}
+	if f.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	return append(b, '}')
+}
+
+func appendFoundPage(b []byte, p *connector.FoundPage) []byte {
+	b = strconv.AppendInt(append(b, `{"page":`...), int64(p.Page), 10)
+	b = strconv.AppendInt(append(b, `,"matches":`...), int64(p.Matches), 10)
+	b = appendOptInt(b, `,"source_page":`, p.SourcePage)
+	b = appendOptString(b, `,"link":`, p.Link)
+	if len(p.Snippets) > 0 {
+		b = append(b, `,"snippets":[`...)
+		for i, s := range p.Snippets {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendStringField(b, `{"text":`, s.Text)
+			b = appendOptInt(b, `,"source_page":`, s.SourcePage)
+			b = appendOptString(b, `,"link":`, s.Link)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 func appendSearchResult(b []byte, r *connector.SearchResult) ([]byte, bool) {

@@ -138,12 +138,39 @@ func randItems(r *rand.Rand) []connector.Item {
 	return items
 }
 
+func randFound(r *rand.Rand) *connector.Found {
+	if r.IntN(3) > 0 {
+		return nil
+	}
+	f := &connector.Found{Query: randString(r), Matches: r.IntN(100), PagesMatched: r.IntN(10) - 1, Truncated: r.IntN(2) == 0}
+	if n := r.IntN(3); n > 0 || r.IntN(2) == 0 {
+		f.Terms = make([]connector.FoundTerm, n)
+		for i := range f.Terms {
+			f.Terms[i] = connector.FoundTerm{Term: randString(r), Matches: r.IntN(5) - 1}
+		}
+	}
+	if n := r.IntN(3); n > 0 || r.IntN(2) == 0 {
+		f.Pages = make([]connector.FoundPage, n)
+		for i := range f.Pages {
+			p := connector.FoundPage{Page: r.IntN(70) - 1, Matches: r.IntN(5), SourcePage: r.IntN(3) - 1, Link: randString(r)}
+			if n := r.IntN(3); n > 0 || r.IntN(2) == 0 {
+				p.Snippets = make([]connector.Snippet, n)
+				for j := range p.Snippets {
+					p.Snippets[j] = connector.Snippet{Text: randString(r), SourcePage: r.IntN(3) - 1, Link: randString(r)}
+				}
+			}
+			f.Pages[i] = p
+		}
+	}
+	return f
+}
+
 func randResult(r *rand.Rand) any {
 	switch r.IntN(6) {
 	case 0:
 		return connector.Document{Platform: randString(r), ID: randString(r), Type: randString(r), Title: randString(r),
 			Date: randString(r), Organization: randString(r), URL: randString(r), Format: randString(r),
-			Page: r.IntN(5) - 1, Pages: int(r.Int64()), Text: randString(r), Extra: randExtra(r)}
+			Page: r.IntN(5) - 1, Pages: int(r.Int64()), Text: randString(r), Find: randFound(r), Extra: randExtra(r)}
 	case 1:
 		d := randResult(r)
 		if doc, ok := d.(connector.Document); ok {

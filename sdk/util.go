@@ -140,6 +140,11 @@ func SplitPages(text string, size int) []string {
 			for cut > 0 && !utf8Start(text[cut]) {
 				cut--
 			}
+			if cut == 0 {
+				// No character starts in the page (invalid UTF-8): cut
+				// at its size, or the loop would never end.
+				cut = size
+			}
 		} else {
 			cut++
 		}

@@ -19,3 +19,14 @@ func TestPageArg(t *testing.T) {
 		}
 	}
 }
+
+// A run of continuation bytes longer than a page (invalid UTF-8, as a
+// broken extraction may give) is still cut: SplitPages looped forever on
+// it (found by FuzzFind).
+func TestSplitPagesInvalidUTF8(t *testing.T) {
+	text := strings.Repeat("\xb9", 50)
+	pages := sdk.SplitPages(text, 9)
+	if len(pages) != 6 || strings.Join(pages, "") != text {
+		t.Errorf("%d pages %q", len(pages), pages)
+	}
+}

@@ -192,6 +192,13 @@ var rows = []row{
 		ratio:  &metric{"BenchmarkGroup", "group/merge"},
 	},
 	{
+		figure: "Find of a phrase on page 40 of that PDF vs reading page 40, its text kept (the find reads and folds all 66 kept pages; neither fetches nor extracts)",
+		bench:  bench{"./host", "^BenchmarkFindInDocument$", "50x"},
+		value:  metric{"BenchmarkFindInDocument", "find-ns/call"},
+		ref:    &metric{"BenchmarkFindInDocument", "page40-ns/call"},
+		ratio:  &metric{"BenchmarkFindInDocument", "find/page40"},
+	},
+	{
 		figure: "Cache hit vs fastcache's own Get",
 		bench:  bench{"./host/internal/upstream/cache", "^BenchmarkHitOverhead$", "200000x"},
 		value:  metric{"BenchmarkHitOverhead", "hit-ns"},

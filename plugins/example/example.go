@@ -133,6 +133,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	var a struct {
 		EntityID string `json:"entity_id"`
 		Page     int    `json:"page"`
+		Find     string `json:"find"`
 	}
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
@@ -147,15 +148,21 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	// The URL is all that shapes the text, so it is the text's key: the
 	// entity is fetched and decoded once, later pages come from the host.
 	u := BaseURL + "/api/entities/" + escapeID(a.EntityID)
-	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, page, func(ctx context.Context) (docHead, string, error) {
-		return fetchEntity(ctx, h, u, a.EntityID)
-	})
+	// A find reads the same kept text, so it costs the platform nothing
+	// after a page was read.
+	extract := func(ctx context.Context) (docHead, string, error) { return fetchEntity(ctx, h, u, a.EntityID) }
+	var doc sdk.TextOf[docHead]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, u, connector.ClassDocument, a.Find, nil, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, u, connector.ClassDocument, page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
 	hd := doc.Head
 	return sdk.Document{Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization,
-		URL: hd.URL, Format: "markdown", Page: doc.Page, Pages: doc.Pages, Text: doc.Text}, nil
+		URL: hd.URL, Format: "markdown", Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Find: doc.Found}, nil
 }
 
 // fetchEntity is get_document's expensive step: one request, one decode.

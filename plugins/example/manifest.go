@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -126,7 +127,8 @@ const getDocumentSchema = `{
   "type": "object",
   "properties": {
     "entity_id": {"type": "string", "minLength": 3, "maxLength": 300, "pattern": "^[A-Za-z]+:", "description": "Entity id from example_search, e.g. document:notubiz:gemeente:soest:12345"},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "required": ["entity_id"],
   "additionalProperties": false

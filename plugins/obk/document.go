@@ -50,6 +50,7 @@ func publicationID(given string) (string, error) {
 type GetDocumentArgs struct {
 	ID   string `json:"id"`
 	Page int    `json:"page"`
+	Find string `json:"find"`
 }
 
 // DocumentURL is the publication's XML rendition on the zoek host (byte
@@ -73,10 +74,14 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	u := DocumentURL(a.ID)
 	// The XML is fetched and turned into text once; the host keeps the
 	// pages with the head, so page 40 of a Handelingen costs neither a
-	// request (of the 10 per 30 s) nor a parse.
-	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (*docHead, string, error) {
-		return readDocument(ctx, h, u, a.ID)
-	})
+	// request (of the 10 per 30 s) nor a parse, and a find in it neither.
+	extract := func(ctx context.Context) (*docHead, string, error) { return readDocument(ctx, h, u, a.ID) }
+	var doc sdk.TextOf[*docHead]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, u, connector.ClassDocument, a.Find, nil, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +104,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		Platform: ID, ID: a.ID, Type: publicationOf(a.ID), Title: firstNonEmpty(d.Title, a.ID),
 		Date: d.Date, Organization: d.Organization,
 		URL: citeURL(a.ID, ""), Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
-		Extra: map[string]map[string]any{ID: extra},
+		Find: doc.Found, Extra: map[string]map[string]any{ID: extra},
 	}
 	rec := d.Record
 	if d.LookupFailed {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -134,7 +135,8 @@ const getDocumentSchema = `{
   "type": "object",
   "properties": {
     "id": {"type": "string", "minLength": 5, "maxLength": 100, "description": "From obk_search, or as cited: Stcrt. 2025, 18220; Kamerstukken II 2025/26, 36800-VII, nr. 14."},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "required": ["id"],
   "additionalProperties": false

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -145,7 +146,8 @@ const getDocumentSchema = `{
   "properties": {
     "id": {"type": "string", "maxLength": 300, "description": "From obv_search, e.g. document:notubiz:gemeente:soest:12345"},
     "entity_id": {"type": "string", "maxLength": 300, "description": "Old name of id."},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "additionalProperties": false
 }`

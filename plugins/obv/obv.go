@@ -413,6 +413,7 @@ type GetDocumentArgs struct {
 	// EntityID is id's former name, which keeps working.
 	EntityID string `json:"entity_id"`
 	Page     int    `json:"page"`
+	Find     string `json:"find"`
 }
 
 // EntityURL is the platform's detail request for an entity id.
@@ -459,9 +460,13 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	// The entity's URL is all that shapes its text, so it is the text's
 	// key: the answer is decoded once, and later pages come from the host.
 	u := EntityURL(BaseURL, a.EntityID)
-	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (docHead, string, error) {
-		return extractEntity(ctx, h, u, a.EntityID)
-	})
+	extract := func(ctx context.Context) (docHead, string, error) { return extractEntity(ctx, h, u, a.EntityID) }
+	var doc sdk.TextOf[docHead]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, u, connector.ClassDocument, a.Find, nil, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -469,7 +474,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	return sdk.Document{
 		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization,
 		URL: hd.URL, Format: "markdown", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
-		Extra: map[string]map[string]any{ID: hd.Extra},
+		Find: doc.Found, Extra: map[string]map[string]any{ID: hd.Extra},
 	}, nil
 }
 

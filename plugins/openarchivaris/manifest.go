@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -108,7 +109,8 @@ const getDocumentSchema = `{
   "type": "object",
   "properties": {
     "id": {"type": "string", "description": "From openarchivaris_search."},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "required": ["id"],
   "additionalProperties": false

@@ -227,6 +227,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	var a struct {
 		ID   string `json:"id"`
 		Page int    `json:"page"`
+		Find string `json:"find"`
 	}
 	if err := sdk.DecodeArgs(raw, &a); err != nil {
 		return nil, err
@@ -245,16 +246,20 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	// The document's URL is all that shapes its text, so it is the text's
 	// key: the answer is decoded once, and later pages come from the host.
 	u := DocumentURL(BaseURL, a.ID)
-	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (docHead, string, error) {
-		return extractDocument(ctx, h, u)
-	})
+	extract := func(ctx context.Context) (docHead, string, error) { return extractDocument(ctx, h, u) }
+	var doc sdk.TextOf[docHead]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, u, connector.ClassDocument, a.Find, nil, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
 	hd := doc.Head
 	d := sdk.Document{
 		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: hd.Organization, URL: hd.URL,
-		Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
+		Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Find: doc.Found,
 	}
 	if len(hd.Extra) > 0 {
 		d.Extra = map[string]map[string]any{ID: hd.Extra}

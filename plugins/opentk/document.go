@@ -33,6 +33,7 @@ type GetDocumentArgs struct {
 	Nummer   string `json:"nummer"`
 	Category string `json:"category"`
 	Page     int    `json:"page"`
+	Find     string `json:"find"`
 }
 
 // DocumentURL is the request for a text and the page to cite: the HTML
@@ -100,9 +101,13 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	// the pages with the title and date, so a later page neither fetches
 	// nor parses the HTML again. The URL names the rendition: it holds the
 	// number and, by its path, the category.
-	doc, err := sdk.PagedText(ctx, h, fetch, connector.ClassDocument, a.Page, func(ctx context.Context) (*docHead, string, error) {
-		return readDocument(ctx, h, fetch, &a)
-	})
+	extract := func(ctx context.Context) (*docHead, string, error) { return readDocument(ctx, h, fetch, &a) }
+	var doc sdk.TextOf[*docHead]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, fetch, connector.ClassDocument, a.Find, nil, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, fetch, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +115,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	out := sdk.Document{
 		Platform: ID, ID: a.Nummer, Type: firstNonEmpty(d.Soort, a.Category), Title: firstNonEmpty(d.Title, a.Category+" "+a.Nummer), Date: d.Date,
 		Organization: "Tweede Kamer", URL: cite, Format: "text", Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
+		Find: doc.Found,
 	}
 	extra := map[string]any{}
 	if a.Category == "Document" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -141,7 +142,8 @@ const getDocumentSchema = `{
     "id": {"type": "string", "description": "Number (any case, e.g. 2025D05511) or id from opentk_search; for Verslag the meeting id."},
     "nummer": {"type": "string", "description": "Old name of id."},
     "category": {"type": "string", "enum": ["Document", "Verslag"], "default": "Document"},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "additionalProperties": false
 }`

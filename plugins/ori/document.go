@@ -21,6 +21,7 @@ type GetDocumentArgs struct {
 	ID           string `json:"id"`
 	Organization string `json:"organization"`
 	Page         int    `json:"page"`
+	Find         string `json:"find"`
 }
 
 // DocumentURL is the lookup of one item by id, the platform's documented
@@ -107,9 +108,13 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	// The URL names everything that shapes the text (the id and the
 	// indexes looked in), so it is the text's key: the hit is decoded
 	// once, and later pages come from the host.
-	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (docHead, string, error) {
-		return extractDocument(ctx, h, u, a.ID)
-	})
+	extract := func(ctx context.Context) (docHead, string, error) { return extractDocument(ctx, h, u, a.ID) }
+	var doc sdk.TextOf[docHead]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, u, connector.ClassDocument, a.Find, pdfMarks, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +153,19 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	return sdk.Document{
 		Platform: ID, ID: hd.ID, Type: hd.Type, Title: hd.Title, Date: hd.Date, Organization: names.name(hd.Organization),
 		URL: hd.URL, Format: hd.Format, Page: doc.Page, Pages: doc.Pages, Text: doc.Text,
-		Extra: map[string]map[string]any{ID: extra},
+		Find: doc.Found, Extra: map[string]map[string]any{ID: extra},
 	}, nil
+}
+
+// pdfMarks: the text of an item of several pages marks each page of the
+// original ("--- pagina 3 ---", see joinPages); a PDF's original opens at
+// one with #page=3.
+func pdfMarks(hd docHead) sdk.PageMarks {
+	m := sdk.PageMarks{Prefix: pageMark}
+	if ct, _ := hd.Extra["content_type"].(string); strings.HasPrefix(ct, "application/pdf") {
+		m.File = hd.URL
+	}
+	return m
 }
 
 // extractDocument fetches the lookup and reads its first hit: its head and
@@ -327,6 +343,9 @@ func RenderText(src map[string]any) (text, format string, err error) {
 	return fieldsText(src), "text", nil
 }
 
+// pageMark opens a page of the original in the text of an item.
+const pageMark = "--- pagina "
+
 // joinPages is a text of one or more pages of the original, each after a
 // page marker when there are several.
 func joinPages(pages []string) string {
@@ -343,7 +362,7 @@ func joinPages(pages []string) string {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		fmt.Fprintf(&b, "--- pagina %d ---\n\n%s", i+1, strings.TrimSpace(p))
+		fmt.Fprintf(&b, "%s%d ---\n\n%s", pageMark, i+1, strings.TrimSpace(p))
 	}
 	return b.String()
 }

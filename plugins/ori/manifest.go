@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -120,7 +121,8 @@ const getDocumentSchema = `{
   "properties": {
     "id": {"type": "string", "description": "From ori_search."},
     "organization": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Key or name, to look in that organisation's index only."},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "required": ["id"],
   "additionalProperties": false

@@ -264,6 +264,7 @@ type GetDocumentArgs struct {
 	// ECLI is id's former name, which keeps working.
 	ECLI string `json:"ecli"`
 	Page int    `json:"page"`
+	Find string `json:"find"`
 }
 
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
@@ -294,7 +295,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	u := ContentURL(BaseURL, ecli)
 	// The judgement is parsed once; its pages and metadata are kept by the
 	// host, so reading page 40 neither fetches nor parses it again.
-	doc, err := sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, func(ctx context.Context) (*Decision, string, error) {
+	extract := func(ctx context.Context) (*Decision, string, error) {
 		resp, err := sdk.Get(ctx, h, u, ServiceContent, 1, connector.ClassDocument)
 		if err != nil {
 			return nil, "", fmt.Errorf("get_document: %w", err)
@@ -315,7 +316,13 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		text := renderText(d)
 		d.Body = "" // the head carries the metadata; the text is paged
 		return d, text, nil
-	})
+	}
+	var doc sdk.TextOf[*Decision]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, u, connector.ClassDocument, a.Find, nil, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, u, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -326,8 +333,8 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	}
 	return sdk.Document{
 		Platform: ID, ID: d.ECLI, Type: d.Type, Title: title, Date: d.Date, Organization: d.Court,
-		URL: CitationURL(d.ECLI), Format: "markdown", Page: a.Page, Pages: pages, Text: page,
-		Extra: map[string]map[string]any{ID: documentExtra(d)},
+		URL: CitationURL(d.ECLI), Format: "markdown", Page: doc.Page, Pages: pages, Text: page,
+		Find: doc.Found, Extra: map[string]map[string]any{ID: documentExtra(d)},
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -140,7 +141,8 @@ const getDocumentSchema = `{
   "properties": {
     "id": {"type": "string", "maxLength": 200, "description": "ECLI, any case, e.g. ECLI:NL:GHAMS:2020:3025"},
     "ecli": {"type": "string", "maxLength": 200, "description": "Old name of id."},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "additionalProperties": false
 }`

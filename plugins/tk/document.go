@@ -94,6 +94,7 @@ func OfficialXMLURL(extid string) string {
 type GetDocumentArgs struct {
 	ID   string `json:"id"`
 	Page int    `json:"page"`
+	Find string `json:"find"`
 }
 
 func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (any, error) {
@@ -117,10 +118,16 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 		xu = OfficialXMLURL(rec.Version.ExterneIdentifier)
 	}
 	// The text is fetched and extracted once; its pages and its source are
-	// kept by the host, so page 40 of a Handelingen neither downloads nor
-	// parses it again.
-	doc, err := sdk.PagedText(ctx, h, textKey(base, rec, xu), connector.ClassDocument, a.Page,
-		func(ctx context.Context) (textSource, string, error) { return readText(ctx, h, base, rec, xu) })
+	// kept by the host, so page 40 of a Handelingen, or a find in it,
+	// neither downloads nor parses it again.
+	key := textKey(base, rec, xu)
+	extract := func(ctx context.Context) (textSource, string, error) { return readText(ctx, h, base, rec, xu) }
+	var doc sdk.TextOf[textSource]
+	if a.Find != "" {
+		doc, err = sdk.FindText(ctx, h, key, connector.ClassDocument, a.Find, pdfMarks, extract)
+	} else {
+		doc, err = sdk.PagedText(ctx, h, key, connector.ClassDocument, a.Page, extract)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +172,7 @@ func getDocument(ctx context.Context, h connector.Host, raw json.RawMessage) (an
 	return sdk.Document{
 		Platform: ID, ID: rec.ID, Type: rec.Soort, Title: title, Date: sdk.ISODate(rec.Datum),
 		Organization: firstNonEmpty(rec.Organisatie, Organization), URL: DocumentPageURL(rec.DocumentNummer), Format: "text",
-		Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Extra: map[string]map[string]any{ID: extra},
+		Page: doc.Page, Pages: doc.Pages, Text: doc.Text, Find: doc.Found, Extra: map[string]map[string]any{ID: extra},
 	}, nil
 }
 
@@ -184,6 +191,15 @@ func counterparts(rec *record) []cite.Counterpart {
 		out = append(out, cite.Counterpart{Platform: "opentk", Tool: "opentk_get_document", ID: c.ID})
 	}
 	return out
+}
+
+// pdfMarks: a PDF's text marks its pages ("[page 12]", see PDFText), and
+// the file opens at one with #page=12.
+func pdfMarks(src textSource) sdk.PageMarks {
+	if src.Kind != "pdf" {
+		return sdk.PageMarks{}
+	}
+	return sdk.PageMarks{Prefix: "[page ", File: src.URL}
 }
 
 // textKey names a document's text for the host: its file, and what else

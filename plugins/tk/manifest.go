@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -153,7 +154,8 @@ const getDocumentSchema = `{
   "type": "object",
   "properties": {
     "id": {"type": "string", "description": "GUID from tk_search, number (2024D41173) or cited Kamerstuk (Kamerstukken II 2025/26, 36800-VII, nr. 14)."},
-    "page": {"type": "integer", "minimum": 1, "default": 1}
+    "page": {"type": "integer", "minimum": 1, "default": 1},
+    ` + sdk.FindProperty + `
   },
   "required": ["id"],
   "additionalProperties": false

@@ -45,7 +45,9 @@ type Item struct {
 	Extra map[string]map[string]any `json:"extra,omitempty"`
 }
 
-// Document is the normalised full text of one document, one page at a time.
+// Document is the normalised full text of one document, one page at a
+// time; or, for a call with a find argument, where words occur in it
+// (Find).
 type Document struct {
 	Platform     string `json:"platform"`
 	ID           string `json:"id"`
@@ -56,11 +58,69 @@ type Document struct {
 	URL          string `json:"url,omitempty"`
 	// Format is "markdown" or "text".
 	Format string `json:"format"`
-	// Page is 1-based; Pages is the number of pages of Text.
-	Page  int                       `json:"page"`
-	Pages int                       `json:"pages"`
-	Text  string                    `json:"text"`
+	// Page is 1-based; Pages is the number of pages of Text. An answer to
+	// a find has no page (0): its Text is a one-line summary of Find.
+	Page  int    `json:"page,omitempty"`
+	Pages int    `json:"pages"`
+	Text  string `json:"text"`
+	// Find answers a find argument: the pages of the whole text that
+	// hold the words asked for, with snippets.
+	Find  *Found                    `json:"find,omitempty"`
 	Extra map[string]map[string]any `json:"extra,omitempty"`
+}
+
+// Found is the answer to a find in a document: words or quoted phrases
+// looked for in its whole text, folded as a Dutch reader compares them
+// (case and diacritics ignored, ĳ as ij, white space as one space; see
+// sdk.Fold). A page matches when it holds every term; its matches are
+// the occurrences of the terms on it. The answer stays small (30 KB with
+// the rest of the document's result): at most three snippets a page, and
+// when pages or snippets had to be left out, Truncated says so, while
+// Matches and PagesMatched still count them all.
+type Found struct {
+	// Query is the find argument as given.
+	Query string `json:"query"`
+	// Terms are what was looked for, each word and each quoted phrase
+	// folded, with its matches in the whole text (on any page).
+	Terms []FoundTerm `json:"terms"`
+	// Matches counts the terms' occurrences on the pages that match.
+	Matches int `json:"matches"`
+	// PagesMatched is how many pages match; Pages lists them in order,
+	// or the first ones when Truncated.
+	PagesMatched int         `json:"pages_matched"`
+	Pages        []FoundPage `json:"pages"`
+	// Truncated: pages or snippets were left out to keep the answer small.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// FoundTerm is one word or phrase of a find.
+type FoundTerm struct {
+	Term    string `json:"term"`
+	Matches int    `json:"matches"`
+}
+
+// FoundPage is a page of the text that matches a find: the page argument
+// that reads it, its matches, and snippets of its text around them.
+type FoundPage struct {
+	Page    int `json:"page"`
+	Matches int `json:"matches"`
+	// SourcePage is the page of the original (a PDF's page) where the
+	// page's first match is, when the text marks the original's pages;
+	// Link opens the original there (a PDF's URL with #page=N), when
+	// the platform has a file to open.
+	SourcePage int       `json:"source_page,omitempty"`
+	Link       string    `json:"link,omitempty"`
+	Snippets   []Snippet `json:"snippets,omitempty"`
+}
+
+// Snippet is a short stretch of a document's text, about 120 characters
+// either side of a match (a few matches close together share one), cut
+// at word boundaries and its white space collapsed; "…" marks a cut.
+type Snippet struct {
+	Text string `json:"text"`
+	// SourcePage and Link are the snippet's own, as in FoundPage.
+	SourcePage int    `json:"source_page,omitempty"`
+	Link       string `json:"link,omitempty"`
 }
 
 // ListResult is a rarely changing list (sources, committees, value lists).

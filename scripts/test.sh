@@ -92,17 +92,9 @@ submodules() {
 
 total=$SECONDS
 step "vet and tidy (every module)" $MAKE --no-print-directory vet
-# The root module's tests and the race step run side by side: each spends
-# most of its wall time in one package (host) whose tests wait on rate
-# limits, platforms and clients more than they compute, so on two cores
-# the pair takes little more than the longer of them (in turn they were
-# over half of make test). Both share the compilation cache
-# (var/wazero-proof; its writes are atomic renames), so whichever loads a
-# guest first compiles it for both. No verdict depends on the machine
-# being idle: that is what this overlap also keeps checking.
-together "unit and end-to-end (root module)" $GO test -count=1 -timeout "$TIMEOUT" ./... \
-	--- "race detector (sched, host)" $GO test -count=1 -race -timeout "$TIMEOUT" ./sched/... ./host/...
+step "unit and end-to-end (root module)" $GO test -count=1 -timeout "$TIMEOUT" ./...
 step "sdk, sdk/native, plugins/example" submodules
+step "race detector (sched, host)" $GO test -count=1 -race -timeout "$TIMEOUT" ./sched/... ./host/...
 # The server binary the conformance suite and make demo both start, built
 # once before they run side by side (so neither links it while the other
 # starts it).

@@ -138,7 +138,7 @@ func checkAssistantErrors(t *testing.T, sim *platformsim.Sim, base string) {
 		}{
 			{"tk_get_document", map[string]any{"id": "2024D41190", "page": 0}, []string{`argument "page" must be at least 1 (got 0)`}},
 			{"obv_get_document", map[string]any{"id": "document:x", "organization": "soest"},
-				[]string{`unknown argument "organization"`, `(this tool takes: id, entity_id, page)`}},
+				[]string{`unknown argument "organization"`, `(this tool takes: id, entity_id, page, find)`}},
 			{"ori_search", map[string]any{"query": "x", "limit": "banana"}, []string{`argument "limit" must be a whole number (got the string "banana")`}},
 			{"besluitbron_search", map[string]any{"query": "x", "platforms": []string{"nowhere"}},
 				[]string{`besluitbron_search: invalid arguments: argument "platforms" (item 1) must be one of "obk", "obv"`, `(got "nowhere")`}},

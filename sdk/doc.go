@@ -121,8 +121,8 @@
 // Go guest built with this package ends every call by yielding, so that a
 // garbage collection cycle begun during the call finishes (in a reactor
 // its mark workers run only then), and with a full collection after a call
-// that moved a megabyte or more. Full texts go through [PagedText], which
-// the text_page and text_put calls serve. A module that reports another
-// ABI version is refused at load with an error naming the connector and
-// both versions.
+// that moved a megabyte or more. Full texts go through [PagedText] (and a
+// find in one through [FindText]), which the text_page and text_put calls
+// serve. A module that reports another ABI version is refused at load with
+// an error naming the connector and both versions.
 package sdk

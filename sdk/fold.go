@@ -225,30 +225,6 @@ func lower8(x uint64) uint64 {
 	return x | ((geA ^ gtZ) & highBits >> 2)
 }
 
-// Kinds of bytes for folding's fast path: copied as they are, lowered,
-// a space, or handled one character at a time (other white space,
-// control characters, bytes beyond ASCII).
-const (
-	kindCopy = iota
-	kindUpper
-	kindSpace
-	kindOther
-)
-
-var asciiKind = func() (k [256]byte) {
-	for c := range k {
-		switch {
-		case c >= utf8.RuneSelf || c < ' ' || c == 0x7F:
-			k[c] = kindOther
-		case c == ' ':
-			k[c] = kindSpace
-		case c >= 'A' && c <= 'Z':
-			k[c] = kindUpper
-		}
-	}
-	return
-}()
-
 // asciiSpace and asciiLower fold ASCII.
 var asciiSpace, asciiLower = func() (sp [utf8.RuneSelf]bool, lo [utf8.RuneSelf]byte) {
 	for c := range lo {

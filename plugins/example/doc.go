@@ -20,7 +20,8 @@
 //     checked (an error names the argument), URLs built on BaseURL, every
 //     fetch names its service, cost and cache class, and answers become
 //     the sdk's normalised sdk.SearchResult, sdk.Document (read through
-//     sdk.PagedText, so page 2 costs no request) and sdk.ListResult, or a
+//     sdk.PagedText, so page 2 costs no request, and a find in it through
+//     sdk.FindText, which reads the same kept text) and sdk.ListResult, or a
 //     type of the tool's own (Stats).
 //   - example_test.go and testdata/: the tools run natively against
 //     recorded answers with sdk/sdktest, which records every request.

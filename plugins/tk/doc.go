@@ -43,7 +43,9 @@
 // text. The text key is the file's URL plus what decides the text: the
 // official XML URL from the metadata, the content type and size, the
 // version. A lookup that lost the XML twin (see below) therefore never
-// serves its PDF text to one that found it.
+// serves its PDF text to one that found it. A find (sdk.FindText) reads
+// the same kept text; in a PDF's text it names the PDF page of each match
+// ("[page N]", see PDFText) and links the file at #page=N.
 //
 // Citations: tk_get_document takes a document number in any case and a
 // Kamerstuk as cited ("Kamerstukken II 2025/26, 36800-VII, nr. 14", found

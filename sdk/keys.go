@@ -15,7 +15,7 @@ import (
 // every connector spells a key the same way and the host can tell that
 // results of several platforms are one document. A field the platform
 // does not give stays empty; a value that is not a key of its kind (a
-// placeholder URL, a malformed number) is left out rather than guessed.
+// URL with its address elided, a malformed number) is left out rather than guessed.
 type DocKeys struct {
 	// SourceURL is the original file's address at its source.
 	SourceURL string
@@ -59,7 +59,7 @@ const maxSourceURL = 1000
 // trailing slash, the query's parameters sorted and escapes written one
 // way. The path keeps its case (servers tell paths apart by case). It
 // returns "" for anything but an absolute http(s) URL with a real host,
-// and for a URL with "..." in it: a platform's placeholder ("https://...",
+// and for a URL with "..." in it: an address a platform elided ("https://...",
 // "?id=...") is no document's address.
 func SourceURLKey(raw string) string {
 	raw = strings.TrimSpace(raw)

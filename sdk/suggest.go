@@ -33,13 +33,11 @@ const (
 func Folded(s string) string {
 	var b strings.Builder
 	space := false
-	for _, r := range s {
-		r = unicode.ToLower(r)
-		if f, ok := plainRune[r]; ok {
-			r = f
-		}
+	// Fold takes off the diacritics (and ĳ, ligatures, curly quotes) as a
+	// find does; what is left to do here is punctuation.
+	for _, r := range Fold(s) {
 		switch {
-		case r == '\'' || r == '’':
+		case r == '\'':
 			// 's-Hertogenbosch: the apostrophe is part of the word.
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if space && b.Len() > 0 {
@@ -52,16 +50,6 @@ func Folded(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// plainRune are the accented letters of Dutch without their accents.
-var plainRune = map[rune]rune{
-	'á': 'a', 'à': 'a', 'â': 'a', 'ä': 'a', 'ã': 'a', 'å': 'a',
-	'é': 'e', 'è': 'e', 'ê': 'e', 'ë': 'e',
-	'í': 'i', 'ì': 'i', 'î': 'i', 'ï': 'i',
-	'ó': 'o', 'ò': 'o', 'ô': 'o', 'ö': 'o', 'õ': 'o',
-	'ú': 'u', 'ù': 'u', 'û': 'u', 'ü': 'u',
-	'ý': 'y', 'ÿ': 'y', 'ç': 'c', 'ñ': 'n',
 }
 
 // Closest returns at most n of accepted nearest to value, nearest first:

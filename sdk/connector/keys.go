@@ -16,7 +16,7 @@ import (
 const (
 	// KeySourceURL is the address of the original file at its source
 	// (a council's iBabs or Notubiz download), as several council
-	// platforms harvest the same file: "https://host/path?sorted=query".
+	// platforms harvest the same file: "https://example.org/path?sorted=query".
 	KeySourceURL = "source_url"
 	// KeyTKDocument is a Tweede Kamer document number: "2025D05511".
 	KeyTKDocument = "tk_document_number"

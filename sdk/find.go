@@ -141,15 +141,9 @@ func FindText[H any](ctx context.Context, h connector.Host, key, class, find str
 		}
 		out = TextOf[H]{}
 	}
-	head, text, err := extract(ctx)
+	head, pages, err := extractPages(ctx, h, store, tk, extract)
 	if err != nil {
 		return out, err
-	}
-	pages := SplitPages(text, TextPageSize)
-	if store != nil {
-		if err := keep(ctx, store, tk, head, pages); err != nil {
-			h.Log(ctx, connector.LevelWarn, fmt.Sprintf("sdk: the host did not keep the text of %q: %v", key, err))
-		}
 	}
 	out.Head, out.Pages = head, len(pages)
 	fd := newFinder(terms, marksOf(marks, head), len(pages))

@@ -56,15 +56,9 @@ func PagedText[H any](ctx context.Context, h connector.Host, key, class string, 
 			return out, nil
 		}
 	}
-	head, text, err := extract(ctx)
+	head, pages, err := extractPages(ctx, h, store, tk, extract)
 	if err != nil {
 		return out, err
-	}
-	pages := SplitPages(text, TextPageSize)
-	if store != nil {
-		if err := keep(ctx, store, tk, head, pages); err != nil {
-			h.Log(ctx, connector.LevelWarn, fmt.Sprintf("sdk: the host did not keep the text of %q: %v", key, err))
-		}
 	}
 	out.Head, out.Pages = head, len(pages)
 	if n < 1 || n > len(pages) {
@@ -74,6 +68,24 @@ func PagedText[H any](ctx context.Context, h connector.Host, key, class string, 
 	return out, nil
 }
 
+// extractPages extracts a document once, splits its text into pages and
+// offers them to the host's store (when it has one), for a page read and a
+// find alike; a store that refuses is logged, the pages still answer.
+func extractPages[H any](ctx context.Context, h connector.Host, store connector.TextStore, tk connector.TextKey, extract Extract[H]) (H, []string, error) {
+	head, text, err := extract(ctx)
+	if err != nil {
+		return head, nil, err
+	}
+	pages := SplitPages(text, TextPageSize)
+	if store != nil {
+		if err := keep(ctx, store, tk, head, pages); err != nil {
+			h.Log(ctx, connector.LevelWarn, fmt.Sprintf("sdk: the host did not keep the text of %q: %v", tk.Key, err))
+		}
+	}
+	return head, pages, nil
+}
+
+// keep hands a document's pages and head to the host's text store.
 func keep[H any](ctx context.Context, store connector.TextStore, tk connector.TextKey, head H, pages []string) error {
 	b, err := json.Marshal(head)
 	if err != nil {

@@ -17,6 +17,13 @@
 // This package is a Go module of its own and depends on the standard
 // library alone, so a connector's go.mod requires it and nothing else.
 //
+// JSON in and out of a connector goes through the sdk's own codec, which
+// is faster than encoding/json in WebAssembly and gives the same values,
+// bytes and errors: [Unmarshal], [DecodeArgs], [DecodeJSON] and
+// [DecodeLenient] decode with it, [Result] encodes with it. The codec
+// itself is the internal package codec (sdk/internal/codec), so that this
+// package holds only what an author calls.
+//
 // A connector is a plain Go package with a function returning its *Plugin,
 // tested natively with `go test` (package sdktest gives it a fake host),
 // and a main package that exports it:

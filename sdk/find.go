@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/internal/codec"
 )
 
 // A find looks for words in a document's whole text and answers with the
@@ -463,7 +464,7 @@ func (fd *finder) answer(query string) *connector.Found {
 	}
 	var scratch []byte
 	str := func(s string) int {
-		scratch = appendJSONString(scratch[:0], s)
+		scratch = codec.AppendString(scratch[:0], s)
 		return len(scratch)
 	}
 	num := func(n int) int { return len(strconv.Itoa(n)) }

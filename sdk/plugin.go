@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
+	"github.com/besluitbron/besluitbron/sdk/internal/codec"
 )
 
 // ToolFunc is one tool's logic: arguments in, a JSON-marshallable result
@@ -98,7 +99,7 @@ func result(v any, shareText bool) (connector.CallResult, error) {
 	if r, ok := v.(connector.CallResult); ok {
 		return r, nil
 	}
-	b, err := marshalResult(v)
+	b, err := codec.Marshal(v)
 	if err != nil {
 		return connector.CallResult{}, fmt.Errorf("sdk: encoding result: %w", err)
 	}
@@ -121,7 +122,7 @@ func (p *Plugin) Close(context.Context) error { return nil }
 // names the argument in its error. The host has already checked them
 // against the input schema; this is the second line of defence.
 func DecodeArgs(args json.RawMessage, v any) error {
-	if err := decodeArgs(args, v); err != nil {
+	if err := codec.DecodeStrict(args, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return fmt.Errorf("argument %q: want %s, got %s", te.Field, te.Type, te.Value)
@@ -129,17 +130,6 @@ func DecodeArgs(args json.RawMessage, v any) error {
 		return fmt.Errorf("arguments: %v", err)
 	}
 	return nil
-}
-
-// decodeArgs is a json.Decoder's Decode refusing unknown fields, by the
-// fast path of [Unmarshal] when it applies.
-func decodeArgs(args []byte, v any) error {
-	if ok, err := decodeFast(args, v, true); ok {
-		return err
-	}
-	dec := json.NewDecoder(bytesReader(args))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
 
 var _ connector.Connector = (*Plugin)(nil)

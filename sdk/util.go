@@ -1,18 +1,14 @@
 package sdk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // Get is a convenience for a GET fetch.
 func Get(ctx context.Context, h connector.Host, url, service string, cost float64, class string) (connector.FetchResponse, error) {

@@ -1,4 +1,4 @@
-package sdk
+package codec
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Unmarshal and decodeArgs must do exactly what json.Unmarshal and a
+// Unmarshal and DecodeStrict must do exactly what json.Unmarshal and a
 // json.Decoder refusing unknown fields do: the same values, the same
 // errors, on any input.
 
@@ -173,9 +173,9 @@ func checkDecode(t *testing.T, in []byte) (fast bool) {
 	got, want = prefilled(), prefilled()
 	dec := json.NewDecoder(bytes.NewReader(in))
 	dec.DisallowUnknownFields()
-	sameError(t, in, decodeArgs(in, &got), dec.Decode(&want))
+	sameError(t, in, DecodeStrict(in, &got), dec.Decode(&want))
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%q:\ndecodeArgs %+v\nDecoder    %+v", in, got, want)
+		t.Fatalf("%q:\nDecodeStrict %+v\nDecoder    %+v", in, got, want)
 	}
 	for _, v := range []func() any{
 		func() any { return new(string) }, func() any { return new(int8) }, func() any { return new(float32) },

@@ -1,4 +1,4 @@
-package sdk
+package codec
 
 import (
 	"bytes"
@@ -209,9 +209,9 @@ func TestResultEncodingIsJSONMarshal(t *testing.T) {
 	for i := range 20000 {
 		v := randResult(r)
 		want, werr := json.Marshal(v)
-		got, gerr := marshalResult(v)
+		got, gerr := Marshal(v)
 		if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
-			t.Fatalf("value %d %#v:\nmarshalResult %s (%v)\njson.Marshal  %s (%v)", i, v, got, gerr, want, werr)
+			t.Fatalf("value %d %#v:\nMarshal %s (%v)\njson.Marshal  %s (%v)", i, v, got, gerr, want, werr)
 		}
 		if werr != nil && gerr.Error() != werr.Error() {
 			t.Fatalf("value %d: error %q, json.Marshal's %q", i, gerr, werr)
@@ -241,9 +241,9 @@ func FuzzResultEncoding(f *testing.F) {
 		}
 		for _, v := range vals {
 			want, werr := json.Marshal(v)
-			got, gerr := marshalResult(v)
+			got, gerr := Marshal(v)
 			if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
-				t.Fatalf("%#v:\nmarshalResult %s (%v)\njson.Marshal  %s (%v)", v, got, gerr, want, werr)
+				t.Fatalf("%#v:\nMarshal %s (%v)\njson.Marshal  %s (%v)", v, got, gerr, want, werr)
 			}
 		}
 	})
@@ -334,9 +334,9 @@ func TestFlatEncodingIsJSONMarshal(t *testing.T) {
 		}
 		for _, x := range vals {
 			want, werr := json.Marshal(x)
-			got, gerr := marshalResult(x)
+			got, gerr := Marshal(x)
 			if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) || werr != nil && werr.Error() != gerr.Error() {
-				t.Fatalf("value %d %#v:\nmarshalResult %s (%v)\njson.Marshal  %s (%v)", i, x, got, gerr, want, werr)
+				t.Fatalf("value %d %#v:\nMarshal %s (%v)\njson.Marshal  %s (%v)", i, x, got, gerr, want, werr)
 			}
 			if _, ok := appendFlat(nil, x); ok {
 				hand++
@@ -350,9 +350,9 @@ func TestFlatEncodingIsJSONMarshal(t *testing.T) {
 			c string
 		}{A: "<"}} {
 		want, werr := json.Marshal(x)
-		got, gerr := marshalResult(x)
+		got, gerr := Marshal(x)
 		if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
-			t.Fatalf("%#v: marshalResult %s (%v), json.Marshal %s (%v)", x, got, gerr, want, werr)
+			t.Fatalf("%#v: Marshal %s (%v), json.Marshal %s (%v)", x, got, gerr, want, werr)
 		}
 	}
 	if hand < n/2 {
@@ -375,7 +375,7 @@ func TestResultExtraSizes(t *testing.T) {
 		}
 		outer["obv"] = inner
 		d := connector.Document{Platform: "p", ID: "i", Extra: outer}
-		got, err := marshalResult(d)
+		got, err := Marshal(d)
 		want, werr := json.Marshal(d)
 		if err != nil || werr != nil || string(got) != string(want) {
 			t.Errorf("%d members: %s (%v), want %s (%v)", n, got, err, want, werr)

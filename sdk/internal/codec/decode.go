@@ -1,6 +1,7 @@
-package sdk
+package codec
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"math"
@@ -34,6 +35,20 @@ func Unmarshal(data []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// DecodeStrict is what a json.Decoder refusing unknown fields decodes
+// from data, by the fast path of [Unmarshal] when it applies: a tool's
+// arguments are checked against the input schema by the host, and a
+// member the struct does not name is a mistake worth an error, not
+// something to skip. As with the Decoder, only the first value counts.
+func DecodeStrict(data []byte, v any) error {
+	if ok, err := decodeFast(data, v, true); ok {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // fieldKind is how the fast path sets a field.

@@ -1,4 +1,4 @@
-package sdk
+package codec
 
 import (
 	"encoding"
@@ -21,8 +21,8 @@ import (
 // json.Marshal's, field order, omitempty, HTML escaping and sorted map
 // keys included; resultjson_test.go compares the two on random values.
 // A value the hand path does not know (an Extra value of another type, a
-// float that is not finite) makes [appendResult] report false, and Result
-// falls back to json.Marshal for the whole value, so errors are
+// float that is not finite) makes [appendResult] report false, and
+// [Marshal] falls back to json.Marshal for the whole value, so errors are
 // json.Marshal's too.
 
 // appendResult appends v's JSON to b when v is one of the sdk's result
@@ -80,7 +80,7 @@ func documentSize(d *connector.Document) int {
 // appendStringField appends a member (key is its punctuated name, as
 // `,"title":`) and its string value.
 func appendStringField(b []byte, key, v string) []byte {
-	return appendJSONString(append(b, key...), v)
+	return AppendString(append(b, key...), v)
 }
 
 // appendOptString is appendStringField for an omitempty member.
@@ -262,8 +262,8 @@ func appendItem(b []byte, it *connector.Item) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
-// appendStringValue is appendJSONString as a member's value.
-func appendStringValue(b []byte, s string) ([]byte, bool) { return appendJSONString(b, s), true }
+// appendStringValue is AppendString as a member's value.
+func appendStringValue(b []byte, s string) ([]byte, bool) { return AppendString(b, s), true }
 
 func appendStrings(b []byte, s []string) []byte {
 	if s == nil {
@@ -274,7 +274,7 @@ func appendStrings(b []byte, s []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, v)
+		b = AppendString(b, v)
 	}
 	return append(b, ']')
 }
@@ -301,7 +301,7 @@ func appendMembers[V any](b []byte, ms []member[V], value func([]byte, V) ([]byt
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, ms[i].k)
+		b = AppendString(b, ms[i].k)
 		b = append(b, ':')
 		var ok bool
 		if b, ok = value(b, ms[i].v); !ok {
@@ -343,7 +343,7 @@ func appendAny(b []byte, v any) ([]byte, bool) {
 	case nil:
 		return append(b, "null"...), true
 	case string:
-		return appendJSONString(b, v), true
+		return AppendString(b, v), true
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case int:
@@ -394,9 +394,9 @@ func appendAny(b []byte, v any) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = AppendString(b, k)
 			b = append(b, ':')
-			b = appendJSONString(b, v[k])
+			b = AppendString(b, v[k])
 		}
 		return append(b, '}'), true
 	}
@@ -440,10 +440,12 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s quoted as json.Marshal quotes it (HTML
+// AppendString appends s quoted as json.Marshal quotes it (HTML
 // escaping on): the control characters, `"` and `\`, `<`, `>` and `&`,
 // U+2028 and U+2029 escaped, each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
+// Exported because a find's answer is cut to a budget of its encoded
+// size, which only the encoder's own quoting measures exactly.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -494,8 +496,11 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// marshalResult is json.Marshal(v), by hand for the sdk's result types.
-func marshalResult(v any) ([]byte, error) {
+// Marshal is json.Marshal(v): the same bytes and errors, written by hand
+// for the sdk's result types and a tool's flat structs, whose reflection
+// in json.Marshal cost a WebAssembly connector about ten times its native
+// time (see above).
+func Marshal(v any) ([]byte, error) {
 	if n := resultSize(v); n > 0 {
 		if b, ok := appendResult(make([]byte, 0, n), v); ok {
 			return b, nil
@@ -624,7 +629,7 @@ func appendFlat(b []byte, v any) ([]byte, bool) {
 		first = false
 		switch ff.kind {
 		case kindString:
-			b = appendJSONString(b, f.String())
+			b = AppendString(b, f.String())
 		case kindBool:
 			b = strconv.AppendBool(b, f.Bool())
 		case kindInt:

@@ -442,7 +442,6 @@ func decodeScalar(data []byte, ev reflect.Value) (bool, error) {
 	return true, a.apply(ev)
 }
 
-// apply sets f as json would.
 // applyAt sets the field of the struct at base (ev) as apply does: an
 // Unmarshaler and a string without reflect, which in WebAssembly cost
 // more than decoding them (reflect.Value.Addr looks its pointer type up
@@ -538,6 +537,9 @@ func asUnmarshaler(proto json.Unmarshaler, p unsafe.Pointer) json.Unmarshaler {
 	return proto
 }
 
+// apply sets f (a field, or decodeScalar's whole value) as json would,
+// through reflect: the general path, for what applyAt does not store
+// itself.
 func (a *assignment) apply(f reflect.Value) error {
 	fp := a.field
 	if fp.kind == kindUnmarshaler {
@@ -911,10 +913,9 @@ func plainBytes(s []byte) bool {
 	return true
 }
 
-// decodeStr decodes the bytes between a valid JSON string's quotes as
-// json does: escapes resolved, each byte of invalid UTF-8 and each lone
-// surrogate as U+FFFD.
-// decodeStrPlain is decodeStr of s, known to be plainBytes when plain.
+// decodeStrPlain is decodeStr of s, known to be plainBytes when plain:
+// the scan that found the string's end already knows, and a second look
+// at every byte cost more than it saved in WebAssembly.
 func decodeStrPlain(s []byte, plain bool) string {
 	if plain {
 		return string(s)
@@ -922,6 +923,9 @@ func decodeStrPlain(s []byte, plain bool) string {
 	return decodeStr(s)
 }
 
+// decodeStr decodes the bytes between a valid JSON string's quotes as
+// json does: escapes resolved, each byte of invalid UTF-8 and each lone
+// surrogate as U+FFFD.
 func decodeStr(s []byte) string {
 	if plainBytes(s) || (!hasByte(s, '\\') && utf8.Valid(s)) {
 		return string(s)

@@ -90,19 +90,43 @@ submodules() {
 	done
 }
 
+# withshards [-race] SHARES PATTERN… tests the packages PATTERN names,
+# with the host package's own tests in SHARES processes side by side
+# (scripts/gotest-shards.sh: they mostly wait, on refills, kills and
+# process starts) beside one go test for every other package.
+withshards() {
+	local race=()
+	if [ "$1" = -race ]; then
+		race=(-race)
+		shift
+	fi
+	local shares=$1 rest rc1 rc2
+	shift
+	rest=$($GO list "$@" | grep -vx "$($GO list ./host)")
+	$GO test -count=1 "${race[@]}" -timeout "$TIMEOUT" $rest &
+	local others=$!
+	GO=$GO TIMEOUT=$TIMEOUT scripts/gotest-shards.sh "${race[@]}" ./host "$shares"
+	rc2=$?
+	wait $others
+	rc1=$?
+	[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
+}
+
 total=$SECONDS
 step "vet and tidy (every module)" $MAKE --no-print-directory vet
-step "unit and end-to-end (root module)" $GO test -count=1 -timeout "$TIMEOUT" ./...
+step "unit and end-to-end (root module)" withshards 3 ./...
 step "sdk, sdk/native, plugins/example" submodules
-step "race detector (sched, host)" $GO test -count=1 -race -timeout "$TIMEOUT" ./sched/... ./host/...
+step "race detector (sched, host)" withshards -race 2 ./sched/... ./host/...
 # The server binary the conformance suite and make demo both start, built
 # once before they run side by side (so neither links it while the other
 # starts it).
 step "build the server (for the client steps)" $MAKE --no-print-directory host
+# The short fuzzing computes while the client steps mostly wait on Node
+# and loopback: side by side they take the time of the longest.
 together "TypeScript SDK client vs client limits" env GO="$GO" scripts/ts-client-429.sh \
 	--- "MCP conformance suite" env MAKE="$MAKE" scripts/conformance.sh \
-	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh
-step "short fuzzing" $MAKE --no-print-directory fuzz-short
+	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh \
+	--- "short fuzzing" $MAKE --no-print-directory fuzz-short
 
 echo
 echo "=== SUMMARY (make test)"

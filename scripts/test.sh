@@ -4,8 +4,9 @@
 # then a summary with each step's outcome and wall time. Exits non-zero
 # when any step failed. The three client steps (TypeScript client,
 # conformance, README's clients) mostly wait on Node and loopback I/O:
-# they run side by side, each into a log of its own that is printed, whole
-# and under its own header, when all three are done.
+# they run side by side with the short fuzzing, each into a log of its own
+# that is printed, whole and under its own header, when all are done. The
+# host package's tests run in shares side by side (withshards below).
 #
 #   GO=go MAKE=make scripts/test.sh
 set -uo pipefail

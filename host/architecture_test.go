@@ -20,7 +20,9 @@ package host
 // that imports upstream/ (a connector's runtime reaches the platform only
 // through the connector.Host it is handed); any production package that
 // imports test support, the platform simulator, a connector under
-// plugins/ or the host package itself; a new top-level folder under
+// plugins/ or the host package itself; a package beyond the MCP edge
+// that imports the go-sdk's MCP types or the MCP server (features answer
+// an invoke.Answer and reach tools through an invoke.Invoker); a new top-level folder under
 // host/internal or a seventh file in host/. TestArchitectureRulesCatch
 // shows each rule failing on a graph that breaks it.
 
@@ -36,6 +38,12 @@ import (
 )
 
 const modulePath = "github.com/besluitbron/besluitbron/"
+
+// goSDKMCP is the go-sdk's MCP package as importsOf records it (beside the
+// module's own packages), and mcpEdge the packages that may import it.
+const goSDKMCP = "go-sdk/mcp"
+
+var mcpEdge = []string{"host", "host/internal/serve/mcpserver", "host/internal/serve/eventstore"}
 
 // wingOf is the wing of a package path relative to the module
 // ("host/internal/upstream/cache" → "upstream"), "" outside host/internal.
@@ -57,6 +65,10 @@ func mayImport(from, to string) (bool, string) {
 	switch {
 	case to == "host":
 		return false, "nothing under host/internal imports the host package"
+	case to == goSDKMCP && !slices.Contains(mcpEdge, from):
+		return false, "only the MCP edge (mcpserver, the event store it resumes from, and the host's face that starts it) speaks the go-sdk's MCP types; a feature answers an invoke.Answer"
+	case to == "host/internal/serve/mcpserver" && from != "host":
+		return false, "only the host's face builds the MCP server; a feature reaches tools through an invoke.Invoker"
 	case strings.HasPrefix(to, "plugins/"):
 		return false, "the host names no connector: it knows platforms only by their manifests"
 	case to == "internal/platformsim" || to == "internal/wasmbuild" || wingOf(to) == "testsupport":
@@ -72,9 +84,6 @@ func mayImport(from, to string) (bool, string) {
 	case "upstream":
 		return false, "the fetch path knows nothing of how calls arrive (serve) or run (runtime)"
 	case "config":
-		if to == "host/internal/serve/inbound" {
-			return true, "" // origins are checked with the parser that serves them
-		}
 		return false, "the configuration depends on no wing"
 	case "serve":
 		if tw == "upstream" && to == "host/internal/upstream/callinfo" || to == "host/internal/runtime/admission" {
@@ -109,7 +118,11 @@ func importsOf(t *testing.T, root, dir string) map[string][]string {
 		pkg := filepath.ToSlash(rel)
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
-			if to, ok := strings.CutPrefix(path, modulePath); ok && !slices.Contains(out[pkg], to) {
+			to, ok := strings.CutPrefix(path, modulePath)
+			if path == "github.com/modelcontextprotocol/go-sdk/mcp" {
+				to, ok = goSDKMCP, true
+			}
+			if ok && !slices.Contains(out[pkg], to) {
 				out[pkg] = append(out[pkg], to)
 			}
 		}
@@ -184,7 +197,7 @@ func TestArchitectureRulesCatch(t *testing.T) {
 		files int
 		want  string
 	}{
-		{map[string][]string{"host/internal/upstream/cache": {"host/internal/serve/mcpserver"}}, nil, 5, "the fetch path knows nothing"},
+		{map[string][]string{"host/internal/upstream/cache": {"host/internal/serve/memo"}}, nil, 5, "the fetch path knows nothing"},
 		{map[string][]string{"host/internal/runtime/wasmrt": {"host/internal/upstream/fetch"}}, nil, 5, "a runtime reaches platforms only"},
 		{map[string][]string{"host/internal/serve/web": {"host/internal/upstream/cache"}}, nil, 5, "serve reaches connectors"},
 		{map[string][]string{"host/internal/serve/web": {"plugins/obv"}}, nil, 5, "names no connector"},
@@ -192,6 +205,9 @@ func TestArchitectureRulesCatch(t *testing.T) {
 		{map[string][]string{"host/internal/serve/web": {"host/internal/testsupport/connectortest"}}, nil, 5, "for tests only"},
 		{map[string][]string{"host/internal/serve/web": {"host"}}, nil, 5, "imports the host package"},
 		{map[string][]string{"host/internal/config": {"host/internal/upstream/quota"}}, nil, 5, "depends on no wing"},
+		{map[string][]string{"host/internal/config": {"host/internal/serve/inbound"}}, nil, 5, "depends on no wing"},
+		{map[string][]string{"host/internal/serve/crosssearch": {"go-sdk/mcp"}}, nil, 5, "only the MCP edge"},
+		{map[string][]string{"host/internal/serve/web": {"host/internal/serve/mcpserver"}}, nil, 5, "only the host's face builds the MCP server"},
 		{nil, []string{"serve", "ratelimit"}, 5, "host/internal/ratelimit: not a wing"},
 		{nil, nil, 7, "7 non-test files in host/"},
 	} {

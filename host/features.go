@@ -12,6 +12,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
@@ -27,15 +28,15 @@ import (
 // hostTools are the tools the host itself serves on the unified address:
 // the cross-platform search over the connectors served there, and the load
 // status. server.tools may leave either out.
-func (h *Host) hostTools(onUnified []*platform) []mcpserver.HostTool {
+func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 	// besluitbron_search is shown only the connectors the unified
 	// address serves, so it neither lists nor queries a connector the
 	// admin hid there. TestExposeHidesConnector fails if that stops
 	// being true.
 	search := h.searchTools(onUnified)
-	var out []mcpserver.HostTool
+	var out []invoke.HostTool
 	for _, t := range append(search, h.statusTools()...) {
-		if h.cfg.Server.ToolExposed(t.Tool.Name) {
+		if h.cfg.Server.ToolExposed(t.Name) {
 			out = append(out, t)
 		}
 	}
@@ -113,7 +114,7 @@ func (h *Host) planExposure() exposure {
 // exposureWarnings are the start's words about server.tools and expose:
 // a pattern that matches no tool (a likely typo, e.g. "<id>-*"), and a
 // unified address left with no tool at all.
-func (h *Host) exposureWarnings(e exposure, host []mcpserver.HostTool) []string {
+func (h *Host) exposureWarnings(e exposure, host []invoke.HostTool) []string {
 	var names []string
 	for _, p := range h.platforms {
 		for _, t := range p.manifest.Tools {
@@ -121,7 +122,7 @@ func (h *Host) exposureWarnings(e exposure, host []mcpserver.HostTool) []string 
 		}
 	}
 	for _, t := range host {
-		names = append(names, t.Tool.Name)
+		names = append(names, t.Name)
 	}
 	var out []string
 	for i, pat := range h.cfg.Server.Tools {
@@ -153,7 +154,7 @@ func onePatternMatches(pattern, name string) bool {
 
 // searchTools returns besluitbron_search, the cross-platform search over
 // the loaded connectors that can take part (none: no tool).
-func (h *Host) searchTools(platforms []*platform) []mcpserver.HostTool {
+func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 	var ps []crosssearch.Platform
 	for _, p := range platforms {
 		var tools []string
@@ -166,7 +167,7 @@ func (h *Host) searchTools(platforms []*platform) []mcpserver.HostTool {
 		Platforms: ps,
 		// h.mcp is built after the host tools are listed; the search
 		// runs only once it exists.
-		Invoke: func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+		Invoke: func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
 			return h.mcp.Invoke(ctx, info, tool, args)
 		},
 	}
@@ -177,12 +178,7 @@ func (h *Host) searchTools(platforms []*platform) []mcpserver.HostTool {
 	if len(s.IDs()) == 0 {
 		return nil
 	}
-	return []mcpserver.HostTool{{
-		Tool: s.Tool(),
-		Handler: func(ctx context.Context, info *callinfo.Info, args json.RawMessage) (*mcp.CallToolResult, error) {
-			return s.Handle(ctx, info, args), nil
-		},
-	}}
+	return []invoke.HostTool{s.Tool()}
 }
 
 // publicInfo is a call record of the shared public session: the search
@@ -204,10 +200,10 @@ func (h *Host) newStatusJob(updated func()) *loadstatus.Job {
 				of = fp.Type
 			}
 			// h.mcp is built after the host tools; the job runs once it is.
-			invoke := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+			run := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
 				return h.mcp.Invoke(ctx, info, tool, args)
 			}
-			t.Freshness = loadstatus.FreshnessProbe(invoke, p.id+"_"+fp.Tool, fp.Arguments, of)
+			t.Freshness = loadstatus.FreshnessProbe(run, p.id+"_"+fp.Tool, fp.Arguments, of)
 		}
 		ts = append(ts, t)
 	}
@@ -256,7 +252,7 @@ func (h *Host) startStatus(ctx context.Context) (stop func()) {
 // statusTools returns besluitbron_status, the platforms' load status. It
 // answers from the job's last round (h.lstatus, built before it) and
 // never calls a platform.
-func (h *Host) statusTools() []mcpserver.HostTool {
+func (h *Host) statusTools() []invoke.HostTool {
 	var ids []any
 	for _, p := range h.platforms {
 		ids = append(ids, p.id)
@@ -269,7 +265,7 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 		},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
-	tool := &mcp.Tool{
+	return []invoke.HostTool{{
 		Name:  "besluitbron_status",
 		Title: "Load status of the platforms (Laadstatus)",
 		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes), " +
@@ -277,9 +273,8 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 			"Give organization to learn whether a municipality's data is current or stale on OpenBesluitvorming, so you can tell the user when a missing result may be a missing import. " +
 			"Cost: free; reads the last check and never calls a platform.",
 		InputSchema: schema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Load status"},
-	}
-	return []mcpserver.HostTool{{Tool: tool, Handler: h.statusHandler}}
+		Handler:     h.statusHandler,
+	}}
 }
 
 func ptrInt(n int) *int { return &n }
@@ -310,24 +305,24 @@ type statusOrgMatches struct {
 	Sources  []loadstatus.Source `json:"sources"`
 }
 
-func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.RawMessage) (*mcp.CallToolResult, error) {
+func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.RawMessage) invoke.Answer {
 	var a struct {
 		Platform     string `json:"platform"`
 		Organization string `json:"organization"`
 	}
+	free := callinfo.Summary{Cache: callinfo.Bypass}
 	if len(raw) > 0 && string(raw) != "null" {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&a); err != nil {
-			return nil, fmt.Errorf("invalid arguments: %v", err)
+			return invoke.Failed(fmt.Sprintf("besluitbron_status: invalid arguments: %v", err), free)
 		}
 	}
 	b, err := h.statusJSON(a.Platform, a.Organization)
 	if err != nil {
-		return nil, err
+		return invoke.Failed("besluitbron_status: "+err.Error(), free)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b),
-		Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: 0, mcpserver.MetaUpstreamMS: 0}}, nil
+	return invoke.JSONAnswer(b, free)
 }
 
 // statusURI is the Laadstatus as a resource.
@@ -591,7 +586,7 @@ func (h *Host) guardPages(mcp *inbound.Guard, mux *http.ServeMux) http.Handler {
 // through the MCP server's internal path (Invoke), the server being
 // created after it.
 func (h *Host) newWeb() *web.Server {
-	invoke := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+	invoke := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
 		return h.mcp.Invoke(ctx, info, tool, args)
 	}
 	o := web.Options{Invoke: invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry}

@@ -24,7 +24,7 @@ import (
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
+	"github.com/besluitbron/besluitbron/internal/weborigin"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -622,7 +622,7 @@ func (c *Config) validate() error {
 		}
 	}
 	for i, o := range c.Server.AllowedOrigins {
-		if _, err := inbound.ParseOrigin(o); err != nil {
+		if _, err := weborigin.Parse(o); err != nil {
 			bad("server.allowed_origins[%d] %v", i, err)
 		}
 	}

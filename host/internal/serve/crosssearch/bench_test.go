@@ -25,7 +25,7 @@ func BenchmarkFanOut(b *testing.B) {
 		f.calls = f.calls[:0]
 		f.mu.Unlock()
 		r := s.Handle(context.Background(), &callinfo.Info{Session: "b"}, args)
-		if r.IsError {
+		if r.Err != nil {
 			b.Fatal(resultText(r))
 		}
 	}

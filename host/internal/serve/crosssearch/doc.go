@@ -10,8 +10,8 @@
 // answers at all, the result is a tool error (isError) that gives each
 // platform's reason, so an assistant does not read it as "no documents".
 //
-//	s, err := crosssearch.New(crosssearch.Options{Platforms: ps, Call: srv.Call})
-//	res := s.Handle(ctx, info, rawArgs) // an *mcp.CallToolResult
+//	s := crosssearch.New(crosssearch.Options{Platforms: ps, Invoke: invoker})
+//	a := s.Handle(ctx, info, rawArgs) // an invoke.Answer (ExampleSearcher)
 //
 // What the platforms cannot do is said, not papered over: Rechtspraak's
 // index has no free-text search, so it is searched only when named and

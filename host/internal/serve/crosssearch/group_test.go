@@ -11,18 +11,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // keyed answers a search with items as given (their keys included).
-func keyed(id string, items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
-	return func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+func keyed(id string, items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
+	return func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 		n := len(items)
 		b, _ := json.Marshal(sdk.SearchResult{Platform: id, Total: &n, Results: items})
-		return mcpserver.Answer{Platform: id, Result: connector.CallResult{Text: string(b), Structured: b}}
+		return invoke.Answer{Platform: id, Result: connector.CallResult{Text: string(b), Structured: b}}
 	}
 }
 

@@ -128,7 +128,7 @@ func TestAmbiguousOnlyPlatformsIsAToolError(t *testing.T) {
 	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	r := s.Handle(context.Background(), nil, json.RawMessage(`{"query":"woningbouw","organization":"Bergen","platforms":["ori","obv"]}`))
 	text := resultText(r)
-	if !r.IsError {
+	if r.Err == nil {
 		t.Fatalf("not an error: %s", text)
 	}
 	for _, id := range []string{"ori", "obv"} {
@@ -353,7 +353,7 @@ func TestSectionsCarryCandidatesAsJSON(t *testing.T) {
 	var raw struct {
 		Platforms []map[string]any `json:"platforms"`
 	}
-	if err := json.Unmarshal(r.StructuredContent.(json.RawMessage), &raw); err != nil {
+	if err := json.Unmarshal(r.Result.Structured, &raw); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range raw.Platforms {

@@ -9,9 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/querylang"
@@ -36,8 +34,8 @@ type Options struct {
 	// Platforms are the loaded connectors, in the order sections appear.
 	Platforms []Platform
 	// Invoke runs a connector tool by its full name with the host's usual
-	// validation, limits and cache ([mcpserver.Server.Invoke]; required).
-	Invoke mcpserver.Invoker
+	// validation, limits and cache (the MCP server's Invoke; required).
+	Invoke invoke.Invoker
 	// PlatformTimeout bounds each platform's part (default 10s); the
 	// timeout_seconds argument overrides it per call.
 	PlatformTimeout time.Duration
@@ -104,7 +102,7 @@ func has(list []string, v string) bool {
 
 // Tool is the MCP tool: its description names the platforms searched by
 // default and what each cannot do.
-func (s *Searcher) Tool() *mcp.Tool {
+func (s *Searcher) Tool() invoke.HostTool {
 	var def, named, caveats []string
 	for _, id := range s.ids {
 		t := s.tr[id]
@@ -137,16 +135,15 @@ func (s *Searcher) Tool() *mcp.Tool {
 	d += " Results carry id, title, date, organisation, snippet and url; read a text with <platform>_get_document and the id, and page further with <platform>_search and the arguments given in each section."
 	d += " One document on several platforms (same source file, document number, Kamerstuk, ECLI or publication id) is listed once, its other copies in also_on (platform, id, url); result_count and document_count count both."
 	d += "\n\nCost: " + CostNote
-	return &mcp.Tool{
+	return invoke.HostTool{
 		Name:        ToolName,
 		Title:       "Search all platforms",
 		Description: d,
 		InputSchema: inputSchema(s.ids, s.o.PlatformTimeout),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true), Title: "Search all platforms"},
+		OpenWorld:   true,
+		Handler:     s.Handle,
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // CostNote is appended to the description by the host.
 const CostNote = "One search per platform (each counts against that platform's own limit and may queue there; the search costs what that platform's search costs, plus a cached list lookup when organization is given). Repeating a search within 10 minutes is served from the cache."
@@ -156,29 +153,23 @@ const CostNote = "One search per platform (each counts against that platform's o
 // out or were skipped) the result is a tool error saying why for each;
 // when some answered, the others are named in their sections and the
 // result is not an error.
-func (s *Searcher) Handle(ctx context.Context, info *callinfo.Info, raw json.RawMessage) *mcp.CallToolResult {
+func (s *Searcher) Handle(ctx context.Context, info *callinfo.Info, raw json.RawMessage) invoke.Answer {
 	a, err := parseArgs(raw, s.known, s.ids)
 	if err != nil {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ToolName + ": " + err.Error()}},
-			Meta: mcp.Meta{mcpserver.MetaCache: callinfo.Bypass, mcpserver.MetaQueuedMS: int64(0), mcpserver.MetaUpstreamMS: int64(0)}}
+		return invoke.Failed(ToolName+": "+err.Error(), callinfo.Summary{Cache: callinfo.Bypass})
 	}
 	res, sum := s.Run(ctx, info, a)
 	if len(res.Answered) == 0 {
 		// Nothing to show is an error the assistant must see as one: it
 		// says, per platform, why there is nothing, so that it can try
 		// again later, give more time, or name other platforms.
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: noneAnswered(res)}},
-			Meta: mcp.Meta{mcpserver.MetaCache: sum.Cache, mcpserver.MetaQueuedMS: sum.Queued.Milliseconds(), mcpserver.MetaUpstreamMS: sum.Upstream.Milliseconds()}}
+		return invoke.Failed(noneAnswered(res), sum)
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ToolName + ": encoding the result: " + err.Error()}}}
+		return invoke.Failed(ToolName+": encoding the result: "+err.Error(), sum)
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-		Meta:              mcp.Meta{mcpserver.MetaCache: sum.Cache, mcpserver.MetaQueuedMS: sum.Queued.Milliseconds(), mcpserver.MetaUpstreamMS: sum.Upstream.Milliseconds()},
-	}
+	return invoke.JSONAnswer(b, sum)
 }
 
 // Run searches the chosen platforms and returns the sections and the

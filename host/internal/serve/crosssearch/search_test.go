@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/plugins/obk"
 	"github.com/besluitbron/besluitbron/plugins/obv"
@@ -32,10 +31,10 @@ import (
 type fakePlatforms struct {
 	mu    sync.Mutex
 	calls []string // "tool args"
-	tools map[string]func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer
+	tools map[string]func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer
 }
 
-func (f *fakePlatforms) invoke(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) mcpserver.Answer {
+func (f *fakePlatforms) invoke(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) invoke.Answer {
 	f.mu.Lock()
 	f.calls = append(f.calls, tool+" "+string(raw))
 	h := f.tools[tool]
@@ -54,23 +53,21 @@ func (f *fakePlatforms) called() []string {
 	return append([]string(nil), f.calls...)
 }
 
-func errResult(msg string) mcpserver.Answer {
-	return mcpserver.Answer{Err: errors.New(msg)}
+func errResult(msg string) invoke.Answer {
+	return invoke.Answer{Err: errors.New(msg)}
 }
 
-// resultText joins a tool result's text content.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
+// resultText is an answer's text as a client reads it: its error's, or
+// its result's.
+func resultText(r invoke.Answer) string {
+	if r.Err != nil {
+		return r.Err.Error()
 	}
-	return b.String()
+	return r.Result.Text
 }
 
 // okResult is a search answer with one item per title.
-func okResult(id string, cache string, titles ...string) mcpserver.Answer {
+func okResult(id string, cache string, titles ...string) invoke.Answer {
 	sr := sdk.SearchResult{Platform: id, Results: []sdk.Item{}}
 	for i, t := range titles {
 		sr.Results = append(sr.Results, sdk.Item{ID: fmt.Sprintf("%s-%d", id, i), Title: t, URL: "https://example.org/" + id})
@@ -78,13 +75,13 @@ func okResult(id string, cache string, titles ...string) mcpserver.Answer {
 	n := len(titles)
 	sr.Total = &n
 	b, _ := json.Marshal(sr)
-	return mcpserver.Answer{Platform: id, Result: connector.CallResult{Text: string(b), Structured: b}}
+	return invoke.Answer{Platform: id, Result: connector.CallResult{Text: string(b), Structured: b}}
 }
 
 // answering makes a search tool that records its fetch in info (as the
 // gate does) and answers.
-func answering(id, cache string, queued, upstream time.Duration, titles ...string) func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
-	return func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+func answering(id, cache string, queued, upstream time.Duration, titles ...string) func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
+	return func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 		info.AddFetch(cache, queued, upstream)
 		return okResult(id, cache, titles...)
 	}
@@ -92,16 +89,16 @@ func answering(id, cache string, queued, upstream time.Duration, titles ...strin
 
 // hanging waits until its context ends, like a platform that never
 // answers behind a gate that honours cancellation.
-func hanging(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+func hanging(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 	<-ctx.Done()
 	return errResult("the platform is unavailable: " + ctx.Err().Error())
 }
 
-func list(items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
-	return func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+func list(items ...sdk.Item) func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
+	return func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 		info.AddFetch(callinfo.Hit, 0, 0)
 		b, _ := json.Marshal(sdk.ListResult{Items: items, Count: len(items)})
-		return mcpserver.Answer{Result: connector.CallResult{Text: string(b), Structured: b}}
+		return invoke.Answer{Result: connector.CallResult{Text: string(b), Structured: b}}
 	}
 }
 
@@ -119,16 +116,16 @@ var allPlatforms = []Platform{
 }
 
 func newFake() *fakePlatforms {
-	f := &fakePlatforms{tools: map[string]func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer{}}
+	f := &fakePlatforms{tools: map[string]func(context.Context, *callinfo.Info, map[string]any) invoke.Answer{}}
 	for _, p := range allPlatforms {
 		f.tools[p.ID+"_search"] = answering(p.ID, callinfo.Miss, 0, 10*time.Millisecond, p.ID+" klimaat")
 	}
 	return f
 }
 
-func decode(t *testing.T, r *mcp.CallToolResult) Result {
+func decode(t *testing.T, r invoke.Answer) Result {
 	t.Helper()
-	if r.IsError {
+	if r.Err != nil {
 		t.Fatalf("tool error: %s", resultText(r))
 	}
 	var res Result
@@ -184,7 +181,7 @@ func TestOverallDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		release := make(chan struct{})
-		f.tools["tk_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+		f.tools["tk_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 			<-release // ignores ctx
 			return errResult("late")
 		}
@@ -263,8 +260,8 @@ func TestDefaultsSkipsAndTranslation(t *testing.T) {
 	// wholesale; being the only platform named, nothing answered, which
 	// is a tool error giving the reason.
 	r := s.Handle(context.Background(), nil, json.RawMessage(`{"query":"x","platforms":["rechtspraak"]}`))
-	if text := resultText(r); !r.IsError || !strings.Contains(text, "Rechtspraak (rechtspraak) skipped: ") || !strings.Contains(text, "no free-text search") {
-		t.Errorf("rechtspraak without filters: %v %s", r.IsError, text)
+	if text := resultText(r); r.Err == nil || !strings.Contains(text, "Rechtspraak (rechtspraak) skipped: ") || !strings.Contains(text, "no free-text search") {
+		t.Errorf("rechtspraak without filters: %v %s", (r.Err != nil), text)
 	}
 	// An organisation a platform does not know skips that platform only.
 	res = decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"x","platforms":["obv","obk"],"organization":"Nergenshuizen"}`)))
@@ -281,10 +278,10 @@ func TestFailuresAreNamedAndMetaAggregates(t *testing.T) {
 	f.tools["obv_search"] = answering("obv", callinfo.Hit, 0, 0, "a")
 	f.tools["ori_search"] = answering("ori", callinfo.Stale, 0, 40*time.Millisecond, "b")
 	f.tools["tk_search"] = answering("tk", callinfo.Miss, 1500*time.Millisecond, 20*time.Millisecond, "c")
-	f.tools["obk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+	f.tools["obk_search"] = func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
 		return errResult("Officiële Bekendmakingen: search: HTTP 503 (the platform is busy)")
 	}
-	f.tools["opentk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+	f.tools["opentk_search"] = func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
 		r := okResult("opentk", "")
 		r.Result = connector.CallResult{Text: "not json"}
 		return r
@@ -305,14 +302,13 @@ func TestFailuresAreNamedAndMetaAggregates(t *testing.T) {
 			t.Errorf("obv section cache %q", sec.Cache)
 		}
 	}
-	wantMeta := mcp.Meta{mcpserver.MetaCache: callinfo.Stale, mcpserver.MetaQueuedMS: int64(1500), mcpserver.MetaUpstreamMS: int64(40)}
-	if diff := cmp.Diff(wantMeta, r.Meta); diff != "" {
-		t.Errorf("_meta (-want +got):\n%s", diff)
+	if r.Summary.Cache != callinfo.Stale || r.Summary.Queued != 1500*time.Millisecond || r.Summary.Upstream != 40*time.Millisecond {
+		t.Errorf("the answer's accounting (its _meta) %s, queued %v, upstream %v: want stale, 1.5s, 40ms", r.Summary.Cache, r.Summary.Queued, r.Summary.Upstream)
 	}
 	if sum := parent.Summary(); sum.Cache != callinfo.Stale || sum.Queued != 1500*time.Millisecond {
 		t.Errorf("parent info %+v", sum)
 	}
-	if r.StructuredContent == nil {
+	if r.Result.Structured == nil {
 		t.Error("no structured content")
 	}
 }
@@ -337,7 +333,7 @@ func TestBadArgumentsNameTheArgument(t *testing.T) {
 		`{"query":"` + strings.Repeat("a", 501) + `"}`:                  `argument "query"`,
 	} {
 		r := s.Handle(context.Background(), nil, json.RawMessage(args))
-		if !r.IsError || !strings.Contains(resultText(r), want) || !strings.HasPrefix(resultText(r), ToolName) {
+		if r.Err == nil || !strings.Contains(resultText(r), want) || !strings.HasPrefix(resultText(r), ToolName) {
 			t.Errorf("%.60s: got %q, want a tool error naming %s", args, resultText(r), want)
 		}
 	}
@@ -369,7 +365,7 @@ func TestToolDescribesTheLimits(t *testing.T) {
 func TestQueuedPositionsForwardedOneAtATime(t *testing.T) {
 	f := newFake()
 	for _, p := range allPlatforms {
-		f.tools[p.ID+"_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+		f.tools[p.ID+"_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 			for i := 0; i < 50; i++ {
 				info.OnQueued(i, time.Second)
 			}
@@ -429,17 +425,17 @@ func TestOrganisationMatching(t *testing.T) {
 func TestNoPlatformAnsweredIsAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		f.tools["obv_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+		f.tools["obv_search"] = func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
 			return errResult("OpenBesluitvorming: search: could not reach api.openbesluitvorming.nl " + strings.Repeat("(detail) ", 2000))
 		}
 		f.tools["ori_search"] = hanging
-		f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+		f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
 			return errResult("Tweede Kamer: search: HTTP 503")
 		}
 		s := New(Options{Platforms: allPlatforms, Invoke: f.invoke, PlatformTimeout: 2 * time.Second})
 		r := s.Handle(context.Background(), &callinfo.Info{Session: "s"}, json.RawMessage(`{"query":"klimaat","platforms":["obv","ori","tk","rechtspraak"]}`))
 		text := resultText(r)
-		if !r.IsError {
+		if r.Err == nil {
 			t.Fatalf("not an error: %s", text)
 		}
 		for _, want := range []string{
@@ -464,7 +460,7 @@ func TestNoPlatformAnsweredIsAnError(t *testing.T) {
 // answering give a normal result naming the failed ones.
 func TestSomeAnsweredIsNoError(t *testing.T) {
 	f := newFake()
-	f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) mcpserver.Answer {
+	f.tools["tk_search"] = func(context.Context, *callinfo.Info, map[string]any) invoke.Answer {
 		return errResult("Tweede Kamer: search: HTTP 503")
 	}
 	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
@@ -485,8 +481,8 @@ func TestNothingToSearchIsAnError(t *testing.T) {
 	}
 	s := New(Options{Platforms: only, Invoke: newFake().invoke})
 	r := s.Handle(context.Background(), nil, json.RawMessage(`{"query":"klimaat"}`))
-	if !r.IsError || !strings.Contains(resultText(r), "No platform was searched") {
-		t.Errorf("%v %s", r.IsError, resultText(r))
+	if r.Err == nil || !strings.Contains(resultText(r), "No platform was searched") {
+		t.Errorf("%v %s", (r.Err != nil), resultText(r))
 	}
 }
 
@@ -496,12 +492,12 @@ func TestNothingToSearchIsAnError(t *testing.T) {
 // host note lost, or one read back out of the result's text.
 func TestSectionNotesFromTheConnectorAndTheHost(t *testing.T) {
 	f := newFake()
-	f.tools["obv_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+	f.tools["obv_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 		info.AddFetch(callinfo.Stale, 0, 0)
 		total := 1
 		b, _ := json.Marshal(sdk.SearchResult{Platform: "obv", Total: &total, Results: []sdk.Item{{ID: "1", Title: "Besluit"}},
 			Notes: []string{"date_to is not applied by this platform."}})
-		return mcpserver.Answer{Platform: "obv", Result: connector.CallResult{Text: string(b), Structured: b},
+		return invoke.Answer{Platform: "obv", Result: connector.CallResult{Text: string(b), Structured: b},
 			Summary: callinfo.Summary{Cache: callinfo.Stale, Notes: []string{"answer from the cache, 2 h old: the platform did not answer"}}}
 	}
 	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
@@ -530,7 +526,7 @@ func TestErrorAtTheDeadlineIsATimeout(t *testing.T) {
 		return now
 	}
 	f := newFake()
-	f.tools["ori_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) mcpserver.Answer {
+	f.tools["ori_search"] = func(ctx context.Context, info *callinfo.Info, args map[string]any) invoke.Answer {
 		mu.Lock()
 		now = now.Add(3 * time.Second) // the deadline's instant
 		mu.Unlock()

@@ -5,8 +5,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
+
+	"github.com/besluitbron/besluitbron/internal/weborigin"
 )
 
 // Origins is the allow list for the Origin header of requests to the MCP
@@ -29,7 +30,7 @@ type Origins struct {
 func NewOrigins(list []string) (*Origins, error) {
 	o := &Origins{set: make(map[string]bool, len(list))}
 	for i, s := range list {
-		n, err := ParseOrigin(s)
+		n, err := weborigin.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("[%d] %w", i, err)
 		}
@@ -41,41 +42,6 @@ func NewOrigins(list []string) (*Origins, error) {
 	return o, nil
 }
 
-// ParseOrigin checks one allow-list entry and returns it in the form
-// compared against: lower-case scheme and host, default port dropped
-// ("HTTPS://Chat.Example:443" → "https://chat.example"). "*" stays "*".
-func ParseOrigin(s string) (string, error) {
-	if s == "*" {
-		return s, nil
-	}
-	n, ok := normalOrigin(s)
-	if !ok {
-		return "", fmt.Errorf("%q: want an origin scheme://host[:port] such as https://chat.example.org, or \"*\"", s)
-	}
-	return n, nil
-}
-
-// normalOrigin normalises an Origin header value; ok is false for
-// anything that is not scheme://host[:port] ("null" included).
-func normalOrigin(s string) (string, bool) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", false
-	}
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if port != "" {
-		host = net.JoinHostPort(host, port)
-	} else if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	return scheme + "://" + host, true
-}
-
 // Allowed reports whether r's Origin may reach the MCP addresses.
 func (o *Origins) Allowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
@@ -85,7 +51,7 @@ func (o *Origins) Allowed(r *http.Request) bool {
 	if o != nil && o.any {
 		return true
 	}
-	n, ok := normalOrigin(origin)
+	n, ok := weborigin.Normal(origin)
 	if !ok {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/weborigin"
 )
 
 // The pages for people (the search page, the document view, the
@@ -74,7 +76,7 @@ func (o *Origins) namesHost(host string) bool {
 		return false
 	}
 	for _, scheme := range []string{"http://", "https://"} {
-		if n, ok := normalOrigin(scheme + host); ok && o.set[n] {
+		if n, ok := weborigin.Normal(scheme + host); ok && o.set[n] {
 			return true
 		}
 	}
@@ -93,11 +95,11 @@ func PageOriginAllowed(r *http.Request, origins *Origins) bool {
 	if origins.Allowed(r) {
 		return true
 	}
-	n, ok := normalOrigin(r.Header.Get("Origin"))
+	n, ok := weborigin.Normal(r.Header.Get("Origin"))
 	if !ok || r.Host == "" {
 		return false
 	}
 	scheme, _, _ := strings.Cut(n, "://")
-	self, ok := normalOrigin(scheme + "://" + r.Host)
+	self, ok := weborigin.Normal(scheme + "://" + r.Host)
 	return ok && self == n
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -114,17 +114,17 @@ func (f *Freshness) Problems() []Source {
 
 // FreshnessProbe is a [Target.Freshness] that asks the platform through
 // one of its tools, as its manifest's freshness says: tool (full name) with
-// args, through invoke ([mcpserver.Server.Invoke]) as the shared public
+// args, through run (the MCP server's Invoke) as the shared public
 // session. With of "" the answer is a per-source import status
 // ([ParseSourceStatus]); otherwise a newest-first search whose first
 // result's date is the newest record of kind of ([ParseNewest]). A tool
 // error is the probe's error, in the words a client would read.
-func FreshnessProbe(invoke mcpserver.Invoker, tool string, args json.RawMessage, of string) func(ctx context.Context) (*Freshness, error) {
+func FreshnessProbe(run invoke.Invoker, tool string, args json.RawMessage, of string) func(ctx context.Context) (*Freshness, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	return func(ctx context.Context) (*Freshness, error) {
-		a := invoke(ctx, &callinfo.Info{Session: sched.PublicSession, Public: true}, tool, args)
+		a := run(ctx, &callinfo.Info{Session: sched.PublicSession, Public: true}, tool, args)
 		if a.Err != nil {
 			return nil, a.Err
 		}

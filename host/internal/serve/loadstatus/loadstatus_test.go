@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sched/schedtest"
@@ -264,14 +264,14 @@ func TestFreshnessProbe(t *testing.T) {
 		args string
 	}
 	var calls []got
-	answer := mcpserver.Answer{}
-	invoke := func(_ context.Context, info *callinfo.Info, tool string, args json.RawMessage) mcpserver.Answer {
+	answer := invoke.Answer{}
+	run := func(_ context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
 		calls = append(calls, got{info, tool, string(args)})
 		return answer
 	}
 	newest := `{"platform":"tk","has_more":true,"offset":0,"results":[{"id":"1","title":"Motie","date":"2026-06-29"}]}`
 	answer.Result = connector.CallResult{Text: "Newest first: Motie (29 June)", Structured: json.RawMessage(newest)}
-	f, err := loadstatus.FreshnessProbe(invoke, "tk_search", nil, "document")(context.Background())
+	f, err := loadstatus.FreshnessProbe(run, "tk_search", nil, "document")(context.Background())
 	if err != nil || f.Newest != "2026-06-29" || f.NewestOf != "document" {
 		t.Errorf("newest: %+v, %v", f, err)
 	}
@@ -279,12 +279,12 @@ func TestFreshnessProbe(t *testing.T) {
 		t.Errorf("calls %+v, want tk_search {} as the public session", calls)
 	}
 	answer.Result = connector.CallResult{Text: `{"counts":{"ok":1},"sources":[{"key":"soest","label":"Soest","state":"ok"}]}`}
-	f, err = loadstatus.FreshnessProbe(invoke, "obv_status", json.RawMessage(`{"state":"all"}`), "")(context.Background())
+	f, err = loadstatus.FreshnessProbe(run, "obv_status", json.RawMessage(`{"state":"all"}`), "")(context.Background())
 	if err != nil || f.Counts["ok"] != 1 || len(f.Sources) != 1 || calls[1].args != `{"state":"all"}` {
 		t.Errorf("source status from a JSON text: %+v, %v (args %s)", f, err, calls[1].args)
 	}
-	answer = mcpserver.Answer{Err: errors.New("OpenBesluitvorming: status: HTTP 503")}
-	if _, err := loadstatus.FreshnessProbe(invoke, "obv_status", nil, "")(context.Background()); err == nil || err.Error() != "OpenBesluitvorming: status: HTTP 503" {
+	answer = invoke.Answer{Err: errors.New("OpenBesluitvorming: status: HTTP 503")}
+	if _, err := loadstatus.FreshnessProbe(run, "obv_status", nil, "")(context.Background()); err == nil || err.Error() != "OpenBesluitvorming: status: HTTP 503" {
 		t.Errorf("tool error: %v", err)
 	}
 }

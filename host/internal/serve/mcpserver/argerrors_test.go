@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/plugins/obk"
 	"github.com/besluitbron/besluitbron/plugins/obv"
@@ -24,7 +25,7 @@ import (
 
 // realServer is a Server with the seven real manifests and a recorder
 // behind every tool.
-func realServer(t *testing.T, hostTools ...HostTool) (*Server, *recorder) {
+func realServer(t *testing.T, hostTools ...invoke.HostTool) (*Server, *recorder) {
 	t.Helper()
 	rec := &recorder{res: connector.CallResult{Text: "{}"}}
 	var plats []Platform
@@ -196,15 +197,15 @@ func TestArgumentEchoBounded(t *testing.T) {
 // wording. It catches a host tool left to decode arguments its own way.
 func TestHostToolArguments(t *testing.T) {
 	ran := 0
-	ht := HostTool{
-		Tool: &mcp.Tool{Name: "besluitbron_thing", InputSchema: &jsonschema.Schema{
+	ht := invoke.HostTool{
+		Name: "besluitbron_thing", InputSchema: &jsonschema.Schema{
 			Type:                 "object",
 			Properties:           map[string]*jsonschema.Schema{"platform": {Type: "string", Enum: []any{"obv", "tk"}}},
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		}},
-		Handler: func(ctx context.Context, info *callinfo.Info, args json.RawMessage) (*mcp.CallToolResult, error) {
+		},
+		Handler: func(ctx context.Context, info *callinfo.Info, args json.RawMessage) invoke.Answer {
 			ran++
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			return invoke.JSONAnswer([]byte(`{"ok":true}`), info.Summary())
 		},
 	}
 	s, _ := realServer(t, ht)

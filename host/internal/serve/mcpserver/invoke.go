@@ -9,46 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
-
-// Answer is a connector tool's outcome as the host's own features see it
-// (the search page, besluitbron_search, the Laadstatus checks): the
-// connector's own result, not its MCP form. Decode Result.Structured (the
-// connector's JSON, such as a [connector.SearchResult]); the host's notes
-// on the call (a stale answer's age) are in Summary.Notes, not in the
-// text.
-type Answer struct {
-	// Platform is the connector id ("" for an unknown tool).
-	Platform string
-	// Result is the connector's answer as it gave it. When Err is set it
-	// is the zero result, except for a tool error of the connector's own
-	// (IsError) or bad content, where it is what the connector returned.
-	Result connector.CallResult
-	// Summary is the call's accounting: cache outcome, queueing and
-	// upstream time, fetches, and the host's notes.
-	Summary callinfo.Summary
-	// Err is a tool-level error: invalid arguments, every instance busy,
-	// the connector failed, the connector answered a tool error or bad
-	// content, or the tool is unknown. Its text is exactly the text of
-	// the MCP tool error a client gets for the same call.
-	Err error
-}
-
-// JSON is the connector's JSON answer: its structured result, or its text
-// when it gave none (a connector may answer JSON as text only). Decode it
-// into the contract's results ([connector.SearchResult] and the like).
-func (a Answer) JSON() []byte {
-	if len(a.Result.Structured) > 0 {
-		return a.Result.Structured
-	}
-	return []byte(a.Result.Text)
-}
-
-// Invoker is [Server.Invoke] as the host's features take it (a function,
-// so that their tests can answer for the connectors).
-type Invoker func(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) Answer
 
 // Invoke runs a connector tool by full name ("<id>_<tool>") for the host's
 // own features, with the validation, kept results, admission and cache of
@@ -56,15 +20,15 @@ type Invoker func(ctx context.Context, info *callinfo.Info, name string, args js
 // MCP. It and [Server.Call] share one path (invoke); a client's call is
 // invoke plus the MCP edge (run). The call is logged and observed as an
 // MCP call is, with the same outcome and size.
-func (s *Server) Invoke(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) Answer {
+func (s *Server) Invoke(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) invoke.Answer {
 	e, ok := s.tools[name]
 	if !ok {
-		return Answer{Err: errors.New(clipText(unknownTool(name), MaxErrorText)), Summary: callinfo.Summary{Cache: callinfo.Bypass}}
+		return invoke.Answer{Err: errors.New(clipText(unknownTool(name), MaxErrorText)), Summary: callinfo.Summary{Cache: callinfo.Bypass}}
 	}
 	start := time.Now()
 	ctx = callinfo.With(ctx, info)
 	out, sum, cerr := s.invoke(ctx, info, e, args)
-	a := Answer{Platform: e.platform.Manifest.ID, Result: out, Summary: sum}
+	a := invoke.Answer{Platform: e.platform.Manifest.ID, Result: out, Summary: sum}
 	if cerr != nil {
 		a.Err = cerr
 		s.record(ctx, e.full, a.Platform, info, start, cerr.outcome, true, len(cerr.text), cerr.text)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk"
@@ -113,7 +114,7 @@ func TestMemoServesOnlyArgumentsThatPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(args string) Answer {
+	call := func(args string) invoke.Answer {
 		return s.Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(args))
 	}
 	if a := call(`{"limit":5}`); a.Err != nil {

@@ -4,8 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -19,7 +18,7 @@ func TestOwners(t *testing.T) {
 	for i := range b.Manifest.Resources {
 		b.Manifest.Resources[i].URITemplate = strings.Replace(b.Manifest.Resources[i].URITemplate, "//conformance/", "//other/", 1)
 	}
-	s, err := New(Options{Platforms: []Platform{a, b}, Logger: quiet, HostTools: []HostTool{{Tool: &mcp.Tool{Name: "besluitbron_status", InputSchema: map[string]any{"type": "object"}}}}})
+	s, err := New(Options{Platforms: []Platform{a, b}, Logger: quiet, HostTools: []invoke.HostTool{{Name: "besluitbron_status", InputSchema: map[string]any{"type": "object"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -45,12 +46,6 @@ type Platform struct {
 	ResourceBase string
 }
 
-// HostTool is a tool the host itself provides on the unified address.
-type HostTool struct {
-	Tool    *mcp.Tool
-	Handler func(ctx context.Context, info *callinfo.Info, args json.RawMessage) (*mcp.CallToolResult, error)
-}
-
 // Observer is told about every tool call (metrics, logs).
 type Observer func(ctx context.Context, e CallEvent)
 
@@ -74,7 +69,7 @@ type Options struct {
 	// Platforms are the enabled connectors, in the order tools are listed.
 	Platforms []Platform
 	// HostTools are added to the unified address.
-	HostTools []HostTool
+	HostTools []invoke.HostTool
 	// HostResources are added to the unified address (subscribe.go).
 	HostResources []HostResource
 	// Instructions for clients.
@@ -178,18 +173,17 @@ func New(o Options) (*Server, error) {
 		s.addHostResource(hr)
 	}
 	for _, ht := range o.HostTools {
-		ht := ht
-		if _, dup := s.tools[ht.Tool.Name]; dup {
-			return nil, fmt.Errorf("mcpserver: host tool %q clashes with a connector tool", ht.Tool.Name)
+		if _, dup := s.tools[ht.Name]; dup {
+			return nil, fmt.Errorf("mcpserver: host tool %q clashes with a connector tool", ht.Name)
 		}
-		if err := s.claim(ht.Tool.Name, "the host"); err != nil {
+		if err := s.claim(ht.Name, "the host"); err != nil {
 			return nil, err
 		}
-		as, err := newArgSchema(ht.Tool.InputSchema)
+		as, err := newArgSchema(ht.InputSchema)
 		if err != nil {
-			return nil, fmt.Errorf("mcpserver: host tool %q: input schema: %w", ht.Tool.Name, err)
+			return nil, fmt.Errorf("mcpserver: host tool %q: input schema: %w", ht.Name, err)
 		}
-		s.unified.AddTool(ht.Tool, s.hostToolHandler(ht, as))
+		s.unified.AddTool(hostToolDef(ht), s.hostToolHandler(ht, as))
 	}
 	return s, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/querylang"
@@ -208,25 +209,45 @@ func (c sessionClient) ListRoots(ctx context.Context) (connector.RootsResult, er
 
 var _ callinfo.Client = sessionClient{}
 
-// hostToolHandler runs one of the host's own tools. Its arguments are
-// checked against its schema first, as a connector tool's are, so that
-// every tool's argument errors read alike.
-func (s *Server) hostToolHandler(ht HostTool, as *argSchema) mcp.ToolHandler {
+// hostToolDef is a host tool as tools/list shows it: read-only (the
+// host's tools change nothing anywhere), open-world when it reaches
+// platforms.
+func hostToolDef(ht invoke.HostTool) *mcp.Tool {
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: true, Title: ht.Title}
+	if ht.OpenWorld {
+		ann.OpenWorldHint = ptr(true)
+	} else {
+		ann.OpenWorldHint = ptr(false)
+	}
+	return &mcp.Tool{Name: ht.Name, Title: ht.Title, Description: ht.Description, InputSchema: ht.InputSchema, Annotations: ann}
+}
+
+// hostToolHandler is the MCP edge of one of the host's own tools. Its
+// arguments are checked against its schema first, as a connector tool's
+// are, so that every tool's argument errors read alike; its answer
+// becomes an MCP result as a connector's does.
+func (s *Server) hostToolHandler(ht invoke.HostTool, as *argSchema) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
 		info := s.newInfo(ctx, req)
 		start := time.Now()
 		args, err := checkArgs(as, req.Params.Arguments)
 		if err != nil {
-			res := toolError(fmt.Sprintf("%s: invalid arguments: %v", ht.Tool.Name, err), info.Summary())
-			s.observe(ctx, ht.Tool.Name, "besluitbron", info, res, start, "invalid_arguments")
+			res := toolError(fmt.Sprintf("%s: invalid arguments: %v", ht.Name, err), info.Summary())
+			s.observe(ctx, ht.Name, invoke.HostPlatform, info, res, start, "invalid_arguments")
 			return res, nil
 		}
-		res, err := ht.Handler(ctx, info, args)
-		if err != nil {
-			res = toolError(fmt.Sprintf("%s: %v", ht.Tool.Name, err), info.Summary())
+		a := ht.Handler(ctx, info, args)
+		var res *mcp.CallToolResult
+		if a.Err != nil {
+			res = toolError(a.Err.Error(), a.Summary)
+		} else {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Result.Text}}, Meta: meta(a.Summary)}
+			if st := a.Result.Structured; len(st) > 0 && json.Valid(st) && bytes.HasPrefix(bytes.TrimSpace(st), []byte("{")) {
+				res.StructuredContent = json.RawMessage(st)
+			}
 		}
-		s.observe(ctx, ht.Tool.Name, "besluitbron", info, res, start, "")
+		s.observe(ctx, ht.Name, invoke.HostPlatform, info, res, start, "")
 		return res, nil
 	}
 }

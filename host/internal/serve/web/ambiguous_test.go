@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 )
 
@@ -24,7 +24,7 @@ const (
 func TestAmbiguousFilterIsAChoiceInDutch(t *testing.T) {
 	for name, msg := range map[string]string{"connector": connectorAmbiguous, "besluitbron_search": searchAmbiguous} {
 		t.Run(name, func(t *testing.T) {
-			f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
+			f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) invoke.Answer {
 				if tool == "obv_search" {
 					return toolErr(msg)
 				}
@@ -61,7 +61,7 @@ func TestOtherErrorsAreNotChoices(t *testing.T) {
 		`OpenBesluitvorming: organization "Bergen" matches 2 organisations: none here`,
 		`OpenBesluitvorming: argument "organization": no organisation "Bergen" on OpenBesluitvorming; take a key or name from obv_list_sources`,
 	} {
-		f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return toolErr(msg) }}
+		f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return toolErr(msg) }}
 		srv := serve(t, f, nil)
 		_, body, _ := get(t, srv.URL+"/?q=x&p=obv&f.obv=Bergen")
 		if strings.Contains(body, "Kies welke u bedoelt") || !strings.Contains(body, "Technische melding") {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 )
@@ -18,7 +18,7 @@ import (
 // BenchmarkPages measures the pages' own cost (parsing, the call
 // bookkeeping, templates) with a runner that answers at once.
 func BenchmarkPages(b *testing.B) {
-	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) invoke.Answer {
 		if tool == "obv_get_document" {
 			return ok(map[string]any{"platform": "obv", "id": "d", "title": "T", "format": "markdown", "page": 1, "pages": 4, "text": "## Kop\nTekst.\n\nMeer tekst."})
 		}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
 )
@@ -16,7 +16,7 @@ import (
 // outlives the page that started it (its answer fills the cache); a page
 // asking the same question meanwhile joins it.
 type calls struct {
-	invoke  mcpserver.Invoker
+	invoke  invoke.Invoker
 	timeout time.Duration
 	slots   chan struct{}
 
@@ -31,7 +31,7 @@ type pending struct {
 	stored chan struct{}
 	// ans is the connector's answer, with the call's summary (cache
 	// outcome, queueing, the host's notes) and its error.
-	ans mcpserver.Answer
+	ans invoke.Answer
 
 	mu    sync.Mutex
 	pos   int
@@ -39,7 +39,7 @@ type pending struct {
 	since time.Time
 }
 
-func newCalls(max int, timeout time.Duration, invoke mcpserver.Invoker) *calls {
+func newCalls(max int, timeout time.Duration, invoke invoke.Invoker) *calls {
 	return &calls{invoke: invoke, timeout: timeout, slots: make(chan struct{}, max), running: map[string]*pending{}}
 }
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 )
@@ -58,7 +58,7 @@ func TestStatusPageDrawsQuotaCharts(t *testing.T) {
 		{Quota: "repository.overheid.nl", Limited: true, Units: 3, PerSeconds: 1, Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen"}}},
 		{Quota: "api.openraadsinformatie.nl", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie"}}},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) { o.Status = func() loadstatus.Snapshot { return snap } })
 	_, body, _ := get(t, srv.URL+"/status")
 

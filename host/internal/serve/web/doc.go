@@ -5,7 +5,7 @@
 // same connector tools, cache and fair scheduler, as the one shared public
 // session (sched.PublicSession), whose usage the scheduler does not count
 // because it stands for many visitors at once. [Options.Invoke] is the
-// host's tool runner (mcpserver.Server.Invoke): it answers with the
+// host's tool runner (an invoke.Invoker, the MCP server's Invoke): it answers with the
 // connector's own JSON, which the pages decode into the contract's results
 // (connector.SearchResult, Document, ListResult), and the call's summary;
 // this package never talks to a platform itself, nor reads an MCP result.

@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 )
@@ -57,7 +57,7 @@ func guardPlatforms(lists int) []web.Platform {
 func startGuarded(t *testing.T, ps []web.Platform, process, ip inbound.Limit, origins []string) *guarded {
 	t.Helper()
 	g := &guarded{now: time.Unix(1_700_000_000, 0), reg: prometheus.NewRegistry()}
-	g.f = &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	g.f = &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) invoke.Answer {
 		switch {
 		case strings.HasSuffix(tool, "_search"):
 			return ok(searchAnswer)
@@ -267,7 +267,7 @@ func TestGuardHostAndOrigin(t *testing.T) {
 // pages are not counted, but the Host rule holds. Catches a nil Limits
 // dereferenced, or the Host rule switched off with the limits.
 func TestGuardWithoutLimits(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	s := web.New(web.Options{Platforms: guardPlatforms(0), Invoke: f.Invoke, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Wait: time.Minute})
 	mux := http.NewServeMux()
 	s.Routes(mux)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 )
@@ -56,7 +56,7 @@ var markdownSearch = map[string]any{"platform": "obv", "has_more": false, "offse
 // summarised in Dutch with its words behind a disclosure. The English page
 // says the same in English.
 func TestDutchPageSpeaksDutch(t *testing.T) {
-	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) invoke.Answer {
 		if tool == "obv_search" {
 			return ok(markdownSearch)
 		}
@@ -97,7 +97,7 @@ func TestDutchPageSpeaksDutch(t *testing.T) {
 // text; a "document:" label is worded; emphasis markers go; a document
 // without a title is named by its type and date, not its id.
 func TestDocumentListsAndIDs(t *testing.T) {
-	f := &fake{answer: func(_ string, args map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(_ string, args map[string]any, _ *callinfo.Info) invoke.Answer {
 		doc := map[string]any{"platform": "obv", "id": args["entity_id"], "type": "Meeting", "date": "2026-06-25", "organization": "Putten",
 			"page": 1, "pages": 1, "text": "## Agenda\n- 1 Opening\n  - document: Raadsvoorstel **begroting** (document:notubiz:gemeente:putten:777)\n- 2 Sluiting\n\nSlot."}
 		return ok(doc)
@@ -122,7 +122,7 @@ func TestPluralForms(t *testing.T) {
 	now := time.Date(2026, 6, 30, 10, 0, 0, 0, time.UTC)
 	snap := loadstatus.Snapshot{IntervalSeconds: 60, Quotas: []loadstatus.Quota{
 		{Quota: "a.example", Limited: true, Units: 1, PerSeconds: 1, Waiting: 1, Connectors: []loadstatus.QuotaUser{{Platform: "obv", Title: "OpenBesluitvorming"}}}}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(markdownSearch) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(markdownSearch) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -153,7 +153,7 @@ func TestStatusPageInDutch(t *testing.T) {
 			LimitFrom: "published", LimitWhere: "zoek.officielebekendmakingen.nl", LimitNote: "The search site states it.", LimitNoteNL: "De zoeksite noemt het.",
 			Shared: true, Cluster: "fallback", Connectors: []loadstatus.QuotaUser{{Platform: "obk", Title: "Officiële Bekendmakingen", Service: "zoek"}, {Platform: "tk", Title: "Tweede Kamer", Service: "obk"}}},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(markdownSearch) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(markdownSearch) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -180,7 +180,7 @@ func TestStatusPageInDutch(t *testing.T) {
 // document page that can only fail. It catches the page offering a
 // full-text link for every result.
 func TestNoFullTextLinkWithoutText(t *testing.T) {
-	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) invoke.Answer {
 		return ok(map[string]any{"platform": "opentk", "has_more": false, "offset": 0, "results": []map[string]any{
 			{"id": "2024D1", "type": "Document", "title": "Brief over stikstof", "url": "https://berthub.eu/tkconv/document.html?nummer=2024D1"},
 			{"id": "2024A9", "type": "Activiteit", "title": "Commissiedebat stikstof", "url": "https://berthub.eu/tkconv/activiteit.html?nummer=2024A9"},

@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -67,9 +67,9 @@ type Filter struct {
 // Options configure a Server. Zero values mean defaults.
 type Options struct {
 	// Platforms in display order; Invoke is required: it runs one
-	// connector tool by full name ([mcpserver.Server.Invoke]).
+	// connector tool by full name (the MCP server's Invoke).
 	Platforms []Platform
-	Invoke    mcpserver.Invoker
+	Invoke    invoke.Invoker
 	// Status, when set, serves the Laadstatus pages and the warnings.
 	Status func() loadstatus.Snapshot
 	// Cluster, when set, says how this replica shares the platforms'

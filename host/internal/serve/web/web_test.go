@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
@@ -27,7 +27,7 @@ import (
 type fake struct {
 	mu     sync.Mutex
 	calls  []call
-	answer func(tool string, args map[string]any, info *callinfo.Info) mcpserver.Answer
+	answer func(tool string, args map[string]any, info *callinfo.Info) invoke.Answer
 	n      atomic.Int64 // search calls
 }
 
@@ -37,7 +37,7 @@ type call struct {
 	info *callinfo.Info
 }
 
-func (f *fake) Invoke(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) mcpserver.Answer {
+func (f *fake) Invoke(ctx context.Context, info *callinfo.Info, tool string, raw json.RawMessage) invoke.Answer {
 	if strings.HasSuffix(tool, "_search") {
 		f.n.Add(1)
 	}
@@ -56,13 +56,13 @@ func (f *fake) recorded() []call {
 	return append([]call(nil), f.calls...)
 }
 
-func ok(v any) mcpserver.Answer {
+func ok(v any) invoke.Answer {
 	b, _ := json.Marshal(v)
-	return mcpserver.Answer{Result: connector.CallResult{Text: string(b), Structured: b}, Summary: callinfo.Summary{Cache: callinfo.Bypass}}
+	return invoke.Answer{Result: connector.CallResult{Text: string(b), Structured: b}, Summary: callinfo.Summary{Cache: callinfo.Bypass}}
 }
 
-func toolErr(text string) mcpserver.Answer {
-	return mcpserver.Answer{Err: errors.New(text), Summary: callinfo.Summary{Cache: callinfo.Bypass}}
+func toolErr(text string) invoke.Answer {
+	return invoke.Answer{Err: errors.New(text), Summary: callinfo.Summary{Cache: callinfo.Bypass}}
 }
 
 var searchAnswer = map[string]any{"platform": "obv", "has_more": true, "offset": 0, "total": 42, "total_is_approximate": true,
@@ -119,7 +119,7 @@ func mustContain(t *testing.T, body string, want ...string) {
 }
 
 func TestSearchMapsTheFormAndRunsAsThePublicSession(t *testing.T) {
-	f := &fake{answer: func(tool string, args map[string]any, info *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(tool string, args map[string]any, info *callinfo.Info) invoke.Answer {
 		switch tool {
 		case "obv_search":
 			return ok(searchAnswer)
@@ -161,7 +161,7 @@ func TestSearchMapsTheFormAndRunsAsThePublicSession(t *testing.T) {
 }
 
 func TestBadInputIsSaidNotFatal(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, nil)
 	for _, c := range []struct{ query, want string }{
 		{"?q=x&van=2024-13-45", "Een datum moet de vorm JJJJ-MM-DD hebben"},
@@ -208,7 +208,7 @@ func TestPlatformProblemsAreNamed(t *testing.T) {
 		{"other", "OpenBesluitvorming: search: the platform's response lacks results or hasMore", "OpenBesluitvorming gaf een fout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return toolErr(c.text) }}
+			f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return toolErr(c.text) }}
 			srv := serve(t, f, nil)
 			_, body, _ := get(t, srv.URL+"/?q=x&p=obv")
 			// The platform's own words are kept, behind a disclosure in
@@ -229,7 +229,7 @@ type blocking struct {
 
 func newBlocking(queue bool) *blocking {
 	b := &blocking{release: make(chan struct{}), queued: make(chan struct{}, 16)}
-	b.answer = func(tool string, args map[string]any, info *callinfo.Info) mcpserver.Answer {
+	b.answer = func(tool string, args map[string]any, info *callinfo.Info) invoke.Answer {
 		if tool != "obv_search" {
 			b.lists.Add(1)
 			return toolErr("no list")
@@ -312,7 +312,7 @@ func TestHammerJoinsIdenticalQuestions(t *testing.T) {
 }
 
 func TestDocumentPages(t *testing.T) {
-	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(tool string, args map[string]any, _ *callinfo.Info) invoke.Answer {
 		if args["entity_id"] == "gone" {
 			return toolErr(`OpenBesluitvorming: get_document: no entity "gone"`)
 		}
@@ -343,7 +343,7 @@ func TestDocumentPages(t *testing.T) {
 }
 
 func TestLanguageToggle(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, nil)
 	_, body, resp := get(t, srv.URL+"/?lang=en")
 	mustContain(t, body, `<html lang="en">`, "Search public decision-making", `hreflang="nl"`, ">Nederlands</a>")
@@ -371,7 +371,7 @@ func TestStatusPages(t *testing.T) {
 				Sources:   []loadstatus.Source{{Key: "houten", Label: "Houten", Supplier: "ibabs", State: "failing", LastError: "HTTP 503"}, {Key: "soest", Label: "Soest", Supplier: "notubiz", State: "ok"}}}},
 		{Platform: "rechtspraak", Title: "Rechtspraak", State: loadstatus.Up, Message: "Rechtspraak answered in 12 ms", CheckedAt: now.Add(-time.Minute), LatencyMS: 12},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -407,7 +407,7 @@ func TestStatusPageQuotaSection(t *testing.T) {
 			Connectors: []loadstatus.QuotaUser{{Platform: "rechtspraak", Title: "Rechtspraak", Service: "search"}}},
 		{Quota: "api.openraadsinformatie.nl", LimitFrom: "unknown", Connectors: []loadstatus.QuotaUser{{Platform: "ori", Title: "Open Raadsinformatie", Service: "elastic"}}},
 	}}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
@@ -445,7 +445,7 @@ func TestStatusPageQuotaSection(t *testing.T) {
 }
 
 func TestStatusPageClusterSection(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer { return ok(searchAnswer) }}
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer { return ok(searchAnswer) }}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return loadstatus.Snapshot{IntervalSeconds: 300} }
 		o.Cluster = func() []web.ClusterLine {
@@ -479,7 +479,7 @@ func TestSectionNotesFromTheConnectorAndTheHost(t *testing.T) {
 		withNote[k] = v
 	}
 	withNote["notes"] = []string{"Alpha caveat from the connector"}
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer {
 		a := ok(withNote)
 		a.Summary = callinfo.Summary{Cache: callinfo.Hit, Notes: []string{"Beta remark from the host"}}
 		return a

@@ -609,74 +609,10 @@ func (h *Host) newWeb() *web.Server {
 	return web.New(o)
 }
 
-// webPlatform describes a platform to the pages from its manifest: which
-// search arguments exist, and how its document tool takes an id.
-func webPlatform(p *platform) (web.Platform, bool) {
-	tool := func(name string) (connector.Tool, bool) {
-		i := slices.IndexFunc(p.manifest.Tools, func(t connector.Tool) bool { return t.Name == name })
-		if i < 0 {
-			return connector.Tool{}, false
-		}
-		return p.manifest.Tools[i], true
-	}
-	search, ok := tool("search")
-	if !ok {
-		return web.Platform{}, false
-	}
-	var ss schemaInfo
-	_ = json.Unmarshal(search.InputSchema, &ss)
-	wp := web.Platform{ID: p.id, Title: p.manifest.Title, TitleNL: p.manifest.TitleNL, Description: p.manifest.Description, DescriptionNL: p.manifest.DescriptionNL, SearchTool: p.id + "_search",
-		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
-	if sp := p.manifest.SearchProfile; sp != nil {
-		wp.Keys = sp.Keys
-	}
-	// The manifest's organisation choice, when its search has the
-	// argument (validation already checked the list tool exists).
-	if mf := p.manifest.SearchFilter; mf != nil && ss.has(mf.Arg) {
-		f := web.Filter{Arg: mf.Arg, LabelNL: mf.LabelNL, LabelEN: mf.LabelEN}
-		if _, ok := tool(mf.ListTool); ok && mf.ListTool != "" {
-			f.ListTool = p.id + "_" + mf.ListTool
-		}
-		wp.Filter = &f
-	}
-	if doc, ok := tool("get_document"); ok {
-		var ds schemaInfo
-		_ = json.Unmarshal(doc.InputSchema, &ds)
-		arg := ""
-		if len(ds.Required) > 0 {
-			arg = ds.Required[0]
-		} else if ds.has("id") {
-			// The document as id, with an old name beside it (obv's
-			// entity_id): neither is required by the schema.
-			arg = "id"
-		}
-		if arg != "" {
-			wp.DocumentTool, wp.DocumentArg = p.id+"_get_document", arg
-			if c, ok := ds.Properties["category"]; ok {
-				wp.DocumentCategories = c.Enum
-			}
-		}
-	}
-	return wp, true
-}
-
-// schemaInfo is the part of a tool's JSON schema the pages read.
-type schemaInfo struct {
-	Properties map[string]struct {
-		Enum    []string `json:"enum"`
-		Maximum *int     `json:"maximum"`
-	} `json:"properties"`
-	Required []string `json:"required"`
-}
-
-func (s schemaInfo) has(name string) bool { _, ok := s.Properties[name]; return ok }
-
-func (s schemaInfo) max(name string) int {
-	if p, ok := s.Properties[name]; ok && p.Maximum != nil {
-		return *p.Maximum
-	}
-	return 0
-}
+// webPlatform describes a platform to the pages from its manifest
+// (web.PlatformOf: the pages read the search profile and the type labels
+// as besluitbron_search does).
+func webPlatform(p *platform) (web.Platform, bool) { return web.PlatformOf(p.id, p.manifest) }
 
 // clusterRoutes serves /status/cluster.json: this replica's view of the
 // cluster (each quota, with the connectors that use it, shared, or on its

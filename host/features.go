@@ -265,7 +265,7 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"platform":     {Type: "string", Enum: ids, Description: "Only this platform (connector id)."},
-			"organization": {Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(100), Description: "A municipality, province or water board (name or source key, e.g. \"Soest\"): how current its data is, where the platform reports that per organisation (OpenBesluitvorming)."},
+			"organization": {Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(100), Description: "A municipality, province or water board (name or source key, e.g. \"Soest\"): how current its data is, where the platform reports that per organisation (" + h.perSourceTitles() + ")."},
 		},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
@@ -274,7 +274,7 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 		Title: "Load status of the platforms (Laadstatus)",
 		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes), " +
 			"and the request limits BesluitBron keeps per upstream host: where each comes from (published by the platform, measured, BesluitBron's own polite choice, set by the administrator, or unknown: none published and none observed, which is not the same as no limit), which connectors share each (their calls count together), how many calls wait, whether a 429 paused it. " +
-			"Give organization to learn whether a municipality's data is current or stale on OpenBesluitvorming, so you can tell the user when a missing result may be a missing import. " +
+			"Give organization to learn whether a municipality's data is current or stale on " + h.perSourceTitles() + ", so you can tell the user when a missing result may be a missing import. " +
 			"Cost: free; reads the last check and never calls a platform.",
 		InputSchema: schema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Load status"},
@@ -283,6 +283,23 @@ func (h *Host) statusTools() []mcpserver.HostTool {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// perSourceTitles names the platforms whose manifests say they report
+// freshness per source (connector.FreshnessSources), from the manifests
+// rather than by name, so that the status tool says what this host's
+// connectors report.
+func (h *Host) perSourceTitles() string {
+	var ts []string
+	for _, p := range h.platforms {
+		if f := p.manifest.Freshness; f != nil && f.Reads == connector.FreshnessSources {
+			ts = append(ts, p.manifest.Title)
+		}
+	}
+	if len(ts) == 0 {
+		return "a platform that reports freshness per source"
+	}
+	return strings.Join(ts, ", ")
+}
 
 // statusAnswer is besluitbron_status's result.
 type statusAnswer struct {
@@ -408,7 +425,7 @@ func (h *Host) statusJSON(platform, org string) ([]byte, error) {
 		out.Quotas[i] = q
 	}
 	if org != "" && len(out.Organizations) == 0 {
-		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only OpenBesluitvorming does, once its first check has run).")
+		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only "+h.perSourceTitles()+" does, once its first check has run).")
 	}
 	return json.Marshal(out)
 }

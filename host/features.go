@@ -261,7 +261,7 @@ func (h *Host) statusTools() []invoke.HostTool {
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"platform":     {Type: "string", Enum: ids, Description: "Only this platform (connector id)."},
-			"organization": {Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(100), Description: "A municipality, province or water board (name or source key, e.g. \"Soest\"): how current its data is, where the platform reports that per organisation (OpenBesluitvorming)."},
+			"organization": {Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(100), Description: "A municipality, province or water board (name or source key, e.g. \"Soest\"): how current its data is, where the platform reports that per organisation (" + h.perSourceTitles() + ")."},
 		},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
@@ -270,7 +270,7 @@ func (h *Host) statusTools() []invoke.HostTool {
 		Title: "Load status of the platforms (Laadstatus)",
 		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes), " +
 			"and the request limits BesluitBron keeps per upstream host: where each comes from (published by the platform, measured, BesluitBron's own polite choice, set by the administrator, or unknown: none published and none observed, which is not the same as no limit), which connectors share each (their calls count together), how many calls wait, whether a 429 paused it. " +
-			"Give organization to learn whether a municipality's data is current or stale on OpenBesluitvorming, so you can tell the user when a missing result may be a missing import. " +
+			"Give organization to learn whether a municipality's data is current or stale on " + h.perSourceTitles() + ", so you can tell the user when a missing result may be a missing import. " +
 			"Cost: free; reads the last check and never calls a platform.",
 		InputSchema: schema,
 		Handler:     h.statusHandler,
@@ -278,6 +278,23 @@ func (h *Host) statusTools() []invoke.HostTool {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// perSourceTitles names the platforms whose manifests say they report
+// freshness per source (connector.FreshnessSources), from the manifests
+// rather than by name, so that the status tool says what this host's
+// connectors report.
+func (h *Host) perSourceTitles() string {
+	var ts []string
+	for _, p := range h.platforms {
+		if f := p.manifest.Freshness; f != nil && f.Reads == connector.FreshnessSources {
+			ts = append(ts, p.manifest.Title)
+		}
+	}
+	if len(ts) == 0 {
+		return "a platform that reports freshness per source"
+	}
+	return strings.Join(ts, ", ")
+}
 
 // statusAnswer is besluitbron_status's result.
 type statusAnswer struct {
@@ -403,7 +420,7 @@ func (h *Host) statusJSON(platform, org string) ([]byte, error) {
 		out.Quotas[i] = q
 	}
 	if org != "" && len(out.Organizations) == 0 {
-		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only OpenBesluitvorming does, once its first check has run).")
+		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only "+h.perSourceTitles()+" does, once its first check has run).")
 	}
 	return json.Marshal(out)
 }
@@ -604,74 +621,10 @@ func (h *Host) newWeb() *web.Server {
 	return web.New(o)
 }
 
-// webPlatform describes a platform to the pages from its manifest: which
-// search arguments exist, and how its document tool takes an id.
-func webPlatform(p *platform) (web.Platform, bool) {
-	tool := func(name string) (connector.Tool, bool) {
-		i := slices.IndexFunc(p.manifest.Tools, func(t connector.Tool) bool { return t.Name == name })
-		if i < 0 {
-			return connector.Tool{}, false
-		}
-		return p.manifest.Tools[i], true
-	}
-	search, ok := tool("search")
-	if !ok {
-		return web.Platform{}, false
-	}
-	var ss schemaInfo
-	_ = json.Unmarshal(search.InputSchema, &ss)
-	wp := web.Platform{ID: p.id, Title: p.manifest.Title, TitleNL: p.manifest.TitleNL, Description: p.manifest.Description, DescriptionNL: p.manifest.DescriptionNL, SearchTool: p.id + "_search",
-		Query: ss.has("query"), Dates: ss.has("date_from") && ss.has("date_to"), Offset: ss.has("offset"), MaxLimit: ss.max("limit")}
-	if sp := p.manifest.SearchProfile; sp != nil {
-		wp.Keys = sp.Keys
-	}
-	// The manifest's organisation choice, when its search has the
-	// argument (validation already checked the list tool exists).
-	if mf := p.manifest.SearchFilter; mf != nil && ss.has(mf.Arg) {
-		f := web.Filter{Arg: mf.Arg, LabelNL: mf.LabelNL, LabelEN: mf.LabelEN}
-		if _, ok := tool(mf.ListTool); ok && mf.ListTool != "" {
-			f.ListTool = p.id + "_" + mf.ListTool
-		}
-		wp.Filter = &f
-	}
-	if doc, ok := tool("get_document"); ok {
-		var ds schemaInfo
-		_ = json.Unmarshal(doc.InputSchema, &ds)
-		arg := ""
-		if len(ds.Required) > 0 {
-			arg = ds.Required[0]
-		} else if ds.has("id") {
-			// The document as id, with an old name beside it (obv's
-			// entity_id): neither is required by the schema.
-			arg = "id"
-		}
-		if arg != "" {
-			wp.DocumentTool, wp.DocumentArg = p.id+"_get_document", arg
-			if c, ok := ds.Properties["category"]; ok {
-				wp.DocumentCategories = c.Enum
-			}
-		}
-	}
-	return wp, true
-}
-
-// schemaInfo is the part of a tool's JSON schema the pages read.
-type schemaInfo struct {
-	Properties map[string]struct {
-		Enum    []string `json:"enum"`
-		Maximum *int     `json:"maximum"`
-	} `json:"properties"`
-	Required []string `json:"required"`
-}
-
-func (s schemaInfo) has(name string) bool { _, ok := s.Properties[name]; return ok }
-
-func (s schemaInfo) max(name string) int {
-	if p, ok := s.Properties[name]; ok && p.Maximum != nil {
-		return *p.Maximum
-	}
-	return 0
-}
+// webPlatform describes a platform to the pages from its manifest
+// (web.PlatformOf: the pages read the search profile and the type labels
+// as besluitbron_search does).
+func webPlatform(p *platform) (web.Platform, bool) { return web.PlatformOf(p.id, p.manifest) }
 
 // clusterRoutes serves /status/cluster.json: this replica's view of the
 // cluster (each quota, with the connectors that use it, shared, or on its

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -8,9 +9,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/plugins/obk"
+	"github.com/besluitbron/besluitbron/plugins/obv"
+	"github.com/besluitbron/besluitbron/plugins/openarchivaris"
+	"github.com/besluitbron/besluitbron/plugins/opentk"
+	"github.com/besluitbron/besluitbron/plugins/ori"
+	"github.com/besluitbron/besluitbron/plugins/rechtspraak"
+	"github.com/besluitbron/besluitbron/plugins/tk"
+	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // hostImportsNoPlugin reports every non-test Go file under dir (testdata
@@ -71,10 +83,52 @@ func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o64
 // connectorIDs are the built-in connectors' ids.
 var connectorIDs = []string{"obv", "ori", "tk", "opentk", "obk", "rechtspraak", "openarchivaris"}
 
+// connectorNames are what the built-in connectors' manifests name: their
+// titles (in English and Dutch) and the record types their results carry
+// (by connector.TypeKey), each with the connector naming it.
+type connectorNames struct {
+	titles map[string]string
+	types  map[string]string
+}
+
+// builtinNames reads the names from the connectors' manifests, so that a
+// connector's new title or type is watched for without editing this test.
+func builtinNames(t *testing.T) connectorNames {
+	t.Helper()
+	n := connectorNames{titles: map[string]string{}, types: map[string]string{}}
+	for _, p := range []*sdk.Plugin{obv.Plugin(), ori.Plugin(), tk.Plugin(), opentk.Plugin(), obk.Plugin(), rechtspraak.Plugin(), openarchivaris.Plugin()} {
+		m, err := p.Describe(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, title := range []string{m.Title, m.TitleNL} {
+			if title != "" {
+				n.titles[title] = m.ID
+			}
+		}
+		for _, l := range m.TypeLabels {
+			n.types[connector.TypeKey(l.Type)] = m.ID
+		}
+	}
+	return n
+}
+
+// hostWords are record-type names that are also the host's own words,
+// used for their own meaning and never as a platform's type: the pages'
+// document view (its route, template and title), the organisation
+// argument of the host's own tools, and the kinds of Dutch public body
+// the cross-search takes off an organisation's name before matching it.
+// They may appear anywhere in the host; a dictionary of platform types
+// is still caught by the types no host word covers ("mediaobject").
+var hostWords = map[string]bool{"document": true, "organization": true, "gemeente": true, "provincie": true, "waterschap": true}
+
 // hostNamesNoConnector reports every string literal in a non-test Go file
 // under dir (testdata aside) that is a built-in connector's id or one of
-// its tool names ("obv", "obv_list_sources"). Comments may name them.
-func hostNamesNoConnector(t *testing.T, dir string) []string {
+// its tool names ("obv", "obv_list_sources"), that holds a connector's
+// title ("OpenBesluitvorming"), or that is one of the record types its
+// results carry ("MediaObject", "agenda_item"; hostWords aside).
+// Comments may name them.
+func hostNamesNoConnector(t *testing.T, dir string, names connectorNames) []string {
 	t.Helper()
 	var bad []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -98,10 +152,20 @@ func hostNamesNoConnector(t *testing.T, dir string) []string {
 				return true
 			}
 			v, _ := strconv.Unquote(lit.Value)
+			at := fmt.Sprintf("%s: %s", fset.Position(lit.Pos()), lit.Value)
 			for _, id := range connectorIDs {
 				if v == id || strings.HasPrefix(v, id+"_") {
-					bad = append(bad, fmt.Sprintf("%s: %s", fset.Position(lit.Pos()), lit.Value))
+					bad = append(bad, at)
 				}
+			}
+			for title, id := range names.titles {
+				if strings.Contains(v, title) {
+					bad = append(bad, fmt.Sprintf("%s names %s's title %q", at, id, title))
+				}
+			}
+			k := connector.TypeKey(v)
+			if id, ok := names.types[k]; ok && !hostWords[k] {
+				bad = append(bad, fmt.Sprintf("%s is a record type of %s (its manifest's type_labels say it)", at, id))
 			}
 			return true
 		})
@@ -115,21 +179,40 @@ func hostNamesNoConnector(t *testing.T, dir string) []string {
 
 // TestHostNamesNoConnector: what the host needs to know about a platform
 // (its search filter, Dutch description, freshness check, cross-search
-// mapping) comes from the connector's manifest, so a connector written
-// outside this repository gets all of it. It catches a table keyed by a
-// connector id, such as the ones host/web.go, host/status_tool.go and
-// crosssearch's translate.go had.
+// mapping, the names of its record types) comes from the connector's
+// manifest, so a connector written outside this repository gets all of
+// it. It catches a table keyed by a connector id, such as the ones
+// host/web.go, host/status_tool.go and crosssearch's translate.go had, a
+// text naming a platform by its title, and a dictionary of platform
+// record types, such as the pages' words.go had.
 func TestHostNamesNoConnector(t *testing.T) {
-	for _, b := range hostNamesNoConnector(t, ".") {
+	names := builtinNames(t)
+	for _, b := range hostNamesNoConnector(t, ".", names) {
 		t.Error(b)
 	}
 	dir := t.TempDir()
-	src := "package x\n\n// obv in a comment is fine.\nvar filters = map[string]string{\"obv\": \"organization\"}\nvar list = \"rechtspraak_list_courts\"\n"
+	src := `package x
+
+// obv in a comment is fine, and so are OpenBesluitvorming and MediaObject.
+var filters = map[string]string{"obv": "organization"}
+var list = "rechtspraak_list_courts"
+var hint = "only OpenBesluitvorming reports it"
+var typeWords = map[string][2]string{"mediaobject": {"Stuk", "Record"}, "Agenda_Item": {"Agendapunt", "Agendum"}}
+var page = "document"
+`
 	if err := writeFile(filepath.Join(dir, "x.go"), src); err != nil {
 		t.Fatal(err)
 	}
-	if got := hostNamesNoConnector(t, dir); len(got) != 2 {
-		t.Errorf("a table keyed by \"obv\" and a rechtspraak tool name were not both caught: %v", got)
+	got := hostNamesNoConnector(t, dir, names)
+	want := []string{`"obv"`, `"rechtspraak_list_courts"`, `"only OpenBesluitvorming reports it" names obv's title`,
+		`"mediaobject" is a record type of ori`, `"Agenda_Item" is a record type of`}
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, w) }) {
+			t.Errorf("not caught: %s", w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("caught %d, want %d (a host word such as organization or document is the host's own):\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
 }
 

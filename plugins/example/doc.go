@@ -13,9 +13,11 @@
 //     an answer; the tools with their JSON Schema and cost note; and what
 //     the host does with them on its own: search_filter (the organisation
 //     choice on the search page), search_profile (how besluitbron_search
-//     maps query, organisation, dates and limit onto the search tool) and
-//     freshness (what the Laadstatus calls to learn how current the data
-//     is).
+//     and the search page map query, organisation, dates, limit and
+//     offset onto the search tool), type_labels (the record types the
+//     results carry, in Dutch and English, as people see them on the
+//     page) and freshness (what the Laadstatus calls to learn how current
+//     the data is).
 //   - example.go: the tools, one function each. Arguments are decoded and
 //     checked (an error names the argument), URLs built on BaseURL, every
 //     fetch names its service, cost and cache class, and answers become
@@ -37,7 +39,8 @@
 //  2. Set ID, BaseURL, the allowed hosts, the services with the
 //     platform's real limits and costs, and the cache classes; replace
 //     the tools, their schemas and cost notes; keep search_filter,
-//     search_profile and freshness only where the platform supports them.
+//     search_profile and freshness only where the platform supports them,
+//     and label every type your results carry in type_labels.
 //  3. Record the platform's answers in testdata/ and rewrite the tests:
 //     exact URLs, costs and classes, normalised results, the errors for
 //     bad arguments and broken answers.

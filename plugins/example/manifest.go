@@ -45,7 +45,7 @@ func manifest() connector.Manifest {
 		// an organisation name ("Gemeente Soest") is looked up in
 		// list_sources, whose item id (the source key) the search takes.
 		SearchProfile: &connector.SearchProfile{
-			Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: MaxLimit,
+			Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: MaxLimit, OffsetArg: "offset",
 			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_sources", Value: connector.OrgByID},
 		},
 		// The Laadstatus reads the date of the newest result of a
@@ -55,6 +55,19 @@ func manifest() connector.Manifest {
 		// platform's per-source /api/status instead.
 		Freshness: &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"organization":"amsterdam","limit":1}`),
 			Reads: connector.FreshnessNewest, Type: "record (Amsterdam)"},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the entity types of search and documents, and the
+		// sources' kinds of organisation.
+		TypeLabels: connector.TypeLabels{
+			{Type: "Document", NL: "Document", EN: "Document"},
+			{Type: "Meeting", NL: "Vergadering", EN: "Meeting"},
+			{Type: "Motion", NL: "Motie", EN: "Motion"},
+			{Type: "Recording", NL: "Opname", EN: "Recording"},
+			{Type: "AgendaItem", NL: "Agendapunt", EN: "Agenda item"},
+			{Type: "gemeente", NL: "Gemeente", EN: "Municipality"},
+			{Type: "provincie", NL: "Provincie", EN: "Province"},
+			{Type: "waterschap", NL: "Waterschap", EN: "Water board"},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openbesluitvorming.nl"},
 		// The limit belongs to the platform's host: every connector naming

@@ -47,13 +47,27 @@ func manifest() connector.Manifest {
 		Title:         "Officiële Bekendmakingen",
 		Description:   "The official publications of the Dutch government (KOOP): Staatscourant, Staatsblad, Tractatenblad, Gemeenteblad, Provinciaal blad, Waterschapsblad, Blad gemeenschappelijke regeling, Kamerstukken, Handelingen and Kamervragen.",
 		DescriptionNL: "Officiële Bekendmakingen: Staatscourant, Staatsblad, gemeente-, provincie- en waterschapsbladen en Kamerstukken.",
-		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100, OffsetArg: "offset",
 			// The platform matches the publishing body's name by its words,
 			// without the kind of body.
 			Organization: &connector.OrganizationArg{Arg: "organization"},
 			Keys:         []string{connector.KeyPublication, connector.KeyKamerstuk}},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Organisatie (bijvoorbeeld Utrecht)", LabelEN: "Organisation (for example Utrecht)"},
 		Freshness:    &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "publication"},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the journals a publication appears in
+		// (Publicatienaam) and the kinds obk_list_values lists.
+		TypeLabels: connector.TypeLabels{
+			{Type: "Staatscourant", NL: "Staatscourant", EN: "Government Gazette", Proper: true},
+			{Type: "Staatsblad", NL: "Staatsblad", EN: "Bulletin of Acts and Decrees", Proper: true},
+			{Type: "Gemeenteblad", NL: "Gemeenteblad", EN: "Municipal Gazette", Proper: true},
+			{Type: "Provinciaal blad", NL: "Provinciaal blad", EN: "Provincial Gazette", Proper: true},
+			{Type: "Waterschapsblad", NL: "Waterschapsblad", EN: "Water Board Gazette", Proper: true},
+			{Type: "Kamerstuk", NL: "Kamerstuk", EN: "Parliamentary paper"},
+			{Type: "Handelingen", NL: "Handelingen", EN: "Proceedings", Proper: true},
+			{Type: "publication", NL: "Publicatie", EN: "Publication"},
+			{Type: "organization_type", NL: "Soort organisatie", EN: "Type of organisation"},
+		},
 		BaseURL:      SRUBase,
 		AllowedHosts: []string{"repository.overheid.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{

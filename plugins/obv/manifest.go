@@ -48,12 +48,27 @@ func manifest() connector.Manifest {
 		Title:         "OpenBesluitvorming",
 		Description:   "Council information (meetings, documents, motions with votes, recordings) of 330 Dutch municipalities, provinces and water boards; the successor of Open Raadsinformatie.",
 		DescriptionNL: "Raadsinformatie (vergaderingen, documenten, moties met stemmingen, opnames) van 330 gemeenten, provincies en waterschappen.",
-		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100, OffsetArg: "offset",
 			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_sources", ListArgs: json.RawMessage(`{"implemented_only":true}`), Value: connector.OrgByID},
 			// The councils' own file, which ori and openarchivaris harvest too.
 			Keys: []string{connector.KeySourceURL}},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_sources"},
 		Freshness:    &connector.Freshness{Tool: "status", Arguments: json.RawMessage(`{"state":"all"}`), Reads: connector.FreshnessSources},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the entity types of search and documents
+		// (Document, Meeting, Motion, Recording), the agenda items and votes
+		// inside a meeting, and the sources' kinds of organisation.
+		TypeLabels: connector.TypeLabels{
+			{Type: "Document", NL: "Document", EN: "Document"},
+			{Type: "Meeting", NL: "Vergadering", EN: "Meeting"},
+			{Type: "Motion", NL: "Motie", EN: "Motion"},
+			{Type: "Recording", NL: "Opname", EN: "Recording"},
+			{Type: "AgendaItem", NL: "Agendapunt", EN: "Agenda item"},
+			{Type: "Vote", NL: "Stemming", EN: "Vote"},
+			{Type: "gemeente", NL: "Gemeente", EN: "Municipality"},
+			{Type: "provincie", NL: "Provincie", EN: "Province"},
+			{Type: "waterschap", NL: "Waterschap", EN: "Water board"},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openbesluitvorming.nl"},
 		Services: []connector.Service{{

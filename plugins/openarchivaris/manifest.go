@@ -33,12 +33,20 @@ func manifest() connector.Manifest {
 		Description: "Archive of published Dutch government documents (council documents of municipalities, provinces, water boards and other bodies, municipal websites and more), including documents search engines do not index. " +
 			"The connector's API mapping is unverified.",
 		DescriptionNL: "Open Archivaris: Woo-documenten van overheden.",
-		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50,
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50, OffsetArg: "offset",
 			// The search takes the government's name as the list gives it.
 			Organization: &connector.OrganizationArg{Arg: "government", ListTool: "list_governments", Value: connector.OrgByTitle},
 			Caveat:       "API unverified",
 			Keys:         []string{connector.KeySourceURL}},
 		SearchFilter: &connector.SearchFilter{Arg: "government", LabelNL: "Overheid", LabelEN: "Government", ListTool: "list_governments"},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the archived documents and the governments' kinds.
+		TypeLabels: connector.TypeLabels{
+			{Type: "document", NL: "Document", EN: "Document"},
+			{Type: "gemeente", NL: "Gemeente", EN: "Municipality"},
+			{Type: "provincie", NL: "Provincie", EN: "Province"},
+			{Type: "waterschap", NL: "Waterschap", EN: "Water board"},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"openarchivaris.nl", "www.openarchivaris.nl"},
 		Services: []connector.Service{{

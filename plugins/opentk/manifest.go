@@ -40,9 +40,25 @@ func manifest() connector.Manifest {
 		Description: "Bert Hubert's OpenTK (tkconv): a full-text searchable mirror of the Tweede Kamer's documents, activities, plenary reports, commitments and gifts, " +
 			"plus Woo documents from open.overheid.nl.",
 		DescriptionNL: "OpenTK: volledige tekst van documenten en verslagen van de Tweede Kamer.",
-		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100,
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100, OffsetArg: "offset",
 			Caveat: "at most 280 rows per search, newest indexed; dates filter within those",
 			Keys:   []string{connector.KeyTKDocument}},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: OpenTK's categories, the Soort of a document read,
+		// and the list tools' committees and members.
+		TypeLabels: connector.TypeLabels{
+			{Type: "Document", NL: "Document", EN: "Document"},
+			{Type: "Verslag", NL: "Verslag", EN: "Record of proceedings"},
+			{Type: "Activiteit", NL: "Activiteit", EN: "Activity"},
+			{Type: "Toezegging", NL: "Toezegging", EN: "Commitment"},
+			{Type: "PersoonGeschenk", NL: "Geschenk aan een Kamerlid", EN: "Gift to a Member of Parliament"},
+			{Type: "OODocument", NL: "Openbaar gemaakt document", EN: "Disclosed document"},
+			{Type: "Motie", NL: "Motie", EN: "Motion"},
+			{Type: "Brief regering", NL: "Brief regering", EN: "Letter from the government"},
+			{Type: "Schriftelijke vraag", NL: "Schriftelijke vraag", EN: "Written question"},
+			{Type: "Commissie", NL: "Commissie", EN: "Committee"},
+			{Type: "Tweede Kamerlid", NL: "Tweede Kamerlid", EN: "Member of the House of Representatives", Proper: true},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"berthub.eu"},
 		Services: []connector.Service{

@@ -40,12 +40,32 @@ func manifest() connector.Manifest {
 		Description: "Council documents of Dutch municipalities, provinces and water boards through the public Elasticsearch API of Open Raadsinformatie Classic. " +
 			"Announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same sources.",
 		DescriptionNL: "Open Raadsinformatie: het oudere archief van raadsdocumenten, de voorganger van OpenBesluitvorming.",
-		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50,
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 50, OffsetArg: "offset",
 			Organization: &connector.OrganizationArg{Arg: "organization", ListTool: "list_organizations", Value: connector.OrgByID},
 			Caveat:       "closes in autumn 2026; obv has the same councils",
 			Keys:         []string{connector.KeySourceURL},
 			Note:         "ORI Classic was announced to close in autumn 2026; OpenBesluitvorming (obv) indexes the same councils and may list the same documents under other ids."},
 		SearchFilter: &connector.SearchFilter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "list_organizations"},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the Popolo types ORI's index answers (@type: a
+		// MediaObject is a document), and the organisations' classification.
+		TypeLabels: connector.TypeLabels{
+			{Type: "MediaObject", NL: "Document", EN: "Document"},
+			{Type: "Document", NL: "Document", EN: "Document"},
+			{Type: "Meeting", NL: "Vergadering", EN: "Meeting"},
+			{Type: "AgendaItem", NL: "Agendapunt", EN: "Agenda item"},
+			{Type: "Motion", NL: "Motie", EN: "Motion"},
+			{Type: "Vote", NL: "Stemming", EN: "Vote"},
+			{Type: "VoteEvent", NL: "Stemming", EN: "Vote"},
+			{Type: "Event", NL: "Bijeenkomst", EN: "Event"},
+			{Type: "Report", NL: "Rapport", EN: "Report"},
+			{Type: "Organization", NL: "Organisatie", EN: "Organisation"},
+			{Type: "Person", NL: "Persoon", EN: "Person"},
+			{Type: "Activity", NL: "Activiteit", EN: "Activity"},
+			{Type: "municipality", NL: "Gemeente", EN: "Municipality"},
+			{Type: "province", NL: "Provincie", EN: "Province"},
+			{Type: "water", NL: "Waterschap", EN: "Water board"},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"api.openraadsinformatie.nl"},
 		Services: []connector.Service{{

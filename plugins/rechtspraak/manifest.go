@@ -47,13 +47,19 @@ func manifest() connector.Manifest {
 		Title:         "Rechtspraak",
 		Description:   "Dutch case law from Rechtspraak open data: the ECLI index of court decisions and Advocate-General opinions, their full texts and metadata, and the courts, areas of law and procedure types.",
 		DescriptionNL: "Rechtspraak: uitspraken en conclusies van Nederlandse rechters (zoeken op instantie en metadata, niet op tekst).",
-		SearchProfile: &connector.SearchProfile{Tool: "search", DateFromArg: "date_from", DateToArg: "date_to", DatesWhole: true, MaxLimit: 100,
+		SearchProfile: &connector.SearchProfile{Tool: "search", DateFromArg: "date_from", DateToArg: "date_to", DatesWhole: true, MaxLimit: 100, OffsetArg: "offset",
 			Organization: &connector.OrganizationArg{Arg: "court", ListTool: "list_courts", Value: connector.OrgByID},
 			NeedsFilter:  "Rechtspraak's index has no free-text search, and without organization (a court) or dates there is nothing to filter on; use rechtspraak_search with a court, subject or dates",
 			Caveat:       "no free-text search: only when named, by court (organization) and decision dates, never by the query",
 			Note:         "The query was NOT applied: Rechtspraak has no free-text search. These are the most recently modified decisions that match the filters; judge them by their summaries.",
 			Keys:         []string{connector.KeyECLI}},
 		SearchFilter: &connector.SearchFilter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court", ListTool: "list_courts"},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the two kinds of decision.
+		TypeLabels: connector.TypeLabels{
+			{Type: "Uitspraak", NL: "Uitspraak", EN: "Judgment"},
+			{Type: "Conclusie", NL: "Conclusie", EN: "Advisory opinion"},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"data.rechtspraak.nl"},
 		Services: []connector.Service{

@@ -49,10 +49,30 @@ func manifest() connector.Manifest {
 		Title:         "Tweede Kamer (Gegevensmagazijn)",
 		Description:   "Open data of the Dutch House of Representatives (Tweede Kamer): parliamentary documents (Kamerstukken, motions, amendments, letters, written questions) since 2008, cases (Zaak), activities (debates, committee meetings), party groups, committees and members. CC0.",
 		DescriptionNL: "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
-		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 250,
+		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 250, OffsetArg: "offset",
 			Caveat: "words match titles and subjects only",
 			Keys:   []string{connector.KeyTKDocument, connector.KeyKamerstuk}},
-		Freshness:    &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
+		Freshness: &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
+		// The record types people see on the search page and the Laadstatus,
+		// in their words: the Gegevensmagazijn's Soort of documents, cases
+		// and activities, and the list tools' members, committees and party
+		// groups.
+		TypeLabels: connector.TypeLabels{
+			{Type: "Document", NL: "Document", EN: "Document"},
+			{Type: "Motie", NL: "Motie", EN: "Motion"},
+			{Type: "Brief regering", NL: "Brief regering", EN: "Letter from the government"},
+			{Type: "Schriftelijke vraag", NL: "Schriftelijke vraag", EN: "Written question"},
+			{Type: "Kamerstuk", NL: "Kamerstuk", EN: "Parliamentary paper"},
+			{Type: "Handelingen", NL: "Handelingen", EN: "Proceedings", Proper: true},
+			{Type: "Verslag", NL: "Verslag", EN: "Record of proceedings"},
+			{Type: "Zaak", NL: "Zaak", EN: "Case"},
+			{Type: "Activiteit", NL: "Activiteit", EN: "Activity"},
+			{Type: "Vergadering", NL: "Vergadering", EN: "Meeting"},
+			{Type: "Toezegging", NL: "Toezegging", EN: "Commitment"},
+			{Type: "Persoon", NL: "Persoon", EN: "Person"},
+			{Type: "Commissie", NL: "Commissie", EN: "Committee"},
+			{Type: "Fractie", NL: "Fractie", EN: "Parliamentary group"},
+		},
 		BaseURL:      BaseURL,
 		AllowedHosts: []string{"gegevensmagazijn.tweedekamer.nl", "zoek.officielebekendmakingen.nl"},
 		Services: []connector.Service{

@@ -23,6 +23,23 @@
 // naming the connector and the service. The Laadstatus words these, with
 // LimitNote and LimitNoteNL, in Dutch and English.
 //
+// # Record types in people's words
+//
+// A platform names its records in its own words ("MediaObject",
+// "agenda_item", "Brief regering"); [Manifest.TypeLabels] says each in
+// Dutch and English, so that the host's pages name them for people
+// without a dictionary of platform types of their own, and a connector
+// written elsewhere gets its types named too. Types match by [TypeKey]
+// (case, spaces, underscores and hyphens aside).
+//
+// # One search, one mapping
+//
+// [SearchProfile.Arguments] is the only mapping from the host's common
+// search terms (query, dates, limit, offset) onto a connector's search
+// tool: besluitbron_search and the search page both ask through it, so a
+// platform is asked the same thing from either, from what its manifest
+// declares and never from a guess at its tool's argument names.
+//
 // # Concurrency
 //
 // The types here are values. A [Connector] implementation must allow

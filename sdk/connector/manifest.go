@@ -62,6 +62,13 @@ type Manifest struct {
 	// (besluitbron_search) maps its query onto the search tool; nil leaves
 	// the platform out of it.
 	SearchProfile *SearchProfile `json:"search_profile,omitempty"`
+	// TypeLabels name the record types the connector's results carry
+	// ([Item.Type], [Document.Type]) in Dutch and English, so that the
+	// search page and the Laadstatus say "Vergadering" or "Meeting" where
+	// the platform wrote "Meeting", "MediaObject" or "agenda_item". The
+	// host keeps no dictionary of its own: a type not labelled here is
+	// shown as the platform wrote it.
+	TypeLabels TypeLabels `json:"type_labels,omitempty"`
 	// BaseURL is the default upstream base URL; the admin may override it.
 	BaseURL string `json:"base_url"`
 	// AllowedHosts are the only origins fetch may reach (the admin's
@@ -148,6 +155,10 @@ type SearchProfile struct {
 	// is the largest the tool takes.
 	LimitArg string `json:"limit_arg,omitempty"`
 	MaxLimit int    `json:"max_limit"`
+	// OffsetArg takes the number of results to skip, for the search
+	// page's next page; "" when the tool does not page (the page then
+	// offers no next page of this platform).
+	OffsetArg string `json:"offset_arg,omitempty"`
 	// Organization, when set, narrows to one organisation.
 	Organization *OrganizationArg `json:"organization,omitempty"`
 	// NeedsFilter, when set, is the reason the platform is left out when
@@ -515,6 +526,7 @@ func (m *Manifest) Validate() error {
 			}
 		}
 	}
+	validateTypeLabels(m.TypeLabels, bad)
 	prefix := "besluitbron://" + m.ID + "/"
 	for i, r := range m.Resources {
 		if r.Name == "" {

@@ -2,7 +2,9 @@
 // several platforms at once. It translates the common arguments (query,
 // organization, dates, limit) into each connector's own <id>_search
 // arguments ([translators]: the schemas differ, and some platforms cannot
-// do what others can), runs the calls in parallel through the host's
+// do what others can; query, dates and limit through the manifest's
+// search profile, connector.SearchProfile.Arguments, the one mapping the
+// search page asks through too), runs the calls in parallel through the host's
 // regular tool path (validation, limits, cache, _meta), each under its own
 // deadline and all under an overall one, and returns one JSON object with
 // a section per platform. A slow or failing platform is named in its

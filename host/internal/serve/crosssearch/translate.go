@@ -45,31 +45,9 @@ func fromProfile(id string, sp *connector.SearchProfile) translator {
 		if sp.NeedsFilter != "" && a.Organization == "" && a.DateFrom == "" && a.DateTo == "" {
 			return nil, nil, &skip{sp.NeedsFilter}
 		}
-		limitArg := sp.LimitArg
-		if limitArg == "" {
-			limitArg = "limit"
-		}
-		args := map[string]any{limitArg: limit}
+		// The page asks through the same mapping (web's searchArgs).
+		args := sp.Arguments(connector.SearchRequest{Query: a.Query, DateFrom: a.DateFrom, DateTo: a.DateTo, Limit: limit, Today: a.today})
 		var notes []string
-		if sp.QueryArg != "" {
-			args[sp.QueryArg] = a.Query
-		}
-		from, to := a.DateFrom, a.DateTo
-		if sp.DatesWhole && (from != "" || to != "") {
-			// The platform takes a date range only whole.
-			if from == "" {
-				from = "1800-01-01"
-			}
-			if to == "" {
-				to = a.today
-			}
-		}
-		if from != "" && sp.DateFromArg != "" {
-			args[sp.DateFromArg] = from
-		}
-		if to != "" && sp.DateToArg != "" {
-			args[sp.DateToArg] = to
-		}
 		if o := sp.Organization; o != nil && a.Organization != "" {
 			if o.ListTool == "" {
 				args[o.Arg] = stripKind(a.Organization)

@@ -10,6 +10,15 @@
 // (connector.SearchResult, Document, ListResult), and the call's summary;
 // this package never talks to a platform itself, nor reads an MCP result.
 //
+// A platform is what its manifest says ([PlatformOf]): the search tool
+// and the arguments that take the query, the dates, the limit and the
+// offset come from its search profile, mapped by
+// connector.SearchProfile.Arguments exactly as besluitbron_search maps
+// its own (a range the platform takes only whole is filled the same way),
+// never guessed from the tool's argument names; the organisation choice
+// from its search filter; its record types' words from its type labels.
+// So a connector written outside this repository gets the same page.
+//
 // Pages are html/template with templates, CSS and a little JavaScript
 // embedded in the binary: no build step. Everything works without
 // JavaScript; with it, a platform that is still answering fills in
@@ -29,8 +38,10 @@
 // Everything a reader sees is in the chosen language, while the
 // platforms and connectors speak their own: snippets may carry markdown
 // (shown as plain text), result types are the platforms' words
-// ("Meeting", "MediaObject"; named through a generic dictionary of
-// types), connector notes and error messages are English for assistants,
+// ("Meeting", "MediaObject"; named in Dutch or English by the labels
+// each connector's manifest declares, connector.Manifest.TypeLabels: the
+// page keeps no dictionary of platform types, and a type its platform
+// does not label is shown as written), connector notes and error messages are English for assistants,
 // and the Laadstatus job words its findings in English. The pages word
 // what they can themselves: a check's reason, where a limit comes from
 // (published, measured, BesluitBron's choice, the admin's, unknown; the

@@ -54,8 +54,9 @@ var (
 // the text is shown as text, never as HTML. Emphasis markers go; a list
 // line's "- " becomes a list item, and a trailing record id becomes a
 // link (documents list the records they mention by id, which says
-// nothing to a reader).
-func blocks(lang, text string) []block {
+// nothing to a reader). A line's leading "type:" label is named in the
+// platform's words when pl labels that type.
+func blocks(lang string, pl *Platform, text string) []block {
 	var out []block
 	var para []string
 	var items []listItem
@@ -93,9 +94,9 @@ func blocks(lang, text string) []block {
 			if id := trailID.FindStringSubmatch(it.Text); id != nil {
 				it.Text, it.ID = id[1], id[2]
 			}
-			if lb := typeLabel.FindStringSubmatch(it.Text); lb != nil {
-				if _, known := typeWords[typeKey(lb[1])]; known {
-					it.Label, it.Text = typeWord(lang, lb[1], true), lb[2]
+			if lb := typeLabel.FindStringSubmatch(it.Text); lb != nil && pl != nil {
+				if _, known := pl.Types.Of(lb[1]); known {
+					it.Label, it.Text = pl.typeWord(lang, lb[1], true), lb[2]
 				}
 			}
 			items = append(items, it)
@@ -165,22 +166,22 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusBadGateway
 			break
 		}
-		d.Kind, d.Doc, d.Blocks = kindOK, &doc, blocks(pg.Lang, doc.Text)
-		pg.Title = docTitle(pg, &doc)
+		d.Kind, d.Doc, d.Blocks = kindOK, &doc, blocks(pg.Lang, p, doc.Text)
+		pg.Title = docTitle(pg, p, &doc)
 	}
 	pg.Data = d
 	s.render(w, "document", "layout", status, pg)
 }
 
 // docTitle is a document's title, or, when the platform gave none, its
-// type and date in words rather than its id.
-func docTitle(p *page, d *connector.Document) string {
+// type (in platform pl's words) and date in words rather than its id.
+func docTitle(p *page, pl *Platform, d *connector.Document) string {
 	if t := strings.TrimSpace(d.Title); t != "" {
 		return t
 	}
 	t := p.T("title.document")
 	if d.Type != "" {
-		t = typeWord(p.Lang, d.Type, true)
+		t = pl.typeWord(p.Lang, d.Type, true)
 	}
 	if d.Date != "" {
 		t += ", " + formatDate(p.Lang, d.Date)

@@ -18,6 +18,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // guarded is a page server behind Guard on a real loopback socket (the
@@ -44,7 +45,7 @@ func (g *guarded) advance(d time.Duration) {
 func guardPlatforms(lists int) []web.Platform {
 	var ps []web.Platform
 	for i, id := range []string{"aa", "bb", "cc"} {
-		p := web.Platform{ID: id, Title: strings.ToUpper(id), SearchTool: id + "_search", DocumentTool: id + "_get_document", DocumentArg: "id", Query: true}
+		p := web.Platform{ID: id, Title: strings.ToUpper(id), SearchTool: id + "_search", DocumentTool: id + "_get_document", DocumentArg: "id", Profile: &connector.SearchProfile{Tool: "search", QueryArg: "query"}}
 		if i < lists {
 			p.Filter = &web.Filter{Arg: "org", LabelNL: "Bron", LabelEN: "Source", ListTool: id + "_list"}
 		}

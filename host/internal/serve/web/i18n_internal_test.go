@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
@@ -24,24 +26,40 @@ func TestMessagesAgree(t *testing.T) {
 	}
 }
 
-// TestTypeWordsAndPlainText: the normalised types platforms send are
-// named in both languages, whatever their case or separators; a snippet's
-// markdown is gone.
+// TestTypeWordsAndPlainText: the types a platform labels in its manifest
+// are named in both languages, whatever their case or separators; a type
+// it does not label, or a result of no known platform, is shown as
+// written; a snippet's markdown is gone.
 func TestTypeWordsAndPlainText(t *testing.T) {
+	p := &Platform{ID: "x", Types: connector.TypeLabels{
+		{Type: "Meeting", NL: "Vergadering", EN: "Meeting"}, {Type: "MediaObject", NL: "Document", EN: "Document"}, {Type: "Motion", NL: "Motie", EN: "Motion"},
+		{Type: "AgendaItem", NL: "Agendapunt", EN: "Agenda item"}, {Type: "Provinciaal blad", NL: "Provinciaal blad", EN: "Provincial Gazette", Proper: true},
+		{Type: "Uitspraak", NL: "Uitspraak", EN: "Judgment"}, {Type: "publication", NL: "Publicatie", EN: "Publication"},
+		{Type: "Staatscourant", NL: "Staatscourant", EN: "Government Gazette", Proper: true},
+	}}
 	for _, c := range []struct{ in, nl, en string }{
 		{"Meeting", "Vergadering", "Meeting"}, {"MediaObject", "Document", "Document"}, {"Motion", "Motie", "Motion"},
 		{"agenda_item", "Agendapunt", "Agenda item"}, {"AgendaItem", "Agendapunt", "Agenda item"}, {"Provinciaal blad", "Provinciaal blad", "Provincial Gazette"},
 		{"Uitspraak", "Uitspraak", "Judgment"}, {"publication", "Publicatie", "Publication"}, {"Onbekend soort", "Onbekend soort", "Onbekend soort"},
 	} {
-		if nl, en := typeWord("nl", c.in, true), typeWord("en", c.in, true); nl != c.nl || en != c.en {
+		if nl, en := p.typeWord("nl", c.in, true), p.typeWord("en", c.in, true); nl != c.nl || en != c.en {
 			t.Errorf("%s: %q / %q, want %q / %q", c.in, nl, en, c.nl, c.en)
 		}
 	}
-	if got := typeWord("nl", "publication", false); got != "publicatie" {
+	if got := p.typeWord("nl", "publication", false); got != "publicatie" {
 		t.Errorf("inside a phrase: %q", got)
 	}
-	if got := typeWord("nl", "Staatscourant", false); got != "Staatscourant" {
+	if got := p.typeWord("nl", "Staatscourant", false); got != "Staatscourant" {
 		t.Errorf("a name inside a phrase: %q", got)
+	}
+	// The page keeps no dictionary of its own: another platform's types,
+	// and a platform that labels none, are shown as written.
+	other := &Platform{ID: "y"}
+	var none *Platform
+	for _, q := range []*Platform{other, none} {
+		if got := q.typeWord("nl", "Meeting", true); got != "Meeting" {
+			t.Errorf("a type its platform does not label: %q, want it as written", got)
+		}
 	}
 	for in, want := range map[string]string{
 		"# Actieplan\n## Beslispunten\n- **Vaststellen**": "Actieplan Beslispunten Vaststellen",

@@ -11,6 +11,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // englishWords must not be read on a Dutch page (whole words, any case).
@@ -126,6 +127,9 @@ func TestPluralForms(t *testing.T) {
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
+		// The freshness's type is named in obk's words.
+		o.Platforms = append(o.Platforms, web.Platform{ID: "obk", Title: "Officiële Bekendmakingen", SearchTool: "obk_search",
+			Types: connector.TypeLabels{{Type: "publication", NL: "Publicatie", EN: "Publication"}}})
 	})
 	_, body, _ := get(t, srv.URL+"/status")
 	mustContain(t, body, "elke minuut", "1 verzoek wacht")
@@ -157,6 +161,9 @@ func TestStatusPageInDutch(t *testing.T) {
 	srv := serve(t, f, func(o *web.Options) {
 		o.Status = func() loadstatus.Snapshot { return snap }
 		o.Now = func() time.Time { return now }
+		// The freshness's type is named in obk's words.
+		o.Platforms = append(o.Platforms, web.Platform{ID: "obk", Title: "Officiële Bekendmakingen", SearchTool: "obk_search",
+			Types: connector.TypeLabels{{Type: "publication", NL: "Publicatie", EN: "Publication"}}})
 	})
 	_, body, _ := get(t, srv.URL+"/status")
 	text := visible(body)
@@ -188,7 +195,7 @@ func TestNoFullTextLinkWithoutText(t *testing.T) {
 	}}
 	srv := serve(t, f, func(o *web.Options) {
 		o.Platforms = append(o.Platforms, web.Platform{ID: "opentk", Title: "OpenTK", SearchTool: "opentk_search", DocumentTool: "opentk_get_document",
-			DocumentArg: "nummer", DocumentCategories: []string{"Document", "Verslag"}, Query: true, MaxLimit: 50})
+			DocumentArg: "nummer", DocumentCategories: []string{"Document", "Verslag"}, Profile: &connector.SearchProfile{Tool: "search", QueryArg: "query", MaxLimit: 50}})
 	})
 	_, body, _ := get(t, srv.URL+"/?q=stikstof&p=opentk")
 	if !strings.Contains(body, "/document?id=2024D1") {

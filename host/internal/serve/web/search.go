@@ -192,38 +192,25 @@ func groupCopies(secs []*section) {
 // Pending reports whether the platform is still answering.
 func (s *section) Pending() bool { return s.Kind == kindSlow || s.Kind == kindQueued }
 
-// searchArgs maps the form to the platform's search tool arguments; ok is
-// false when the platform cannot serve the request.
+// searchArgs maps the form to the platform's search tool arguments
+// through its manifest's search profile, as besluitbron_search maps its
+// own (connector.SearchProfile.Arguments), so the page asks a platform
+// what the assistant's search would; ok is false when the platform
+// cannot serve the request (words asked of a platform that takes none,
+// with no organisation to list instead).
 func (s *Server) searchArgs(p *Platform, f form) (json.RawMessage, bool) {
-	a := map[string]any{}
-	filter := f.Filters[p.ID]
-	if f.Q != "" {
-		if !p.Query {
-			if filter == "" {
-				return nil, false
-			}
-		} else {
-			a["query"] = f.Q
-		}
+	sp := p.Profile
+	if sp == nil {
+		sp = &connector.SearchProfile{}
 	}
+	filter := f.Filters[p.ID]
+	if f.Q != "" && sp.QueryArg == "" && filter == "" {
+		return nil, false
+	}
+	a := sp.Arguments(connector.SearchRequest{Query: f.Q, DateFrom: f.From, DateTo: f.To, Limit: s.o.PageSize, Offset: f.Offset,
+		Today: s.o.Now().Format("2006-01-02")})
 	if filter != "" && p.Filter != nil {
 		a[p.Filter.Arg] = filter
-	}
-	if p.Dates {
-		if f.From != "" {
-			a["date_from"] = f.From
-		}
-		if f.To != "" {
-			a["date_to"] = f.To
-		}
-	}
-	limit := s.o.PageSize
-	if p.MaxLimit > 0 && limit > p.MaxLimit {
-		limit = p.MaxLimit
-	}
-	a["limit"] = limit
-	if f.Offset > 0 && p.Offset {
-		a["offset"] = f.Offset
 	}
 	b, _ := json.Marshal(a)
 	return b, true

@@ -42,10 +42,14 @@ type Platform struct {
 	// DocumentCategories are result types the document tool wants as its
 	// "category" argument (OpenTK's Verslag).
 	DocumentCategories []string
-	// Query, Dates and Offset say whether the search tool takes query,
-	// date_from/date_to and offset; MaxLimit caps its limit.
-	Query, Dates, Offset bool
-	MaxLimit             int
+	// Profile is the manifest's search profile: which arguments the
+	// search tool takes for the query, the dates, the limit and the
+	// offset, read as besluitbron_search reads them
+	// (connector.SearchProfile.Arguments); nil takes none but the limit.
+	Profile *connector.SearchProfile
+	// Types name the record types its results carry, in Dutch and
+	// English (the manifest's type labels).
+	Types connector.TypeLabels
 	// Filter is the platform's municipality, source or court choice.
 	Filter *Filter
 	// Keys are the document key kinds its search results carry (the
@@ -188,6 +192,9 @@ type page struct {
 	Data      any
 	// names are the platforms' Dutch names by id, on a Dutch page.
 	names map[string]string
+	// byID are the platforms shown, for a row that names its platform
+	// by id (the Laadstatus's).
+	byID map[string]*Platform
 }
 
 // name is platform id's name in the page's language: its Dutch name on
@@ -221,7 +228,7 @@ func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title string) *
 	lang := language(w, r)
 	q := r.URL.Query()
 	q.Del("lang")
-	p := &page{Lang: lang, Path: r.URL.Path, Query: q, Version: s.o.Version, HasStatus: s.o.Status != nil, Now: s.o.Now()}
+	p := &page{Lang: lang, Path: r.URL.Path, Query: q, Version: s.o.Version, HasStatus: s.o.Status != nil, Now: s.o.Now(), byID: s.byID}
 	p.Title = p.T(title)
 	if lang == "nl" {
 		for id, pl := range s.byID {
@@ -330,10 +337,12 @@ var funcs = template.FuncMap{
 	"plain": plainText,
 	// pname is a platform's name in the page's language.
 	"pname": func(p *page, id, title string) string { return p.name(id, title) },
-	// kind names a result type in people's words.
-	"kind": func(lang, t string) string { return typeWord(lang, t, true) },
+	// kind names a result type of platform pl in people's words.
+	"kind": func(lang string, pl *Platform, t string) string { return pl.typeWord(lang, t, true) },
 	// kindlow names it inside a phrase ("nieuwste vergadering").
-	"kindlow":   func(lang, t string) string { return typeWord(lang, t, false) },
+	"kindlow": func(lang string, pl *Platform, t string) string { return pl.typeWord(lang, t, false) },
+	// platform is the platform of an id (nil when none is shown).
+	"platform":  func(p *page, id string) *Platform { return p.byID[id] },
 	"notes":     func(p *page, s *section) []noteView { return viewNotes(p.Lang, s.Platform.Title, s.Notes) },
 	"reason":    statusReason,
 	"limitfrom": limitFrom,

@@ -68,13 +68,23 @@ func toolErr(text string) invoke.Answer {
 var searchAnswer = map[string]any{"platform": "obv", "has_more": true, "offset": 0, "total": 42, "total_is_approximate": true,
 	"results": []map[string]any{{"id": "document:x:1", "title": "Raadsvoorstel <begroting> 2024", "date": "2024-11-07", "organization": "Soest", "url": "https://openbesluitvorming.nl/api/entities/document%3Ax%3A1", "snippet": "De begroting"}}}
 
+// obvTypes are the type labels the fake obv's manifest declares, for the
+// types the tests' answers carry (the real manifests' labels are
+// checked in TestEveryConnectorsTypesInPeoplesWords).
+var obvTypes = connector.TypeLabels{
+	{Type: "Meeting", NL: "Vergadering", EN: "Meeting"}, {Type: "MediaObject", NL: "Document", EN: "Document"},
+	{Type: "Motion", NL: "Motie", EN: "Motion"}, {Type: "Document", NL: "Document", EN: "Document"},
+}
+
 func platforms() []web.Platform {
 	return []web.Platform{
 		{ID: "obv", Title: "OpenBesluitvorming", SearchTool: "obv_search", DocumentTool: "obv_get_document", DocumentArg: "entity_id",
-			Query: true, Dates: true, Offset: true, MaxLimit: 100,
-			Filter: &web.Filter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "obv_list_sources"}},
+			Profile: &connector.SearchProfile{Tool: "search", QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 100, OffsetArg: "offset"},
+			Types:   obvTypes,
+			Filter:  &web.Filter{Arg: "organization", LabelNL: "Gemeente of bron", LabelEN: "Municipality or source", ListTool: "obv_list_sources"}},
 		{ID: "rechtspraak", Title: "Rechtspraak", SearchTool: "rechtspraak_search", DocumentTool: "rechtspraak_get_document", DocumentArg: "ecli",
-			Dates: true, Offset: true, MaxLimit: 100, Filter: &web.Filter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court"}},
+			Profile: &connector.SearchProfile{Tool: "search", DateFromArg: "date_from", DateToArg: "date_to", DatesWhole: true, MaxLimit: 100, OffsetArg: "offset"},
+			Filter:  &web.Filter{Arg: "court", LabelNL: "Instantie", LabelEN: "Court"}},
 	}
 }
 

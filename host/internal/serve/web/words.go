@@ -7,88 +7,22 @@ import (
 	"unicode/utf8"
 )
 
-// typeWords names the normalised result types in people's words, Dutch
-// first. Types are what platforms call their records (OpenBesluitvorming's
-// "Meeting", Open Raadsinformatie's "MediaObject", OpenTK's "Verslag"),
-// not connector ids, so one generic dictionary serves every connector; the
-// key is the type lower-cased without spaces and underscores. A type not
-// listed is shown as the platform wrote it.
-var typeWords = map[string][2]string{
-	"document":           {"Document", "Document"},
-	"mediaobject":        {"Document", "Document"},
-	"meeting":            {"Vergadering", "Meeting"},
-	"vergadering":        {"Vergadering", "Meeting"},
-	"motion":             {"Motie", "Motion"},
-	"motie":              {"Motie", "Motion"},
-	"recording":          {"Opname", "Recording"},
-	"agendaitem":         {"Agendapunt", "Agenda item"},
-	"organization":       {"Organisatie", "Organisation"},
-	"person":             {"Persoon", "Person"},
-	"persoon":            {"Persoon", "Person"},
-	"activity":           {"Activiteit", "Activity"},
-	"activiteit":         {"Activiteit", "Activity"},
-	"event":              {"Bijeenkomst", "Event"},
-	"vote":               {"Stemming", "Vote"},
-	"voteevent":          {"Stemming", "Vote"},
-	"report":             {"Rapport", "Report"},
-	"verslag":            {"Verslag", "Record of proceedings"},
-	"publication":        {"Publicatie", "Publication"},
-	"record":             {"Stuk", "Record"},
-	"municipality":       {"Gemeente", "Municipality"},
-	"gemeente":           {"Gemeente", "Municipality"},
-	"province":           {"Provincie", "Province"},
-	"provincie":          {"Provincie", "Province"},
-	"water":              {"Waterschap", "Water board"},
-	"waterschap":         {"Waterschap", "Water board"},
-	"organizationtype":   {"Soort organisatie", "Type of organisation"},
-	"kamerstuk":          {"Kamerstuk", "Parliamentary paper"},
-	"handelingen":        {"Handelingen", "Proceedings"},
-	"uitspraak":          {"Uitspraak", "Judgment"},
-	"conclusie":          {"Conclusie", "Advisory opinion"},
-	"staatscourant":      {"Staatscourant", "Government Gazette"},
-	"staatsblad":         {"Staatsblad", "Bulletin of Acts and Decrees"},
-	"gemeenteblad":       {"Gemeenteblad", "Municipal Gazette"},
-	"provinciaalblad":    {"Provinciaal blad", "Provincial Gazette"},
-	"waterschapsblad":    {"Waterschapsblad", "Water Board Gazette"},
-	"zaak":               {"Zaak", "Case"},
-	"toezegging":         {"Toezegging", "Commitment"},
-	"commissie":          {"Commissie", "Committee"},
-	"fractie":            {"Fractie", "Parliamentary group"},
-	"tweedekamerlid":     {"Tweede Kamerlid", "Member of the House of Representatives"},
-	"briefregering":      {"Brief regering", "Letter from the government"},
-	"oodocument":         {"Openbaar gemaakt document", "Disclosed document"},
-	"persoongeschenk":    {"Geschenk aan een Kamerlid", "Gift to a Member of Parliament"},
-	"schriftelijkevraag": {"Schriftelijke vraag", "Written question"},
-}
-
-// typeKey is a type's key in typeWords.
-func typeKey(t string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '_' || r == '-' {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, strings.TrimSpace(t))
-}
-
-// properTypes are types that are names ("Staatscourant", "Tweede
-// Kamerlid"): they keep their capitals inside a phrase.
-var properTypes = map[string]bool{"staatscourant": true, "staatsblad": true, "gemeenteblad": true, "provinciaalblad": true,
-	"waterschapsblad": true, "tweedekamerlid": true, "handelingen": true}
-
-// typeWord names a result type in lang; capital says whether it starts a
-// phrase ("Vergadering") or sits inside one ("nieuwste vergadering").
-func typeWord(lang, t string, capital bool) string {
-	k := typeKey(t)
-	w, ok := typeWords[k]
+// typeWord names a result type in lang in the platform's words
+// (connector.Manifest.TypeLabels: the page keeps no dictionary of
+// platform types, so a connector written elsewhere gets its types named
+// too); capital says whether it starts a phrase ("Vergadering") or sits
+// inside one ("nieuwste vergadering"). A type the platform does not
+// label, or a result of no known platform, is shown as written.
+func (p *Platform) typeWord(lang, t string, capital bool) string {
+	if p == nil {
+		return t
+	}
+	l, ok := p.Types.Of(t)
 	if !ok {
 		return t
 	}
-	s := w[0]
-	if lang == "en" {
-		s = w[1]
-	}
-	if !capital && !properTypes[k] {
+	s := l.In(lang)
+	if !capital && !l.Proper {
 		r, n := utf8.DecodeRuneInString(s)
 		s = string(unicode.ToLower(r)) + s[n:]
 	}

@@ -87,17 +87,17 @@ type core struct {
 	forget        time.Duration
 	b             *bucket // the local copy of the platform's bucket
 
-	now      time.Time // latest instant seen; earlier instants count as now
-	fairClock          // virtual time; restarts whenever the queue runs empty (fair.go)
-	sessions map[string]*session
-	tags     tagHeap   // waiting sessions' slots by tags (fair.go)
-	order    orderTree // waiting sessions, longest waiting first (order.go)
-	unitMax  int64     // the most one head call charges or needs, ns: max(Per, charge of K)
-	scan     bool      // decide by scanning, as for limits too large for the tree; tests set it
-	queued   int       // calls in all queues
-	seq      uint64    // arrivals
-	grants   uint64    // grants, for Grant.Seq
-	next     time.Time // earliest instant the next grant can happen; zero if none waits
+	now       time.Time // latest instant seen; earlier instants count as now
+	fairClock           // virtual time; restarts whenever the queue runs empty (fair.go)
+	sessions  map[string]*session
+	tags      tagHeap   // waiting sessions' slots by tags (fair.go)
+	order     orderTree // waiting sessions, longest waiting first (order.go)
+	unitMax   int64     // the most one head call charges or needs, ns: max(Per, charge of K)
+	scan      bool      // decide by scanning, as for limits too large for the tree; tests set it
+	queued    int       // calls in all queues
+	seq       uint64    // arrivals
+	grants    uint64    // grants, for Grant.Seq
+	next      time.Time // earliest instant the next grant can happen; zero if none waits
 
 	watchers  int     // waiting calls with a deadline or an OnQueued callback
 	watchList []*call // those calls

@@ -83,11 +83,11 @@ func configKey(platform, service string) string {
 // the platform, whose spread the limiter measures ([Limiter.Observe]) and
 // keeps as headroom below the declared capacity: ceil(rate × spread),
 // never less than the floor [sched.HeadroomFloor], min(1, capacity/10),
-// at most [sched.HeadroomCap] of the capacity, a spread of StartSpread assumed before MinPathSamples
-// answers are measured, and one more unit per 429 that still happens
-// (decaying). The
-// headroom lowers the capacity at the same refill rate: it costs burst,
-// not sustained rate.
+// at most [sched.HeadroomCap] of the capacity, a spread of StartSpread
+// assumed before MinPathSamples answers are measured, and one more unit
+// per 429 that still happens (decaying). The headroom lowers the capacity
+// at the same refill rate ([sched.Headroom]): it costs burst, not
+// sustained rate.
 //
 // The headroom is the buckets' alone. The scheduler is told the declared
 // capacity, l.Units, as its sched.Options.PlatformUnits (unless opts sets

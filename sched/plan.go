@@ -283,11 +283,13 @@ func (q *core) dryAfter(prefix []*session, late int, x0, e0 int64) (*core, time.
 		h := s.queue[0]
 		fair := (after[j] == nil || tagLess(s, after[j])) &&
 			(!again || s.start < againStart || s.start == againStart && s.finish <= againFinish)
-		cp := *s
-		d.served(&cp.fairTags, fair)
+		tags := s.fairTags // the grant's effect on the copy, not on s
+		d.served(&tags, fair)
 		if len(s.queue) == 1 {
 			continue
 		}
+		cp := *s
+		cp.fairTags = tags
 		cp.queue = slices.Clone(s.queue[1:])
 		if !cp.public {
 			cp.used += h.cost

@@ -262,11 +262,7 @@ func (q *FairQueue[T]) weightOf(session string) float64 {
 
 // Push queues item, costing cost (> 0), behind session's other items.
 func (q *FairQueue[T]) Push(session string, item T, cost float64) {
-	s := q.sessions[session]
-	if s == nil {
-		s = &fairSession[T]{id: session, slot: -1}
-		q.sessions[session] = s
-	}
+	s := q.session(session)
 	s.queue = append(s.queue, fairItem[T]{item, cost})
 	q.waiting++
 	if len(s.queue) == 1 {
@@ -274,6 +270,32 @@ func (q *FairQueue[T]) Push(session string, item T, cost float64) {
 		s.tag(cost, q.weightOf(session))
 		q.join(s)
 	}
+}
+
+// Serve records an item of session, costing cost, served the instant it
+// arrives, when nothing waits: what Push and then Pop would do, without
+// queueing it (the Scheduler's core takes the same shortcut). It does
+// nothing and reports false when items wait, since Pop would then take
+// the fair choice, not this item.
+func (q *FairQueue[T]) Serve(session string, cost float64) bool {
+	if q.waiting > 0 {
+		return false
+	}
+	s := q.session(session)
+	q.clock.begin(&s.fairTags)
+	s.tag(cost, q.weightOf(session))
+	q.clock.served(&s.fairTags, true)
+	return true
+}
+
+// session returns session's record, made if it has none.
+func (q *FairQueue[T]) session(id string) *fairSession[T] {
+	s := q.sessions[id]
+	if s == nil {
+		s = &fairSession[T]{id: id, slot: -1}
+		q.sessions[id] = s
+	}
+	return s
 }
 
 // Pop takes the next item: the head of the waiting session with the
@@ -351,8 +373,17 @@ func (q *FairQueue[T]) Restart() {
 		return
 	}
 	q.clock.restart()
-	clear(q.sessions)
+	if len(q.sessions) > fairKept {
+		clear(q.sessions)
+	}
 }
+
+// fairKept is how many sessions' records a restart keeps: the restart
+// makes their tags stale (the epoch) without visiting them, and a session
+// that comes back, as the lone session taking and freeing an instance
+// does at every call, reuses its record instead of making one. Past it
+// the records go, so that sessions that never come back are not kept.
+const fairKept = 64
 
 // join puts s, just tagged, behind every waiting session.
 func (q *FairQueue[T]) join(s *fairSession[T]) {

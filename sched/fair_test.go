@@ -89,6 +89,24 @@ func TestFairQueueOrderWithinSession(t *testing.T) {
 	}
 }
 
+// TestFairQueueServe: an item served on arrival moves its session's tag
+// as a pushed and popped one does, and nothing is served past items that
+// wait.
+func TestFairQueueServe(t *testing.T) {
+	q := sched.NewFairQueue[int](nil)
+	if !q.Serve("flood", 1) || !q.Serve("flood", 1) {
+		t.Fatal("Serve refused with nothing waiting")
+	}
+	q.Push("flood", 0, 1)
+	if q.Serve("other", 1) {
+		t.Fatal("Serve went past a waiting item")
+	}
+	q.Push("newcomer", 0, 1)
+	if s, _, _ := q.Pop(); s != "newcomer" {
+		t.Fatalf("popped %q, want the newcomer: flood was served twice", s)
+	}
+}
+
 // TestFairQueueRestart: after a restart a session that was served and a
 // newcomer are level again (the first to wait goes first); a restart
 // while items wait does nothing.
@@ -214,7 +232,7 @@ func (r *refFair) restart() {
 }
 
 // TestFairQueueMatchesReference: under random pushes, pops, removals,
-// forgets and restarts, with weights that fall as sessions are served,
+// forgets, serves and restarts, with weights that fall as sessions are served,
 // FairQueue pops exactly what the reference pops.
 func TestFairQueueMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -229,7 +247,7 @@ func TestFairQueueMatchesReference(t *testing.T) {
 			item int
 		}
 		for i := range rapid.IntRange(1, 200).Draw(t, "ops") {
-			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
+			switch op := rapid.IntRange(0, 10).Draw(t, "op"); {
 			case op < 4:
 				s := rapid.SampledFrom(sessions).Draw(t, "session")
 				c := rapid.SampledFrom(costs).Draw(t, "cost")
@@ -255,6 +273,21 @@ func TestFairQueueMatchesReference(t *testing.T) {
 				}
 			case op < 9:
 				q.Forget(rapid.SampledFrom(sessions).Draw(t, "forget"))
+			case op < 10:
+				// Serve is Push and at once Pop, when nothing waits.
+				s := rapid.SampledFrom(sessions).Draw(t, "serve")
+				c := rapid.SampledFrom(costs).Draw(t, "cost")
+				idle := len(r.waiting) == 0
+				if got := q.Serve(s, c); got != idle {
+					t.Fatalf("op %d: Serve %v with %d sessions waiting", i, got, len(r.waiting))
+				}
+				if idle {
+					r.push(s, -1, c)
+					if got, _, _ := r.pop(); got != s {
+						t.Fatalf("op %d: the reference popped %q, want %q", i, got, s)
+					}
+					served[s]++
+				}
 			default:
 				q.Restart()
 				r.restart()

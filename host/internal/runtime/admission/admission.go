@@ -46,12 +46,10 @@ func (a *Admission) Acquire(ctx context.Context, session string) (release func()
 		return nil, fmt.Errorf("admission: %w", err)
 	}
 	a.mu.Lock()
-	if a.free > 0 && a.q.Len() == 0 {
-		// The common case: room, nobody waiting. The grant still passes
-		// through the queue, because it moves the session's tag: a
-		// session holding instances goes behind a newcomer.
-		a.q.Push(session, nil, 1)
-		a.q.Pop()
+	if a.free > 0 && a.q.Serve(session, 1) {
+		// The common case: room, nobody waiting. The grant still moves
+		// the session's tag: a session holding instances goes behind a
+		// newcomer.
 		a.free--
 		a.inflight[session]++
 		a.mu.Unlock()

@@ -53,11 +53,7 @@ type platform struct {
 func (h *Host) weightOf(p *platform) admission.Weight {
 	now := h.now
 	return func(session string) float64 {
-		w, t := 1.0, now()
-		for _, l := range p.limiters {
-			w = min(w, l.Scheduler().WeightAt(t, session))
-		}
-		return w
+		return sched.MinWeight(now(), session, p.limiters)
 	}
 }
 

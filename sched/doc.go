@@ -142,7 +142,8 @@
 // with the same decisions:
 //
 //   - The fair choice is the top of a heap of the waiting sessions by
-//     (start tag, finish tag, order of waiting): O(1), O(log n) to keep.
+//     (start tag, finish tag, order of waiting): O(1), O(log n) to keep
+//     (fair.go; [FairQueue] orders by the same heap).
 //   - The deadline check needs no simulation. Served back to back, the
 //     i-th call of a plan goes at max(x0, E0 + charges before it +
 //     its need), where x0 is the first instant a grant may go and E0 the
@@ -174,6 +175,27 @@
 // half an hour. The test-only reference (reference_test.go) is the
 // scanning core as it was; a differential test requires identical grants,
 // next instants, virtual time and plans from both on random workloads.
+//
+// # The fair queue alone, headroom and weights across quotas
+//
+// The start-time fair queueing rules above (the tags, virtual time and the
+// order of the waiting sessions by them) are written once, in fair.go; the
+// Scheduler adds the bucket and the deadline guard. [FairQueue] is those
+// rules with nothing added, for whatever frees its places one at a time:
+// the host's admission to a connector's instances waits in one, weighted
+// by the schedulers' own weights, so that instances follow the shares the
+// platform gives and no second copy of the rules can drift from this one.
+// Its owner says when virtual time restarts ([FairQueue.Restart]): a place
+// popped may still be held, unlike a grant, which is spent at once.
+//
+// Two computations that sit beside the scheduler live here too, for the
+// same reason. [Headroom] is the local bucket a host runs below a
+// platform's limit (capacity lowered, rate kept, at most [HeadroomCap] of
+// the capacity; [HeadroomFloor] the least kept), which
+// host/internal/upstream/quota sizes from the measured path and
+// sched/schedlua's departure script caps with the same constant.
+// [MinWeight] combines a session's weights at several quotas, the
+// smallest, for what is shared before the quotas.
 //
 // # Platform feedback
 //

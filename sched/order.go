@@ -9,8 +9,8 @@ import (
 // session used to scan every waiting session twice: once for the smallest
 // start tag, once to check the deadlines. Both are now kept ordered:
 //
-//   - tagHeap, a binary heap by (start, finish, slot), gives the fair
-//     choice in O(1) and is kept in O(log n);
+//   - tagHeap (fair.go), a binary heap by (start, finish, slot), gives the
+//     fair choice in O(1) and is kept in O(log n);
 //   - orderTree, a segment tree over the sessions in the order they started
 //     waiting, answers the deadline check in O(log n).
 //
@@ -22,134 +22,10 @@ import (
 // number of nanoseconds, so the tree's sums and minima decide exactly what
 // the step-by-step plan decided.
 
-// tagEntry is a waiting session in the heap, with the keys it is ordered
-// by copied in: a sift compares entries without visiting the sessions,
-// which at 10,000 waiting sessions are mostly out of the cache.
-type tagEntry struct {
-	start, finish float64
-	slot          int
-	s             *session
-}
-
-// tagLess orders sessions for the fair choice: the smallest start tag, then
-// the smallest finish tag, then the one waiting longest (the smaller slot),
-// which is the order in which a scan of the waiting sessions met them.
+// tagLess orders sessions for the fair choice as the heap does
+// (entryLess, fair.go).
 func tagLess(a, b *session) bool {
-	return entryLess(&tagEntry{a.start, a.finish, a.slot, a}, &tagEntry{b.start, b.finish, b.slot, b})
-}
-
-func entryLess(a, b *tagEntry) bool {
-	if a.start != b.start {
-		return a.start < b.start
-	}
-	if a.finish != b.finish {
-		return a.finish < b.finish
-	}
-	return a.slot < b.slot
-}
-
-// tagHeap is a binary min-heap of the waiting sessions by tagLess. pos
-// holds each entry's index by the session's slot in the order tree.
-type tagHeap struct {
-	a   []tagEntry
-	pos []int
-}
-
-// min returns the fair choice.
-func (h *tagHeap) min() *session { return h.a[0].s }
-
-func (h *tagHeap) push(s *session) {
-	if s.slot >= len(h.pos) {
-		h.pos = append(h.pos, make([]int, s.slot+1-len(h.pos))...)
-	}
-	h.a = append(h.a, tagEntry{s.start, s.finish, s.slot, s})
-	i := len(h.a) - 1
-	h.pos[s.slot] = i
-	h.up(i)
-}
-
-func (h *tagHeap) remove(s *session) {
-	i, last := h.pos[s.slot], len(h.a)-1
-	if i != last {
-		h.a[i] = h.a[last]
-		h.pos[h.a[i].slot] = i
-	}
-	h.a[last] = tagEntry{}
-	h.a = h.a[:last]
-	if i != last {
-		h.fixAt(i)
-	}
-}
-
-// fix restores the heap after s's tags changed.
-func (h *tagHeap) fix(s *session) {
-	i := h.pos[s.slot]
-	h.a[i].start, h.a[i].finish = s.start, s.finish
-	h.fixAt(i)
-}
-
-func (h *tagHeap) fixAt(i int) {
-	if !h.down(i) {
-		h.up(i)
-	}
-}
-
-func (h *tagHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !entryLess(&h.a[i], &h.a[p]) {
-			return
-		}
-		h.swap(i, p)
-		i = p
-	}
-}
-
-func (h *tagHeap) down(i0 int) bool {
-	i, n := i0, len(h.a)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && entryLess(&h.a[r], &h.a[l]) {
-			m = r
-		}
-		if !entryLess(&h.a[m], &h.a[i]) {
-			break
-		}
-		h.swap(i, m)
-		i = m
-	}
-	return i > i0
-}
-
-func (h *tagHeap) swap(i, j int) {
-	h.a[i], h.a[j] = h.a[j], h.a[i]
-	h.pos[h.a[i].slot], h.pos[h.a[j].slot] = i, j
-}
-
-// reindex follows a renumbering of the slots, which keeps their order and
-// so the heap's; n is the number of slots.
-func (h *tagHeap) reindex(n int) {
-	if len(h.pos) < n {
-		h.pos = make([]int, n)
-	}
-	for i := range h.a {
-		h.a[i].slot = h.a[i].s.slot
-		h.pos[h.a[i].slot] = i
-	}
-}
-
-// init restores the heap after every session's tags changed.
-func (h *tagHeap) init() {
-	for i := range h.a {
-		h.a[i].start, h.a[i].finish = h.a[i].s.start, h.a[i].s.finish
-	}
-	for i := len(h.a)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
+	return entryLess(&tagEntry{a.start, a.finish, a.slot}, &tagEntry{b.start, b.finish, b.slot})
 }
 
 // inf is the slack of a node without sessions: no constraint.

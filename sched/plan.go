@@ -79,10 +79,10 @@ func (q *core) dryCopy() *core {
 	snap := q.b.snapshot()
 	d := &core{
 		limit: q.limit, platformUnits: q.platformUnits, forget: q.forget, b: &snap,
-		now: q.now, vt: q.vt, epoch: q.epoch, queued: q.queued, grants: q.grants,
+		now: q.now, fairClock: q.fairClock, queued: q.queued, grants: q.grants,
 		unitMax: q.unitMax, scan: q.scan,
 	}
-	d.tags = tagHeap{a: slices.Clone(q.tags.a), pos: slices.Clone(q.tags.pos)}
+	d.tags = q.tags.clone()
 	o := &q.order
 	d.order = orderTree{
 		slots: make([]*session, len(o.slots)), next: o.next, front: o.front, live: o.live,
@@ -95,11 +95,10 @@ func (q *core) dryCopy() *core {
 	calls := make([]*call, 0, q.queued)
 	for i := range d.tags.a {
 		cp := &copies[i]
-		*cp = *d.tags.a[i].s
+		*cp = *o.slots[d.tags.a[i].slot]
 		k := len(calls)
 		calls = append(calls, cp.queue...)
 		cp.queue = calls[k:len(calls):len(calls)]
-		d.tags.a[i].s = cp
 		d.order.slots[cp.slot] = cp
 	}
 	return d
@@ -246,7 +245,7 @@ func (q *core) dryAfter(prefix []*session, late int, x0, e0 int64) (*core, time.
 	snap := q.b.snapshot()
 	d := &core{
 		limit: q.limit, platformUnits: q.platformUnits, forget: q.forget, b: &snap,
-		now: q.now, vt: q.vt, epoch: q.epoch, queued: q.queued - len(prefix), grants: q.grants + uint64(len(prefix)),
+		now: q.now, fairClock: q.fairClock, queued: q.queued - len(prefix), grants: q.grants + uint64(len(prefix)),
 		unitMax: q.unitMax, scan: q.scan,
 	}
 	// A prefix grant was the fair choice if its session came first by tag
@@ -284,20 +283,19 @@ func (q *core) dryAfter(prefix []*session, late int, x0, e0 int64) (*core, time.
 		h := s.queue[0]
 		fair := (after[j] == nil || tagLess(s, after[j])) &&
 			(!again || s.start < againStart || s.start == againStart && s.finish <= againFinish)
-		if fair {
-			d.vt = max(d.vt, s.start)
-		}
+		tags := s.fairTags // the grant's effect on the copy, not on s
+		d.served(&tags, fair)
 		if len(s.queue) == 1 {
 			continue
 		}
 		cp := *s
+		cp.fairTags = tags
 		cp.queue = slices.Clone(s.queue[1:])
-		cp.lastFinish = cp.finish
 		if !cp.public {
 			cp.used += h.cost
 		}
 		cp.since = o.base.Add(time.Duration(x))
-		cp.start = max(d.vt, cp.lastFinish)
+		d.again(&cp.fairTags)
 		d.retag(&cp)
 		if !again || cp.start < againStart || cp.start == againStart && cp.finish < againFinish {
 			again, againStart, againFinish = true, cp.start, cp.finish

@@ -22,11 +22,10 @@ func drawLimit(t *rapid.T) sched.Limit {
 }
 
 // withMargin is the bucket host/internal/upstream/quota runs for a platform limit
-// l: min(1, C/10) units less, refilling at the same rate (its window
-// rounded up to the nanosecond).
+// l at the headroom's floor: min(1, C/10) units less, refilling at the same
+// rate (its window rounded up to the nanosecond).
 func withMargin(l sched.Limit) sched.Limit {
-	h := min(1, l.Units/10)
-	return sched.Limit{Units: l.Units - h, Per: time.Duration(math.Ceil(float64(l.Per) * (l.Units - h) / l.Units))}
+	return sched.Headroom(l, sched.HeadroomFloor(l))
 }
 
 // TestPropertyNeverOverLimit: whatever the calls, cancellations, pauses and

@@ -61,10 +61,8 @@ type session struct {
 	lastSeen time.Time // last arrival or grant; usage is forgotten Forget later
 	since    time.Time // the head has been waiting since; deadline = since + Per
 
-	// Start-time fair queueing tags of the head call, in virtual units.
-	start, finish float64
-	lastFinish    float64 // finish tag of the last grant
-	epoch         uint64  // lastFinish is stale unless epoch == core.epoch
+	// Start-time fair queueing tags of the head call (fair.go).
+	fairTags
 
 	// Its place in core.order while it waits (and, through it, in
 	// core.tags); -1 otherwise.
@@ -89,18 +87,17 @@ type core struct {
 	forget        time.Duration
 	b             *bucket // the local copy of the platform's bucket
 
-	now      time.Time // latest instant seen; earlier instants count as now
-	vt       float64   // virtual time: start tag of the last fair grant
-	epoch    uint64    // bumped whenever the queue runs empty
-	sessions map[string]*session
-	tags     tagHeap   // waiting sessions by start tag (order.go)
-	order    orderTree // waiting sessions, longest waiting first (order.go)
-	unitMax  int64     // the most one head call charges or needs, ns: max(Per, charge of K)
-	scan     bool      // decide by scanning, as for limits too large for the tree; tests set it
-	queued   int       // calls in all queues
-	seq      uint64    // arrivals
-	grants   uint64    // grants, for Grant.Seq
-	next     time.Time // earliest instant the next grant can happen; zero if none waits
+	now       time.Time // latest instant seen; earlier instants count as now
+	fairClock           // virtual time; restarts whenever the queue runs empty (fair.go)
+	sessions  map[string]*session
+	tags      tagHeap   // waiting sessions' slots by tags (fair.go)
+	order     orderTree // waiting sessions, longest waiting first (order.go)
+	unitMax   int64     // the most one head call charges or needs, ns: max(Per, charge of K)
+	scan      bool      // decide by scanning, as for limits too large for the tree; tests set it
+	queued    int       // calls in all queues
+	seq       uint64    // arrivals
+	grants    uint64    // grants, for Grant.Seq
+	next      time.Time // earliest instant the next grant can happen; zero if none waits
 
 	watchers  int     // waiting calls with a deadline or an OnQueued callback
 	watchList []*call // those calls
@@ -153,7 +150,10 @@ func (q *core) setLimit(t time.Time, l Limit) {
 	q.limit = l
 	q.b.setLimit(t, l, q.declared())
 	q.order.each(q.retag)
-	q.tags.init()
+	q.tags.init(func(slot int) (float64, float64) {
+		s := q.order.slots[slot]
+		return s.start, s.finish
+	})
 	q.limitChanged()
 	q.advance(t)
 }
@@ -280,12 +280,12 @@ func (q *core) join(s *session) {
 	o.slots[s.slot] = s
 	o.live++
 	o.set(s.slot, q.leaf(s))
-	q.tags.push(s)
+	q.tags.push(s.slot, s.start, s.finish)
 }
 
 // leave takes s out of the waiting sessions.
 func (q *core) leave(s *session) {
-	q.tags.remove(s)
+	q.tags.remove(s.slot)
 	o := &q.order
 	o.slots[s.slot] = nil
 	o.set(s.slot, emptyNode)
@@ -298,7 +298,7 @@ func (q *core) leave(s *session) {
 
 // headChanged follows a change of s's head call or tags while s waits.
 func (q *core) headChanged(s *session) {
-	q.tags.fix(s)
+	q.tags.fix(s.slot, s.start, s.finish)
 	q.order.set(s.slot, q.leaf(s))
 }
 
@@ -310,6 +310,7 @@ func (q *core) rebuild(n int) {
 	for size < 2*n {
 		size *= 2
 	}
+	old := o.slots
 	slots := make([]*session, size)
 	k := 0
 	o.each(func(s *session) {
@@ -318,7 +319,7 @@ func (q *core) rebuild(n int) {
 		k++
 	})
 	o.slots, o.next, o.front, o.size, o.base = slots, k, 0, size, q.now
-	q.tags.reindex(size)
+	q.tags.reindex(size, func(i int) int { return old[i].slot })
 	if len(o.nodes) != 2*size {
 		o.nodes = make([]onode, 2*size)
 	}
@@ -348,17 +349,14 @@ func (q *core) treeUsable() bool {
 
 // tagHead gives a session that has just become backlogged its start tag.
 func (q *core) tagHead(s *session) {
-	if s.epoch != q.epoch {
-		s.lastFinish, s.epoch = 0, q.epoch
-	}
-	s.start = max(q.vt, s.lastFinish)
+	q.begin(&s.fairTags)
 	q.retag(s)
 }
 
 // retag recomputes the head's finish tag after the head changed; the start
 // tag, the session's place in virtual time, stays.
 func (q *core) retag(s *session) {
-	s.finish = s.start + s.queue[0].cost/q.weight(s)
+	s.tag(s.queue[0].cost, q.weight(s))
 }
 
 // enqueue adds a call at t and grants whatever is due.
@@ -422,7 +420,7 @@ func (q *core) advance(t time.Time) {
 // deadline; then the session that has waited longest.
 func (q *core) pick(t time.Time) (s *session, fair bool) {
 	w := q.order.first()
-	b := q.tags.min()
+	b := q.order.slots[q.tags.min()]
 	if b == w || q.meets(t, b) {
 		return b, true
 	}
@@ -501,10 +499,7 @@ func (q *core) grant(t time.Time, s *session, fair bool) {
 	s.queue = s.queue[1:]
 	q.queued--
 	q.b.take(t, c.cost)
-	if fair {
-		q.vt = max(q.vt, s.start)
-	}
-	s.lastFinish = s.finish
+	q.served(&s.fairTags, fair)
 	if !s.public {
 		s.used += c.cost
 	}
@@ -515,7 +510,7 @@ func (q *core) grant(t time.Time, s *session, fair bool) {
 	}
 	if len(s.queue) > 0 {
 		s.since = t
-		s.start = max(q.vt, s.lastFinish)
+		q.again(&s.fairTags)
 		q.retag(s)
 		q.join(s)
 	} else {
@@ -540,8 +535,7 @@ func (q *core) grant(t time.Time, s *session, fair bool) {
 // back then starts level, with only its usage to tell it apart.
 func (q *core) idle() {
 	if q.queued == 0 {
-		q.epoch++
-		q.vt = 0
+		q.restart()
 	}
 }
 

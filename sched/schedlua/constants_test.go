@@ -28,14 +28,32 @@ func TestScriptTakesSchedConstants(t *testing.T) {
 	}
 }
 
+// TestDepartTakesSchedConstants: the departure script's headroom cap is
+// sched.HeadroomCap, put in place once, and depart.lua holds no cap of
+// its own.
+func TestDepartTakesSchedConstants(t *testing.T) {
+	if strings.Contains(departSource, Float(sched.HeadroomCap)) || strings.Contains(departSource, "K / 2") {
+		t.Errorf("depart.lua spells out a headroom cap: take it from sched through a constant slot")
+	}
+	if want := "local HEADROOMCAP = tonumber('" + Float(sched.HeadroomCap) + "')"; strings.Count(DepartScript, want) != 1 {
+		t.Errorf("DepartScript does not set HEADROOMCAP to sched.HeadroomCap once (%q)", want)
+	}
+	if strings.Count(DepartScript, "HEADROOMCAP") != 2 {
+		t.Errorf("DepartScript should set HEADROOMCAP once and cap the headroom with it once")
+	}
+	if strings.Contains(DepartScript, "{{") {
+		t.Error("DepartScript keeps a constant slot")
+	}
+}
+
 // TestExpandRefuses: a constant slot the script lacks, a value that would
 // end its Lua string, and a constant slot left without a value stop the
 // package from loading.
 func TestExpandRefuses(t *testing.T) {
 	for name, f := range map[string]func(){
-		"missing":  func() { expand("local X = 1", []slot{{"{{X}}", "1", false}}) },
-		"quote":    func() { expand("local X = '{{X}}'", []slot{{"{{X}}", "a'b", true}}) },
-		"leftover": func() { expand("local X = '{{X}}' local Y = {{Y}}", []slot{{"{{X}}", "x", true}}) },
+		"missing":  func() { expand("t.lua", "local X = 1", []slot{{"{{X}}", "1", false}}) },
+		"quote":    func() { expand("t.lua", "local X = '{{X}}'", []slot{{"{{X}}", "a'b", true}}) },
+		"leftover": func() { expand("t.lua", "local X = '{{X}}' local Y = {{Y}}", []slot{{"{{X}}", "x", true}}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -46,7 +64,7 @@ func TestExpandRefuses(t *testing.T) {
 			f()
 		})
 	}
-	if got := expand("a '{{X}}' {{N}}", []slot{{"{{X}}", "x/y", true}, {"{{N}}", "7", false}}); got != "a 'x/y' 7" {
+	if got := expand("t.lua", "a '{{X}}' {{N}}", []slot{{"{{X}}", "x/y", true}, {"{{N}}", "7", false}}); got != "a 'x/y' 7" {
 		t.Fatalf("expand = %q", got)
 	}
 }

@@ -20,6 +20,12 @@
 -- request's charge (µs of refill, min(cost, K)), how long a replica's
 -- headroom counts without a renewal (µs).
 -- Reply: { at (µs: when the request may leave), now (µs), headroom used }.
+--
+-- The headroom's cap is not written here: the constant slot below is
+-- replaced by sched.HeadroomCap when package schedlua loads
+-- (schedlua.DepartScript), so that the shared bucket caps a replica's
+-- headroom where that replica's own buckets do.
+local HEADROOMCAP = tonumber('{{HeadroomCap}}') -- sched.HeadroomCap
 local P = KEYS[1]
 local t = tonumber(ARGV[1])
 if t == 0 then
@@ -39,7 +45,7 @@ for i = 1, #hr, 2 do
 		h = v
 	end
 end
-h = math.min(h, K / 2)
+h = math.min(h, K * HEADROOMCAP)
 -- The capacity kept, K - h units, as refill time.
 local cap = math.floor(per * (K - h) / K)
 local empty = tonumber(redis.call('GET', P .. 'dep') or '0')

@@ -7,6 +7,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/besluitbron/besluitbron/sched"
 )
 
 var departScript = redis.NewScript(DepartScript)
@@ -63,5 +65,26 @@ func TestDepartureBucket(t *testing.T) {
 	}
 	if d := depart(t2, "b", 1); d.At != t2+700_000 {
 		t.Fatalf("departure during a pause at +%d, want +700000", d.At-t2)
+	}
+}
+
+// TestDepartureHeadroomCap: a replica asking for more headroom than
+// sched.HeadroomCap of the capacity gets the cap, as its own buckets do
+// (sched.Headroom), and no more.
+func TestDepartureHeadroomCap(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	l := Limit{Units: 10, Per: time.Second.Microseconds(), K: 10}
+	const t0 = int64(1_000_000_000_000)
+	v, err := departScript.Run(context.Background(), rdb, []string{quotaPrefix("cap")}, DepartArgv(t0, "a", l, 9, 1, time.Second)...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseDepart(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := l.Units * sched.HeadroomCap; d.Headroom != want {
+		t.Fatalf("headroom %v for a replica asking 9 of 10 units, want the cap %v", d.Headroom, want)
 	}
 }

@@ -13,16 +13,19 @@
 //
 // # One policy, two copies, one test
 //
-// The script ports sched's queue.go decision by decision: start-time fair
-// queueing weighted by K/(K+used), the longest-waiting-first guard against
-// starvation, the token bucket kept as the instant it is empty, oversized
-// calls served on a full bucket and charged min(cost, K). The values it
-// shares with sched are not copied into the Lua text: the public session's
-// name and the planning depth come from sched ([PublicSession],
-// [MaxPlan]) and are put in place when the package loads; the limit, the
-// declared capacity K, the forget delay and every refill time (computed
-// here exactly, in rational arithmetic, as sched does) arrive as arguments
-// of each run ([Args], [Limit]).
+// The script ports sched's queue.go and fair.go decision by decision:
+// start-time fair queueing weighted by K/(K+used), the
+// longest-waiting-first guard against starvation, the token bucket kept
+// as the instant it is empty, oversized calls served on a full bucket and
+// charged min(cost, K). The values the scripts share with sched are not
+// copied into the Lua text: the public session's name and the planning
+// depth ([PublicSession], [MaxPlan]) and the departure script's cap on a
+// replica's headroom ([HeadroomCap]) are sched's constants, put in place
+// when the package loads, and constants_test.go checks that the Lua files
+// spell out none of them; the limit, the declared capacity K, the forget
+// delay and every refill time (computed here exactly, in rational
+// arithmetic, as sched does) arrive as arguments of each run ([Args],
+// [Limit]).
 //
 // The differential test (diff_test.go) drives sched.Scheduler and the
 // script on miniredis with the same random calls and requires the same

@@ -1,6 +1,6 @@
 -- BesluitBron's fair scheduler for one limited service, on state shared in
--- Redis. It is a line-by-line port of the policy in sched/queue.go (the
--- start-time fair queueing, the longest-waiting-first guard, the token
+-- Redis. It is a line-by-line port of the policy in sched/queue.go and
+-- sched/fair.go (the start-time fair queueing, the longest-waiting-first guard, the token
 -- bucket kept as the instant it is empty): every replica runs the same
 -- decisions on the same state, atomically, so the guarantees of one
 -- process hold across all of them. The differential test in

@@ -15,20 +15,25 @@ import (
 //go:embed sched.lua
 var source string
 
-// The values the script shares with package sched. They are sched's own
-// constants, placed in the script's text when the package loads
-// ({{PublicSession}} and {{MaxPlan}} in sched.lua), so that neither is
-// written twice.
+// The values the scripts share with package sched. They are sched's own
+// constants, placed in the scripts' text when the package loads
+// ({{PublicSession}} and {{MaxPlan}} in sched.lua, {{HeadroomCap}} in
+// depart.lua), so that none is written twice: a copy in Lua would drift
+// (depart.lua's cap stayed at half the capacity after sched's went to
+// three quarters).
 const (
 	// PublicSession is the session whose usage is never counted.
 	PublicSession = sched.PublicSession
 	// MaxPlan is how many grants ahead a projection plans.
 	MaxPlan = sched.MaxPlan
+	// HeadroomCap is the largest share of the declared capacity a
+	// replica's headroom may take from the departure bucket.
+	HeadroomCap = sched.HeadroomCap
 )
 
 // Script is the scheduler script as Redis runs it: sched.lua with
 // PublicSession and MaxPlan in place.
-var Script = expand(source, []slot{
+var Script = expand("sched.lua", source, []slot{
 	{"{{PublicSession}}", PublicSession, true},
 	{"{{MaxPlan}}", strconv.Itoa(MaxPlan), false},
 })
@@ -38,13 +43,14 @@ type slot struct {
 	quoted      bool // the slot sits inside a single-quoted Lua string
 }
 
-// expand puts the values in place. It panics (when the package loads) if
-// a constant slot is missing from the script, a value would break out of its
-// Lua string, or a constant slot is left over.
-func expand(src string, ps []slot) string {
+// expand puts the values in place in the script file. It panics (when
+// the package loads) if a constant slot is missing from the script, a
+// value would break out of its Lua string, or a constant slot is left
+// over.
+func expand(file, src string, ps []slot) string {
 	for _, p := range ps {
 		if !strings.Contains(src, p.name) {
-			panic("schedlua: sched.lua has no " + p.name)
+			panic("schedlua: " + file + " has no " + p.name)
 		}
 		if p.quoted && strings.ContainsAny(p.value, "'\\\n") {
 			panic(fmt.Sprintf("schedlua: %s %q cannot stand in a Lua string", p.name, p.value))
@@ -52,7 +58,7 @@ func expand(src string, ps []slot) string {
 		src = strings.ReplaceAll(src, p.name, p.value)
 	}
 	if i := strings.Index(src, "{{"); i >= 0 {
-		panic("schedlua: sched.lua has a constant slot without a value: " + src[i:min(len(src), i+40)])
+		panic("schedlua: " + file + " has a constant slot without a value: " + src[i:min(len(src), i+40)])
 	}
 	return src
 }
@@ -302,9 +308,12 @@ func ParseReply(v any) (Reply, error) {
 var departSource string
 
 // DepartScript is the departure bucket shared by the replicas
-// (depart.lua): it counts a request when it is about to be written and
-// says when it may leave. Its KEYS are the quota's key prefix.
-var DepartScript = departSource
+// (depart.lua, with HeadroomCap in place): it counts a request when it is
+// about to be written and says when it may leave. Its KEYS are the
+// quota's key prefix.
+var DepartScript = expand("depart.lua", departSource, []slot{
+	{"{{HeadroomCap}}", Float(HeadroomCap), true},
+})
 
 // DepartArgv is DepartScript's ARGV: now (µs; 0 = Redis's clock), the
 // replica, the platform's declared limit l (K units refilling in l.Per;

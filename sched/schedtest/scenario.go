@@ -71,8 +71,8 @@ func (sc Scenario) Claims() bool {
 var OBV = sched.Limit{Units: 60, Per: time.Minute}
 
 // OBVHost is the bucket the host runs for OBV: one unit of headroom, the
-// same rate (host/internal/upstream/quota.Headroom, whose tests check that the two
-// agree). The weights still use OBV's 60.
+// same rate (sched.Headroom at sched.HeadroomFloor, whose tests check that
+// the two agree). The weights still use OBV's 60.
 var OBVHost = sched.Limit{Units: 59, Per: 59 * time.Second}
 
 // SchedBucket is the bucket the scheduler runs in sc: Bucket, or Limit.

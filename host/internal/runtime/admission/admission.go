@@ -4,27 +4,25 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/besluitbron/besluitbron/sched"
 )
 
 // Weight returns a session's current weight in (0, 1]: 1 for a session
 // that used nothing (and for the public session), less as it uses more.
 type Weight func(session string) float64
 
-// Admission is a weighted fair semaphore keyed by session.
+// Admission is a weighted fair semaphore keyed by session: the waiting
+// calls queue in a sched.FairQueue, the start-time fair queue the
+// scheduler is built on, so that instances go by the scheduler's rules.
 type Admission struct {
 	mu       sync.Mutex
 	free     int
-	weight   Weight
 	inflight map[string]int
-	waiting  []*waiter // arrival order
-	// Start-time fair queueing over grants made while calls wait: v is
-	// the virtual time, tags the sessions' finish tags.
-	v    float64
-	tags map[string]float64
+	q        *sched.FairQueue[*waiter]
 }
 
 type waiter struct {
-	session string
 	ready   chan struct{}
 	granted bool
 }
@@ -35,7 +33,7 @@ func New(slots int, weight Weight) *Admission {
 	if slots < 1 {
 		panic("admission: slots < 1")
 	}
-	return &Admission{free: slots, weight: weight, inflight: map[string]int{}, tags: map[string]float64{}}
+	return &Admission{free: slots, inflight: map[string]int{}, q: sched.NewFairQueue[*waiter](weight)}
 }
 
 // Acquire waits for a slot for session and returns the function that gives
@@ -48,14 +46,17 @@ func (a *Admission) Acquire(ctx context.Context, session string) (release func()
 		return nil, fmt.Errorf("admission: %w", err)
 	}
 	a.mu.Lock()
-	if a.free > 0 && len(a.waiting) == 0 {
-		// The common case: room, nobody waiting.
-		a.grant(session, max(a.v, a.tags[session]))
+	if a.free > 0 && a.q.Serve(session, 1) {
+		// The common case: room, nobody waiting. The grant still moves
+		// the session's tag: a session holding instances goes behind a
+		// newcomer.
+		a.free--
+		a.inflight[session]++
 		a.mu.Unlock()
 		return a.releaser(session), nil
 	}
-	w := &waiter{session: session, ready: make(chan struct{})}
-	a.waiting = append(a.waiting, w)
+	w := &waiter{ready: make(chan struct{})}
+	a.q.Push(session, w, 1)
 	a.dispatch()
 	a.mu.Unlock()
 	select {
@@ -77,7 +78,7 @@ func (a *Admission) Acquire(ctx context.Context, session string) (release func()
 			a.put(session)
 			return nil, fmt.Errorf("admission: %w", ctx.Err())
 		}
-		a.remove(w)
+		a.q.Remove(session, w)
 		return nil, fmt.Errorf("admission: waiting for a free instance: %w", ctx.Err())
 	}
 }
@@ -97,65 +98,25 @@ func (a *Admission) put(session string) {
 	a.free++
 	if a.inflight[session]--; a.inflight[session] <= 0 {
 		delete(a.inflight, session)
-		if a.tags[session] <= a.v {
-			delete(a.tags, session) // it would start at v anyway
-		}
+		a.q.Forget(session)
 	}
 	a.dispatch()
-	if len(a.waiting) == 0 && len(a.inflight) == 0 {
-		// Idle: the fair queue restarts.
-		a.v = 0
-		clear(a.tags)
+	if a.q.Len() == 0 && len(a.inflight) == 0 {
+		// Idle: the fair queue restarts. Not sooner: a session holding
+		// instances keeps its place behind a newcomer until it lets go.
+		a.q.Restart()
 	}
 }
 
-// grant gives session a slot at start tag start.
-func (a *Admission) grant(session string, start float64) {
-	a.v = start
-	a.tags[session] = start + 1/a.weightOf(session)
-	a.free--
-	a.inflight[session]++
-}
-
-func (a *Admission) remove(w *waiter) {
-	for i, x := range a.waiting {
-		if x == w {
-			a.waiting = append(a.waiting[:i], a.waiting[i+1:]...)
+// dispatch grants free slots, each to the call the fair queue puts next.
+func (a *Admission) dispatch() {
+	for a.free > 0 {
+		session, w, ok := a.q.Pop()
+		if !ok {
 			return
 		}
-	}
-}
-
-// weightOf is a session's weight, at least a tiny positive number.
-func (a *Admission) weightOf(session string) float64 {
-	if a.weight == nil {
-		return 1
-	}
-	if w := a.weight(session); w > 0 {
-		return w
-	}
-	return 1e-9
-}
-
-// dispatch grants free slots: each to the first-arrived waiter of the
-// session with the smallest start tag; waiters are in arrival order, so a
-// tie goes to the session that has waited longest.
-func (a *Admission) dispatch() {
-	for a.free > 0 && len(a.waiting) > 0 {
-		best, bestStart := -1, 0.0
-		seen := map[string]bool{}
-		for i, w := range a.waiting {
-			if seen[w.session] {
-				continue // only a session's first waiter is eligible: order within a session
-			}
-			seen[w.session] = true
-			if start := max(a.v, a.tags[w.session]); best < 0 || start < bestStart {
-				best, bestStart = i, start
-			}
-		}
-		w := a.waiting[best]
-		a.waiting = append(a.waiting[:best], a.waiting[best+1:]...)
-		a.grant(w.session, bestStart)
+		a.free--
+		a.inflight[session]++
 		w.granted = true
 		close(w.ready)
 	}
@@ -165,12 +126,12 @@ func (a *Admission) dispatch() {
 func (a *Admission) Waiting() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.waiting) > 0
+	return a.q.Len() > 0
 }
 
 // Stats reports free slots and waiting calls.
 func (a *Admission) Stats() (free, waiting int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.free, len(a.waiting)
+	return a.free, a.q.Len()
 }

@@ -11,16 +11,22 @@
 // the warm pool_size), so that in ordinary load every waiting call has its
 // instance and the scheduler alone orders them. Second, when even that
 // bound is reached, the next free instance goes by the scheduler's own
-// weights, by start-time fair queueing as in package sched: each grant to
-// a session advances its tag by 1/weight (weight = C/(C+used)), the
-// waiting session with the smallest start tag max(V, tag) goes next (ties:
-// who waited longest), and V and the tags restart when the connector is
-// idle.
+// weights and rules: the waiting calls wait in a sched.FairQueue, the
+// start-time fair queue package sched's scheduler is built on, not in a
+// queue of this package's. Each grant to a session advances its tag by
+// 1/weight (weight = C/(C+used), the smallest over the connector's quotas,
+// sched.MinWeight, which the host passes as the [Weight]); the waiting
+// session with the smallest start tag goes next (ties: the smaller finish
+// tag, then the session waiting longest). Every grant passes through the
+// queue, also one that finds an instance free, because it moves the
+// session's tag. Virtual time restarts only when the connector is idle,
+// nothing waiting and nothing held: an instance is held for the call, and
+// a session holding them must stay behind a newcomer until it lets go.
 // Calls of one session enter in arrival order. Sessions that keep calls
 // waiting therefore get instances in proportion to their weights, the
-// shares the scheduler gives them at the platform. There is no cap per session: a
-// lone session may use every instance, as the seed asks ("if there is
-// only one session, it is allocated the entire space").
+// shares the scheduler gives them at the platform. There is no cap per
+// session: a lone session may use every instance, as the seed asks ("if
+// there is only one session, it is allocated the entire space").
 //
 // An Admission is safe for concurrent use.
 package admission

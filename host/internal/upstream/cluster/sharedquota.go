@@ -105,7 +105,7 @@ func (c *Cluster) SharedQuota(local *quota.Limiter) *SharedQuota {
 	// The shared scheduler keeps the floor's headroom: the departure
 	// bucket keeps the measured one (a limit that changed with each
 	// replica's measurement would be rewritten in Redis at every run).
-	full := quota.Headroom(local.Limit)
+	full := sched.Headroom(local.Limit, sched.HeadroomFloor(local.Limit))
 	lim := schedlua.FromSched(full, st.PlatformUnits) // K, the declared capacity: weights and oversized charges, as in sched
 	l := &SharedQuota{c: c, local: local, prefix: quotaPrefix(local.Name), full: full, limit: lim, declared: schedlua.FromSched(local.Limit, local.Limit.Units),
 		changed: make(chan struct{}), waiters: map[string]*waiter{}, locals: map[*localWait]struct{}{}, since: c.clock.Now()}

@@ -103,12 +103,12 @@ func BenchmarkHeadroomCost(b *testing.B) {
 			}
 			p.sample(400 * time.Millisecond) // a spread of 300 ms
 			h := p.state(time.Time{}).Units
-			one := Headroom(rl.l)
+			one := sched.Headroom(rl.l, sched.HeadroomFloor(rl.l))
 			var first, ten, atCap float64
 			for b.Loop() {
-				first = grantedWithin(WithHeadroom(rl.l, h), rl.l.Units, rl.l.Per) / grantedWithin(one, rl.l.Units, rl.l.Per)
-				ten = grantedWithin(WithHeadroom(rl.l, h), rl.l.Units, 10*rl.l.Per) / grantedWithin(one, rl.l.Units, 10*rl.l.Per)
-				atCap = grantedWithin(WithHeadroom(rl.l, p.cap()), rl.l.Units, rl.l.Per) / grantedWithin(one, rl.l.Units, rl.l.Per)
+				first = grantedWithin(sched.Headroom(rl.l, h), rl.l.Units, rl.l.Per) / grantedWithin(one, rl.l.Units, rl.l.Per)
+				ten = grantedWithin(sched.Headroom(rl.l, h), rl.l.Units, 10*rl.l.Per) / grantedWithin(one, rl.l.Units, 10*rl.l.Per)
+				atCap = grantedWithin(sched.Headroom(rl.l, p.cap()), rl.l.Units, rl.l.Per) / grantedWithin(one, rl.l.Units, rl.l.Per)
 			}
 			b.ReportMetric(h, "headroom-units")
 			b.ReportMetric(first, "first-window/one-unit")

@@ -30,9 +30,11 @@
 // local limit keeps a headroom below the declared capacity sized by the
 // path (headroom.go, [Limiter.Headroom]): ceil(rate × spread) of the
 // measured time from departure to the platform's answer over the latest
-// answers, at least the floor min(1, capacity/10), at most CapFraction of
-// the capacity, a spread of StartSpread assumed until MinPathSamples
-// answers are measured, one more unit per 429 (decaying). The metrics
+// answers, at least the floor min(1, capacity/10), at most
+// sched.HeadroomCap of the capacity, a spread of StartSpread assumed until
+// MinPathSamples answers are measured, one more unit per 429 (decaying);
+// the local limit for a headroom is sched.Headroom, the computation the
+// property tests of sched and the cluster's departure script share. The metrics
 // (metrics.go) and the Laadstatus show it and why. Fairness does not see
 // it: the schedulers get the declared capacity as
 // sched.Options.PlatformUnits, so a session's weight is 60/(60+used),

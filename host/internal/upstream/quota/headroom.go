@@ -43,17 +43,6 @@ const (
 	// what the one unit kept before this design covered at
 	// OpenBesluitvorming.
 	StartSpread = time.Second
-	// CapFraction is the largest share of the declared capacity kept as
-	// headroom: the local bucket always keeps a quarter of the platform's
-	// burst (15 units at OpenBesluitvorming, 2.5 at Rechtspraak's 10 a
-	// second). Much smaller and the bucket loses rate: a unit that refills
-	// while the bucket is full and the next granted call is still in its
-	// instance is lost, and a one-unit bucket at 10 a second loses it to
-	// every call slower than 100 ms from grant to departure. The cap binds
-	// on a path whose spread exceeds three quarters of a window (45 s at
-	// OpenBesluitvorming, 0.75 s at 10 a second); there 429s may still
-	// come, each counted, logged and pausing the quota.
-	CapFraction = 0.75
 	// Decay429Windows: a unit added after a 429 is taken off again after
 	// this many of the limit's windows without another 429 (10 minutes at
 	// OpenBesluitvorming): slowly, so that a path that just caused a
@@ -70,8 +59,8 @@ type HeadroomState struct {
 	Spread   time.Duration // max − min of departure-to-answer over the latest samples
 	Samples  int           // answers measured (at most PathSamples are kept)
 	After429 float64       // units added by 429s and not yet decayed
-	Floor    float64       // min(1, capacity/10)
-	Cap      float64       // CapFraction × capacity
+	Floor    float64       // sched.HeadroomFloor: min(1, capacity/10)
+	Cap      float64       // sched.HeadroomCap × capacity
 	Got429   uint64        // 429 answers since start
 }
 
@@ -114,8 +103,8 @@ type path struct {
 
 func newPath(l sched.Limit) *path { return &path{declared: l} }
 
-func (p *path) floor() float64 { return min(1, p.declared.Units/10) }
-func (p *path) cap() float64   { return max(p.floor(), CapFraction*p.declared.Units) }
+func (p *path) floor() float64 { return sched.HeadroomFloor(p.declared) }
+func (p *path) cap() float64   { return max(p.floor(), sched.HeadroomCap*p.declared.Units) }
 
 // sample records one answer, d after its departure was counted.
 func (p *path) sample(d time.Duration) {
@@ -185,16 +174,4 @@ func (p *path) state(t time.Time) HeadroomState {
 	}
 	st.Units, st.Reason = want, why
 	return st
-}
-
-// WithHeadroom returns the local limit that keeps h units below the
-// platform's limit l: capacity l.Units − h at l's rate. When the shorter
-// window is not a whole number of nanoseconds it is rounded up, so the
-// local bucket never refills faster than the platform's.
-func WithHeadroom(l sched.Limit, h float64) sched.Limit {
-	h = min(max(h, 0), l.Units*CapFraction)
-	if h == 0 {
-		return l
-	}
-	return sched.Limit{Units: l.Units - h, Per: time.Duration(math.Ceil(float64(l.Per) * (l.Units - h) / l.Units))}
 }

@@ -82,12 +82,12 @@ func configKey(platform, service string) string {
 // arrivals. Counting at departure leaves only the path from the socket to
 // the platform, whose spread the limiter measures ([Limiter.Observe]) and
 // keeps as headroom below the declared capacity: ceil(rate × spread),
-// never less than the floor min(1, capacity/10), at most CapFraction of
-// the capacity, a spread of StartSpread assumed before MinPathSamples
-// answers are measured, and one more unit per 429 that still happens
-// (decaying). The
-// headroom lowers the capacity at the same refill rate: it costs burst,
-// not sustained rate.
+// never less than the floor [sched.HeadroomFloor], min(1, capacity/10),
+// at most [sched.HeadroomCap] of the capacity, a spread of StartSpread
+// assumed before MinPathSamples answers are measured, and one more unit
+// per 429 that still happens (decaying). The headroom lowers the capacity
+// at the same refill rate ([sched.Headroom]): it costs burst, not
+// sustained rate.
 //
 // The headroom is the buckets' alone. The scheduler is told the declared
 // capacity, l.Units, as its sched.Options.PlatformUnits (unless opts sets
@@ -107,7 +107,7 @@ func newLimiter(name string, users []User, l sched.Limit, source string, opts *s
 	}
 	p := newPath(l)
 	h := p.state(time.Time{}).Units // before the first measurements: StartSpread's
-	local := WithHeadroom(l, h)
+	local := sched.Headroom(l, h)
 	q := &Limiter{Name: name, Users: users, Limit: l, Source: source, s: sched.New(local, &o), dep: sched.New(local, &o),
 		path: p, log: log, applied: h, now: time.Now}
 	if o.Clock != nil {
@@ -192,14 +192,6 @@ func And(ws []string) string {
 	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }
 
-// Headroom returns the local limit at the headroom's floor for a
-// platform limit l: capacity reduced by min(1, l.Units/10), the refill
-// rate unchanged (see [WithHeadroom]). The limiter keeps at least this
-// much; [Limiter.Headroom] says how much it keeps now.
-func Headroom(l sched.Limit) sched.Limit {
-	return WithHeadroom(l, min(1, l.Units/10))
-}
-
 // Headroom returns the quota's headroom now and why (status pages,
 // /metrics).
 func (l *Limiter) Headroom() HeadroomState { return l.HeadroomAt(l.now()) }
@@ -219,7 +211,7 @@ func (l *Limiter) adjust(t time.Time) {
 	}
 	was := l.applied
 	l.applied = st.Units
-	local := WithHeadroom(l.Limit, st.Units)
+	local := sched.Headroom(l.Limit, st.Units)
 	if !l.shared {
 		l.s.SetLimitAt(t, local)
 	}
@@ -234,6 +226,11 @@ func (l *Limiter) Departures() *sched.Scheduler { return l.dep }
 
 // Scheduler exposes the underlying scheduler (status pages, tests).
 func (l *Limiter) Scheduler() *sched.Scheduler { return l.s }
+
+// WeightAt is the session's weight at the quota's fair scheduler at t
+// ([sched.Scheduler.WeightAt]), so that a platform's quotas combine with
+// [sched.MinWeight].
+func (l *Limiter) WeightAt(t time.Time, session string) float64 { return l.s.WeightAt(t, session) }
 
 // Wait implements fetch.Limiter.
 func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {

@@ -31,35 +31,6 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestHeadroomKeepsRate(t *testing.T) {
-	for _, l := range []sched.Limit{{Units: 60, Per: time.Minute}, {Units: 10, Per: 30 * time.Second}, {Units: 120, Per: time.Minute}, {Units: 5, Per: 500 * time.Millisecond}} {
-		h := Headroom(l)
-		if h.Units >= l.Units || h.Units < l.Units-1 {
-			t.Errorf("%v: headroom capacity %v", l, h.Units)
-		}
-		if r1, r2 := l.Units/l.Per.Seconds(), h.Units/h.Per.Seconds(); r1 != r2 {
-			t.Errorf("%v: rate changed %v → %v", l, r1, r2)
-		}
-	}
-}
-
-// TestHeadroomNeverFaster: a window that is not a whole number of
-// nanoseconds is rounded up, so the local bucket never refills faster than
-// the platform's (the exact platform model in sched's property tests
-// caught the truncated window letting an oversized call through early).
-func TestHeadroomNeverFaster(t *testing.T) {
-	for _, l := range []sched.Limit{{Units: 120, Per: time.Second}, {Units: 7, Per: time.Second}, {Units: 2.5, Per: time.Minute}, {Units: 60, Per: time.Minute}} {
-		h := Headroom(l)
-		// h.Per/h.Units ≥ l.Per/l.Units, in exact integers where they are.
-		if float64(h.Per)*l.Units < float64(l.Per)*h.Units {
-			t.Errorf("%v: headroom %v refills faster", l, h)
-		}
-		if d := float64(h.Per) - float64(l.Per)*h.Units/l.Units; d >= 1 {
-			t.Errorf("%v: headroom %v is %v ns slower than needed", l, h, d)
-		}
-	}
-}
-
 // TestLimiterBucketAndWeights: the limiter for OpenBesluitvorming's 60 per
 // minute runs a bucket of 59 per 59 s (the headroom; the one schedtest's
 // scenarios run as schedtest.OBVHost) and tells the scheduler the declared

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
-	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/plugins/obk"
@@ -135,7 +135,7 @@ func TestEveryConnectorsTypesInPeoplesWords(t *testing.T) {
 		}
 		ps = append(ps, p)
 	}
-	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(tool string, _ map[string]any, _ *callinfo.Info) invoke.Answer {
 		id, found := strings.CutSuffix(tool, "_search")
 		if !found {
 			return toolErr("unexpected " + tool)
@@ -205,7 +205,7 @@ func TestEveryConnectorsTypesInPeoplesWords(t *testing.T) {
 // never sent to a platform that takes none. It catches a page that
 // guesses "query", "date_from" or "offset" from names.
 func TestSearchArgsFromTheProfile(t *testing.T) {
-	f := &fake{answer: func(string, map[string]any, *callinfo.Info) mcpserver.Answer {
+	f := &fake{answer: func(string, map[string]any, *callinfo.Info) invoke.Answer {
 		return ok(map[string]any{"platform": "x", "has_more": false, "offset": 0, "results": []map[string]any{}})
 	}}
 	now := time.Date(2026, 6, 30, 10, 0, 0, 0, time.UTC)

@@ -90,6 +90,12 @@ func SourceURLKey(raw string) string {
 	} else if err != nil && u.RawQuery != "" {
 		out += "?" + u.RawQuery
 	}
+	if len(out) > maxSourceURL {
+		// Escaping can lengthen an address past the bound (a byte that
+		// is not UTF-8 becomes three): such a key would not be its own
+		// key, so it is none.
+		return ""
+	}
 	return out
 }
 

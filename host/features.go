@@ -19,7 +19,6 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
-	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -183,9 +182,7 @@ func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 
 // publicInfo is a call record of the shared public session: the search
 // page and the maintenance jobs, whose usage the scheduler does not count.
-func publicInfo() *callinfo.Info {
-	return &callinfo.Info{Session: sched.PublicSession, Public: true}
-}
+func publicInfo() *callinfo.Info { return callinfo.Public() }
 
 // newStatusJob builds the Laadstatus job over every loaded platform.
 func (h *Host) newStatusJob(updated func()) *loadstatus.Job {

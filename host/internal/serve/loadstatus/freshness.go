@@ -9,7 +9,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
-	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -124,7 +123,7 @@ func FreshnessProbe(run invoke.Invoker, tool string, args json.RawMessage, of st
 		args = json.RawMessage("{}")
 	}
 	return func(ctx context.Context) (*Freshness, error) {
-		a := run(ctx, &callinfo.Info{Session: sched.PublicSession, Public: true}, tool, args)
+		a := run(ctx, callinfo.Public(), tool, args)
 		if a.Err != nil {
 			return nil, a.Err
 		}

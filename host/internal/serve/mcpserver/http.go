@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -305,10 +306,11 @@ type legacySession struct {
 type legacyKey struct{}
 
 func (l *legacySession) session() string {
+	c := callinfo.Caller{Address: l.client}
 	if id := l.id.Load(); id != nil {
-		return *id
+		c.Session = *id
 	}
-	return "client:" + l.client
+	return callinfo.ChargedTo(c)
 }
 
 // legacyStream wraps the GET that opens an HTTP+SSE session.

@@ -107,11 +107,7 @@ func (s *Server) invoke(ctx context.Context, info *callinfo.Info, e *toolEntry, 
 		return connector.CallResult{}, info.Summary(), failed("invalid_arguments", fmt.Sprintf("%s: invalid arguments for %s: %v", title, e.full, err))
 	}
 	if adm := e.platform.Admission; adm != nil {
-		session := info.Session
-		if info.Public {
-			session = "public"
-		}
-		release, err := adm.Acquire(ctx, session)
+		release, err := adm.Acquire(ctx, info.ChargedTo())
 		if err != nil {
 			return connector.CallResult{}, info.Summary(), failed("busy", fmt.Sprintf("%s: every instance of the connector is busy and the call ended first: %v", title, err))
 		}

@@ -27,26 +27,24 @@ const (
 // handlers; the HTTP layer overwrites whatever a client sends in it.
 const ClientHeader = "X-Besluitbron-Client"
 
-// sessionOf names the session a call counts against: the MCP session id;
-// for an HTTP+SSE client, the ?sessionid= of its stream (see
-// legacySession); for a client speaking a protocol version without
-// sessions, its address; for stdio, "stdio".
+// sessionOf names the session a call counts against
+// ([callinfo.ChargedTo] decides): the MCP session id; for an HTTP+SSE
+// client, the ?sessionid= of its stream (see legacySession); for a client
+// speaking a protocol version without sessions, its address; for stdio,
+// the local client.
 func sessionOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) string {
 	if ss != nil {
 		if id := ss.ID(); id != "" {
-			return id
+			return callinfo.ChargedTo(callinfo.Caller{Session: id})
 		}
 	}
 	if ls, ok := ctx.Value(legacyKey{}).(*legacySession); ok {
 		return ls.session()
 	}
 	if extra != nil && extra.Header != nil {
-		if c := extra.Header.Get(ClientHeader); c != "" {
-			return "client:" + c
-		}
-		return "anonymous"
+		return callinfo.ChargedTo(callinfo.Caller{Address: extra.Header.Get(ClientHeader)})
 	}
-	return "stdio"
+	return callinfo.ChargedTo(callinfo.Caller{Local: true})
 }
 
 func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinfo.Info {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
-	"github.com/besluitbron/besluitbron/sched"
 )
 
 // calls runs the pages' platform calls as the public session. A call
@@ -66,11 +65,12 @@ func (c *calls) start(tool string, args json.RawMessage) (*pending, error) {
 	}
 	p := &pending{done: make(chan struct{}), stored: make(chan struct{}), since: time.Now()}
 	c.running[key] = p
-	info := &callinfo.Info{Session: sched.PublicSession, Public: true, OnQueued: func(pos int, eta time.Duration) {
+	info := callinfo.Public()
+	info.OnQueued = func(pos int, eta time.Duration) {
 		p.mu.Lock()
 		p.pos, p.eta = pos, eta
 		p.mu.Unlock()
-	}}
+	}
 	go func() {
 		defer func() { <-c.slots }()
 		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)

@@ -143,16 +143,6 @@ func newCallID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func sessionOf(info *callinfo.Info) string {
-	switch {
-	case info.Public:
-		return sched.PublicSession
-	case info.Session == "":
-		return "anonymous"
-	}
-	return info.Session
-}
-
 // Wait implements fetch.Limiter.
 func (l *SharedQuota) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
 	start := l.c.clock.Now()
@@ -187,7 +177,7 @@ func (l *SharedQuota) Wait(ctx context.Context, info *callinfo.Info, cost float6
 // reports that the limiter left the shared state (or the call was dropped
 // from Redis) before the grant: the caller queues again.
 func (l *SharedQuota) waitShared(ctx context.Context, info *callinfo.Info, cost float64, front bool, changed <-chan struct{}) (err error, moved bool) {
-	session := sessionOf(info)
+	session := info.ChargedTo()
 	if cost <= 0 || cost != cost || cost > 1e9 {
 		return &connector.FetchError{Kind: connector.FetchRefused, Message: fmt.Sprintf("cost %v out of range", cost)}, false
 	}

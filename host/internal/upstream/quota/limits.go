@@ -234,13 +234,7 @@ func (l *Limiter) WeightAt(t time.Time, session string) float64 { return l.s.Wei
 
 // Wait implements fetch.Limiter.
 func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
-	session := info.Session
-	if info.Public {
-		session = sched.PublicSession
-	}
-	if session == "" {
-		session = "anonymous"
-	}
+	session := info.ChargedTo()
 	g, err := l.s.Wait(ctx, sched.Request{Session: session, Cost: cost, Front: front, OnQueued: info.OnQueued})
 	if err != nil {
 		var re *sched.RetryError

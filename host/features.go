@@ -20,7 +20,6 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sdk/connector"
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,7 +33,7 @@ func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 	// being true.
 	search := h.searchTools(onUnified)
 	var out []invoke.HostTool
-	for _, t := range append(search, h.statusTools()...) {
+	for _, t := range append(search, h.lstatus.Tool(h.statusOptions())) {
 		if h.cfg.Server.ToolExposed(t.Name) {
 			out = append(out, t)
 		}
@@ -246,35 +245,14 @@ func (h *Host) startStatus(ctx context.Context) (stop func()) {
 	return func() { stopJob(); stopHistory() }
 }
 
-// statusTools returns besluitbron_status, the platforms' load status. It
-// answers from the job's last round (h.lstatus, built before it) and
-// never calls a platform.
-func (h *Host) statusTools() []invoke.HostTool {
-	var ids []any
+// statusOptions are what besluitbron_status says of this installation.
+func (h *Host) statusOptions() loadstatus.ToolOptions {
+	o := loadstatus.ToolOptions{Enabled: h.cfg.Status.Enabled, PerSource: h.perSourceTitles()}
 	for _, p := range h.platforms {
-		ids = append(ids, p.id)
+		o.IDs = append(o.IDs, p.id)
 	}
-	schema := &jsonschema.Schema{
-		Type: "object",
-		Properties: map[string]*jsonschema.Schema{
-			"platform":     {Type: "string", Enum: ids, Description: "Only this platform (connector id)."},
-			"organization": {Type: "string", MinLength: ptrInt(1), MaxLength: ptrInt(100), Description: "A municipality, province or water board (name or source key, e.g. \"Soest\"): how current its data is, where the platform reports that per organisation (" + h.perSourceTitles() + ")."},
-		},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-	}
-	return []invoke.HostTool{{
-		Name:  "besluitbron_status",
-		Title: "Load status of the platforms (Laadstatus)",
-		Description: "Whether each platform answers, how fast, and how fresh its data is, as BesluitBron's own maintenance job last found it (it checks every few minutes), " +
-			"and the request limits BesluitBron keeps per upstream host: where each comes from (published by the platform, measured, BesluitBron's own polite choice, set by the administrator, or unknown: none published and none observed, which is not the same as no limit), which connectors share each (their calls count together), how many calls wait, whether a 429 paused it. " +
-			"Give organization to learn whether a municipality's data is current or stale on " + h.perSourceTitles() + ", so you can tell the user when a missing result may be a missing import. " +
-			"Cost: free; reads the last check and never calls a platform.",
-		InputSchema: schema,
-		Handler:     h.statusHandler,
-	}}
+	return o
 }
-
-func ptrInt(n int) *int { return &n }
 
 // perSourceTitles names the platforms whose manifests say they report
 // freshness per source (connector.FreshnessSources), from the manifests
@@ -293,54 +271,8 @@ func (h *Host) perSourceTitles() string {
 	return strings.Join(ts, ", ")
 }
 
-// statusAnswer is besluitbron_status's result.
-type statusAnswer struct {
-	GeneratedAt     time.Time        `json:"generated_at"`
-	IntervalSeconds float64          `json:"interval_seconds"`
-	Summary         []string         `json:"summary"`
-	Platforms       []statusPlatform `json:"platforms"`
-	// Quotas are the limits kept per upstream host, with the connectors
-	// that share each (only those of platform, when given).
-	Quotas        []loadstatus.Quota `json:"quotas,omitempty"`
-	Organizations []statusOrgMatches `json:"organizations,omitempty"`
-}
-
-type statusPlatform struct {
-	loadstatus.Status
-	// Freshness without the full source list (see organizations).
-	Freshness *loadstatus.Freshness `json:"freshness,omitempty"`
-	// ProblemSources are the sources whose imports are behind.
-	ProblemSources []loadstatus.Source `json:"problem_sources,omitempty"`
-}
-
-type statusOrgMatches struct {
-	Platform string              `json:"platform"`
-	Query    string              `json:"query"`
-	Sources  []loadstatus.Source `json:"sources"`
-}
-
-func (h *Host) statusHandler(ctx context.Context, info *callinfo.Info, raw json.RawMessage) invoke.Answer {
-	var a struct {
-		Platform     string `json:"platform"`
-		Organization string `json:"organization"`
-	}
-	free := callinfo.Summary{Cache: callinfo.Bypass}
-	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
-			return invoke.Failed(fmt.Sprintf("besluitbron_status: invalid arguments: %v", err), free)
-		}
-	}
-	b, err := h.statusJSON(a.Platform, a.Organization)
-	if err != nil {
-		return invoke.Failed("besluitbron_status: "+err.Error(), free)
-	}
-	return invoke.JSONAnswer(b, free)
-}
-
 // statusURI is the Laadstatus as a resource.
-const statusURI = "besluitbron://status"
+const statusURI = loadstatus.URI
 
 // statusResource is besluitbron://status: besluitbron_status's answer for
 // every platform, as a resource that clients may subscribe to; every
@@ -352,121 +284,9 @@ func (h *Host) statusResource() mcpserver.HostResource {
 			Description: "Whether each platform answers, how fast and how fresh its data is, and the limits kept per upstream host, as the last status round found them. " +
 				"Subscribe (resources/subscribe) to be told after every round (every few minutes). Reading it never calls a platform.",
 		},
-		Read:         func(context.Context) (string, error) { b, err := h.statusJSON("", ""); return string(b), err },
+		Read:         func(context.Context) (string, error) { b, err := h.lstatus.AnswerJSON(h.statusOptions(), "", ""); return string(b), err },
 		Subscribable: true,
 	}
-}
-
-// statusJSON is besluitbron_status's answer: of one platform or all, and
-// the freshness of the organisations matching org.
-func (h *Host) statusJSON(platform, org string) ([]byte, error) {
-	a := struct{ Platform, Organization string }{platform, org}
-	snap := h.lstatus.Snapshot()
-	if a.Platform != "" {
-		if _, ok := snap.Platform(a.Platform); !ok {
-			return nil, fmt.Errorf("argument \"platform\": no platform %q (loaded: %s)", a.Platform, strings.Join(h.Connectors(), ", "))
-		}
-	}
-	out := statusAnswer{GeneratedAt: snap.GeneratedAt, IntervalSeconds: snap.IntervalSeconds, Platforms: []statusPlatform{}}
-	if !h.cfg.Status.Enabled {
-		out.Summary = append(out.Summary, "The load-status job is switched off in this installation ([status] enabled = false): platforms are not checked.")
-	}
-	org = strings.TrimSpace(a.Organization)
-	for _, s := range snap.Platforms {
-		if a.Platform != "" && s.Platform != a.Platform {
-			continue
-		}
-		sp := statusPlatform{Status: s}
-		out.Summary = append(out.Summary, describeStatus(s, snap.GeneratedAt))
-		if f := s.Freshness; f != nil {
-			slim := *f
-			slim.Sources = nil
-			sp.Freshness = &slim
-			sp.ProblemSources = f.Problems()
-			if org != "" && f.Sources != nil {
-				m := statusOrgMatches{Platform: s.Platform, Query: org, Sources: f.Find(org)}
-				if len(m.Sources) > 10 {
-					m.Sources = m.Sources[:10]
-				}
-				out.Organizations = append(out.Organizations, m)
-				if len(m.Sources) == 0 {
-					out.Summary = append(out.Summary, fmt.Sprintf("%s reports no source matching %q.", s.Title, org))
-				}
-				for _, src := range m.Sources {
-					out.Summary = append(out.Summary, describeSource(s.Title, src, f))
-				}
-			}
-		}
-		out.Platforms = append(out.Platforms, sp)
-	}
-	quotas := snap.Quotas
-	if a.Platform != "" {
-		quotas = snap.QuotasOf(a.Platform)
-	}
-	for _, q := range quotas {
-		if line := describeQuota(q, snap.GeneratedAt); line != "" {
-			out.Summary = append(out.Summary, line)
-		}
-	}
-	// The per-minute history is for the Laadstatus charts; an assistant
-	// gets the state now, and 60 points per quota would only cost it
-	// context.
-	out.Quotas = make([]loadstatus.Quota, len(quotas))
-	for i, q := range quotas {
-		q.History = nil
-		out.Quotas[i] = q
-	}
-	if org != "" && len(out.Organizations) == 0 {
-		out.Summary = append(out.Summary, "No platform in this selection has reported per-organisation freshness yet (only "+h.perSourceTitles()+" does, once its first check has run).")
-	}
-	return json.Marshal(out)
-}
-
-// describeQuota says in a sentence or two what limit BesluitBron keeps at
-// a host, where it comes from, who shares it and how it is now. A host
-// reached without a limit is said too: that BesluitBron keeps none is not
-// that the platform has none.
-func describeQuota(q loadstatus.Quota, now time.Time) string {
-	titles := q.Titles()
-	together := ""
-	if len(titles) > 1 {
-		together = " together"
-	}
-	var line string
-	switch {
-	case !q.Limited && q.LimitFrom == loadstatus.LimitAdmin:
-		line = fmt.Sprintf("No limit kept at %s for %s%s: set so by the administrator (%s).", q.Quota, quota.And(titles), together, q.Source)
-	case !q.Limited:
-		line = fmt.Sprintf("Limit at %s unknown: no limit published and none observed, which is not the same as no limit; BesluitBron keeps none there, so calls from %s are not queued.", q.Quota, quota.And(titles))
-	default:
-		line = fmt.Sprintf("Limit at %s: %g units per %s, for %s%s; %s.", q.Quota, q.Units, time.Duration(q.PerSeconds*float64(time.Second)), quota.And(titles), together, limitOriginText(q))
-	}
-	if q.LimitNote != "" && q.LimitFrom != loadstatus.LimitAdmin {
-		line += " " + q.LimitNote
-	}
-	if q.Waiting > 0 {
-		line += fmt.Sprintf(" %d call(s) waiting.", q.Waiting)
-	}
-	if !q.PausedUntil.IsZero() && q.PausedUntil.After(now) {
-		line += fmt.Sprintf(" Paused for %s after a 429 from the host.", q.PausedUntil.Sub(now).Round(time.Second))
-	}
-	return line
-}
-
-// limitOriginText says in English where a limited quota's limit comes
-// from.
-func limitOriginText(q loadstatus.Quota) string {
-	switch q.Origin() {
-	case loadstatus.LimitAdmin:
-		return "set by the administrator (" + q.Source + ")"
-	case connector.LimitPublished:
-		return "published by the platform (" + q.LimitWhere + ")"
-	case connector.LimitMeasured:
-		return "measured: the platform publishes none"
-	case connector.LimitPolite:
-		return "BesluitBron's own choice: the platform publishes no number"
-	}
-	return "origin not stated"
 }
 
 // limitOrigin sets q's LimitFrom and notes from the claim c: the admin's
@@ -504,75 +324,6 @@ func (h *Host) service(platform, name string) (connector.Service, bool) {
 		}
 	}
 	return connector.Service{}, false
-}
-
-// describeStatus says in one sentence how a platform was at its last check.
-func describeStatus(s loadstatus.Status, now time.Time) string {
-	if s.State == loadstatus.Unknown {
-		return s.Title + ": not checked yet."
-	}
-	line := fmt.Sprintf("%s: %s, checked %s ago. %s.", s.Title, s.State, ago(now.Sub(s.CheckedAt)), s.Message)
-	if s.State == loadstatus.Down && !s.DownSince.IsZero() {
-		line += fmt.Sprintf(" Down for %s (%d checks).", ago(now.Sub(s.DownSince)), s.Failures)
-	}
-	if f := s.Freshness; f != nil {
-		if f.Newest != "" {
-			line += fmt.Sprintf(" Newest %s: %s.", f.NewestOf, f.Newest)
-		}
-		if f.Counts != nil {
-			line += fmt.Sprintf(" Sources: %d ok, %d stale, %d failing.", f.Counts["ok"], f.Counts["stale"], f.Counts["failing"])
-		}
-	}
-	if s.FreshnessError != "" {
-		line += " The last freshness check failed: " + s.FreshnessError
-	}
-	return line
-}
-
-func describeSource(title string, s loadstatus.Source, f *loadstatus.Freshness) string {
-	var what string
-	switch s.State {
-	case "ok":
-		what = fmt.Sprintf("current (imported within the last %g hours)", f.WindowHours)
-	case "stale":
-		what = fmt.Sprintf("STALE: no successful import within the last %g hours; recent documents may be missing", f.WindowHours)
-	case "failing":
-		what = fmt.Sprintf("FAILING: its imports fail and none succeeded within the last %g hours; recent documents may be missing", f.WindowHours)
-	case "never_imported":
-		what = "never imported yet: no documents"
-	case "not_implemented":
-		what = "not imported by this platform"
-	case "discontinued":
-		what = "discontinued (the organisation no longer exists)"
-		if s.SucceededBy != "" {
-			what += "; succeeded by " + s.SucceededBy
-		}
-	default:
-		what = s.State
-	}
-	line := fmt.Sprintf("%s, %s (%s): %s", title, s.Label, s.Key, what)
-	if s.LastSuccessAt != "" {
-		line += "; last successful import " + s.LastSuccessAt
-	}
-	if s.LatestContentDate != "" {
-		line += "; newest meeting " + s.LatestContentDate
-	}
-	if s.LastError != "" {
-		line += "; last error: " + s.LastError
-	}
-	return line + "."
-}
-
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Seconds()))
-	case d < 2*time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h", int(d.Hours()))
-	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
 }
 
 // webRoutes adds the search page, the document view and the Laadstatus

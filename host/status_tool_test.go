@@ -52,7 +52,7 @@ func TestStatusTool(t *testing.T) {
 	}
 	th.h.lstatus.CheckAll(context.Background())
 	text, isErr = callStatus(t, cs, map[string]any{"organization": "Houten"})
-	var ans statusAnswer
+	var ans loadstatus.ToolAnswer
 	if err := json.Unmarshal([]byte(text), &ans); err != nil || isErr {
 		t.Fatalf("%v: %s", err, text)
 	}
@@ -114,7 +114,7 @@ func TestStatusSaysTheAdminsLimit(t *testing.T) {
 	th := startTestHost(t, "[connectors.rechtspraak.limits.search]\nunits = 5\nper = \"1s\"\n")
 	cs := mcpSession(t, th.url)
 	text, isErr := callStatus(t, cs, map[string]any{"platform": "rechtspraak"})
-	var ans statusAnswer
+	var ans loadstatus.ToolAnswer
 	if err := json.Unmarshal([]byte(text), &ans); err != nil || isErr {
 		t.Fatalf("%v: %s", err, text)
 	}

@@ -284,7 +284,10 @@ func (h *Host) statusResource() mcpserver.HostResource {
 			Description: "Whether each platform answers, how fast and how fresh its data is, and the limits kept per upstream host, as the last status round found them. " +
 				"Subscribe (resources/subscribe) to be told after every round (every few minutes). Reading it never calls a platform.",
 		},
-		Read:         func(context.Context) (string, error) { b, err := h.lstatus.AnswerJSON(h.statusOptions(), "", ""); return string(b), err },
+		Read: func(context.Context) (string, error) {
+			b, err := h.lstatus.AnswerJSON(h.statusOptions(), "", "")
+			return string(b), err
+		},
 		Subscribable: true,
 	}
 }

@@ -67,13 +67,13 @@ func (j *Job) Tool(o ToolOptions) invoke.HostTool {
 
 // ToolAnswer is besluitbron_status's result.
 type ToolAnswer struct {
-	GeneratedAt     time.Time        `json:"generated_at"`
-	IntervalSeconds float64          `json:"interval_seconds"`
-	Summary         []string         `json:"summary"`
+	GeneratedAt     time.Time      `json:"generated_at"`
+	IntervalSeconds float64        `json:"interval_seconds"`
+	Summary         []string       `json:"summary"`
 	Platforms       []ToolPlatform `json:"platforms"`
 	// Quotas are the limits kept per upstream host, with the connectors
 	// that share each (only those of platform, when given).
-	Quotas        []Quota            `json:"quotas,omitempty"`
+	Quotas        []Quota      `json:"quotas,omitempty"`
 	Organizations []OrgMatches `json:"organizations,omitempty"`
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
@@ -20,8 +22,24 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sdk/connector"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// buildFeatures builds the host's own features over the invoke path: the
+// Laadstatus job (its checks call tools as the public session), the
+// start's words on what the unified address exposes, and the pages. The
+// host tools (besluitbron_search, besluitbron_status) are built with the
+// MCP server that serves them (buildEdges).
+func (h *Host) buildFeatures(context.Context) error {
+	h.lstatus = h.newStatusJob()
+	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
+	plan := h.planExposure()
+	h.warnings = h.exposureWarnings(plan, h.hostTools(plan.onUnified))
+	for _, w := range h.warnings {
+		h.log.Warn(w)
+	}
+	h.web = h.newWeb()
+	return nil
+}
 
 // hostTools are the tools the host itself serves on the unified address:
 // the cross-platform search over the connectors served there, and the load
@@ -163,11 +181,7 @@ func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 	}
 	o := crosssearch.Options{
 		Platforms: ps,
-		// h.mcp is built after the host tools are listed; the search
-		// runs only once it exists.
-		Invoke: func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
-			return h.mcp.Invoke(ctx, info, tool, args)
-		},
+		Invoke:    h.engine.Invoke,
 	}
 	if h.o.Clock != nil {
 		o.Now = h.o.Clock.Now
@@ -184,7 +198,7 @@ func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 func publicInfo() *callinfo.Info { return callinfo.Public() }
 
 // newStatusJob builds the Laadstatus job over every loaded platform.
-func (h *Host) newStatusJob(updated func()) *loadstatus.Job {
+func (h *Host) newStatusJob() *loadstatus.Job {
 	var ts []loadstatus.Target
 	for _, p := range h.platforms {
 		t := loadstatus.Target{ID: p.id, Title: p.manifest.Title, Reach: h.reachProbe(p)}
@@ -195,11 +209,7 @@ func (h *Host) newStatusJob(updated func()) *loadstatus.Job {
 			if fp.Reads == connector.FreshnessNewest {
 				of = fp.Type
 			}
-			// h.mcp is built after the host tools; the job runs once it is.
-			run := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
-				return h.mcp.Invoke(ctx, info, tool, args)
-			}
-			t.Freshness = loadstatus.FreshnessProbe(run, p.id+"_"+fp.Tool, fp.Arguments, of)
+			t.Freshness = loadstatus.FreshnessProbe(h.engine.Invoke, p.id+"_"+fp.Tool, fp.Arguments, of)
 		}
 		ts = append(ts, t)
 	}
@@ -209,7 +219,6 @@ func (h *Host) newStatusJob(updated func()) *loadstatus.Job {
 		Clock:     h.o.Clock,
 		Logger:    h.log,
 		Quotas:    h.quotaStatus,
-		Updated:   updated,
 	})
 }
 
@@ -354,10 +363,7 @@ func (h *Host) guardPages(mcp *inbound.Guard, mux *http.ServeMux) http.Handler {
 // through the MCP server's internal path (Invoke), the server being
 // created after it.
 func (h *Host) newWeb() *web.Server {
-	invoke := func(ctx context.Context, info *callinfo.Info, tool string, args json.RawMessage) invoke.Answer {
-		return h.mcp.Invoke(ctx, info, tool, args)
-	}
-	o := web.Options{Invoke: invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry}
+	o := web.Options{Invoke: h.engine.Invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry}
 	if h.lstatus != nil {
 		o.Status = h.lstatus.Snapshot
 	}

@@ -11,20 +11,22 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/tetratelabs/wazero"
+
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sched"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/tetratelabs/wazero"
 )
 
 // Config is the admin's configuration (plugins.toml and environment).
@@ -57,6 +59,7 @@ type Host struct {
 	cfg       *Config
 	log       *slog.Logger
 	platforms []*platform
+	engine    *invoke.Engine // the invoke path every tool call takes
 	mcp       *mcpserver.Server
 	ccache    wazero.CompilationCache
 	ready     bool
@@ -64,12 +67,12 @@ type Host struct {
 	memo      *memo.Store
 	events    mcp.EventStore // kept events of resumable streams (nil: none)
 	metrics   *hostMetrics
-	quotas    []*quota.Limiter // every limited quota, by name (quotas.go)
+	quotas    []*quota.Limiter // every limited quota, by name (platform.go)
 	claims    []quota.Claim    // every service's claim on its quota, limited or not
-	lstatus   *loadstatus.Job  // the Laadstatus job (status_tool.go)
-	web       *web.Server      // the pages (web.go)
+	lstatus   *loadstatus.Job  // the Laadstatus job and besluitbron_status (features.go)
+	web       *web.Server      // the pages (features.go)
 	caches    caches
-	cl        clusterState   // cluster.go
+	cl        clusterState   // the Redis link (platform.go)
 	warnings  []string       // said at start (exposure of the unified address)
 	unified   map[string]int // each connector's tools on the unified address
 }
@@ -96,6 +99,27 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	if err := o.Config.CheckServable(); err != nil {
 		return nil, err
 	}
+	h := newHost(o)
+	for _, build := range []func(context.Context) error{
+		h.buildPlatforms, // cluster link, runtimes, quotas, caches, gates
+		h.buildInvoke,    // the one invoke path over every platform
+		h.buildFeatures,  // the Laadstatus, the host tools, the pages
+		h.buildEdges,     // the MCP server over all of it
+	} {
+		if err := build(ctx); err != nil {
+			h.Close(ctx)
+			return nil, err
+		}
+	}
+	h.startCaches()
+	h.ready = true
+	return h, nil
+}
+
+// newHost is a host with what every later step reads: the clock, the
+// logger, the metrics registry, the event store, the kept results and the
+// compilation cache.
+func newHost(o *Options) *Host {
 	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry(), now: time.Now}
 	if o.Clock != nil {
 		// One clock for everything that reads the time: the schedulers,
@@ -116,8 +140,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	if h.cfg.Cache.Enabled {
 		// 64 MiB of kept tool results for all platforms: repeated
 		// questions answered without running a connector.
-		now := h.now
-		h.memo = memo.New(64<<20, now)
+		h.memo = memo.New(64<<20, h.now)
 	}
 	if h.o.Version == "" {
 		h.o.Version = "dev"
@@ -130,72 +153,48 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			h.ccache = cc
 		}
 	}
-	if err := h.openCluster(ctx); err != nil {
-		h.Close(ctx)
-		return nil, err
+	return h
+}
+
+// buildInvoke builds the invoke path every tool call takes, the host's
+// features' and the MCP clients' alike.
+func (h *Host) buildInvoke(context.Context) error {
+	var ps []*invoke.Platform
+	for _, p := range h.platforms {
+		ps = append(ps, &invoke.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
+			Admission: p.adm, Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
 	}
-	if err := h.loadConnectors(ctx); err != nil {
-		h.Close(ctx)
-		return nil, err
-	}
-	if err := h.buildQuotas(); err != nil {
-		h.Close(ctx)
-		return nil, err
-	}
-	if err := h.equipPlatforms(); err != nil {
-		h.Close(ctx)
-		return nil, err
-	}
-	if err := h.startCluster(ctx); err != nil {
-		h.Close(ctx)
-		return nil, err
-	}
+	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: h.metrics.observe})
+	h.engine = e
+	return err
+}
+
+// buildEdges builds the MCP server: every connector's tools, resources
+// and prompts on its own address and the unified one, with the host's
+// tools and the Laadstatus resource, over the invoke path.
+func (h *Host) buildEdges(context.Context) error {
+	plan := h.planExposure()
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
-		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
-			Admission: p.adm, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase,
-			Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
-	}
-	h.registry.MustRegister(quota.NewCollector(h.quotas), &runtimeCollector{h: h})
-
-	// The core is built. Then the host's own features, in this order:
-	// the Laadstatus job (its checks call tools as the public session,
-	// through h.mcp once it exists), the host tools, the MCP server that
-	// serves them with every connector's tools, and the pages over all of
-	// it.
-	h.lstatus = h.newStatusJob(func() {
-		// After every status round: tell besluitbron://status's
-		// subscribers (h.mcp exists by the time a round runs).
-		if h.mcp != nil {
-			h.mcp.ResourceUpdated(context.Background(), statusURI)
-		}
-	})
-	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
-	plan := h.planExposure()
-	hostTools := h.hostTools(plan.onUnified)
-	h.warnings = h.exposureWarnings(plan, hostTools)
-	for _, w := range h.warnings {
-		h.log.Warn(w)
+		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase})
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:       h.o.Version,
 		Platforms:     plats,
-		HostTools:     hostTools,
+		Engine:        h.engine,
+		HostTools:     h.hostTools(plan.onUnified),
 		Logger:        h.log,
 		HostResources: []mcpserver.HostResource{h.statusResource()},
 		Instructions:  instructions(plan.onUnified),
-		Observe:       h.metrics.observe,
-		Memo:          h.memo,
 	})
 	if err != nil {
-		h.Close(ctx)
-		return nil, err
+		return err
 	}
 	// mcpserver registers every connector on the unified address as on
 	// its own; what connectors.<id>.expose and server.tools hide comes
 	// off the unified server again before any client connects. A hidden
-	// tool stays callable through h.mcp.Invoke, which the search page and
-	// besluitbron_search use.
+	// tool stays callable through the invoke path, which the search page
+	// and besluitbron_search use.
 	u := srv.Unified()
 	u.RemoveTools(plan.tools...)
 	u.RemovePrompts(plan.prompts...)
@@ -203,10 +202,9 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 	u.RemoveResourceTemplates(plan.uris...)
 	h.unified = plan.unified
 	h.mcp = srv
-	h.web = h.newWeb()
-	h.startCaches()
-	h.ready = true
-	return h, nil
+	// After every status round: tell besluitbron://status's subscribers.
+	h.lstatus.Notify(func() { srv.ResourceUpdated(context.Background(), statusURI) })
+	return nil
 }
 
 // instructions tell a client of the unified address which platforms it
@@ -441,7 +439,7 @@ func newHostMetrics(reg prometheus.Registerer) *hostMetrics {
 	return m
 }
 
-func (m *hostMetrics) observe(_ context.Context, e mcpserver.CallEvent) {
+func (m *hostMetrics) observe(_ context.Context, e invoke.CallEvent) {
 	m.calls.WithLabelValues(e.Tool, e.Outcome, e.Summary.Cache).Inc()
 	m.duration.WithLabelValues(e.Tool).Observe(e.Elapsed)
 	m.queued.WithLabelValues(e.Platform).Observe(e.Summary.Queued.Seconds())

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/nativert"
@@ -26,7 +28,6 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // platform is one loaded connector with its policy.
@@ -44,6 +45,26 @@ type platform struct {
 	uses     map[string]*quota.Use
 	cache    fetch.Cache
 	adm      *admission.Admission
+}
+
+// buildPlatforms opens the cluster link (when cluster.redis_url is set),
+// loads every connector's runtime and manifest in parallel, builds the
+// quotas from all manifests and the config together (services of any
+// connectors that name one upstream host share one limiter), equips each
+// platform with its cache and fetch gate, and registers the replica.
+func (h *Host) buildPlatforms(ctx context.Context) error {
+	for _, step := range []func(context.Context) error{
+		h.openCluster, h.loadConnectors,
+		func(context.Context) error { return h.buildQuotas() },
+		func(context.Context) error { return h.equipPlatforms() },
+		h.startCluster,
+	} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	h.registry.MustRegister(quota.NewCollector(h.quotas), &runtimeCollector{h: h})
+	return nil
 }
 
 // weightOf is the session's weight at p's quotas, the smallest of them (1

@@ -4,7 +4,7 @@
 # then a summary with each step's outcome and wall time. Exits non-zero
 # when any step failed. The three client steps (TypeScript client,
 # conformance, README's clients) mostly wait on Node and loopback I/O:
-# they run side by side with the short fuzzing, each into a log of its own
+# they run side by side with the race detector, each into a log of its own
 # that is printed, whole and under its own header, when all are done. The
 # host package's tests run in shares side by side (withshards below).
 #
@@ -117,17 +117,17 @@ total=$SECONDS
 step "vet and tidy (every module)" $MAKE --no-print-directory vet
 step "unit and end-to-end (root module)" withshards 3 ./...
 step "sdk, sdk/native, plugins/example" submodules
-step "race detector (sched, host)" withshards -race 2 ./sched/... ./host/...
 # The server binary the conformance suite and make demo both start, built
 # once before they run side by side (so neither links it while the other
 # starts it).
 step "build the server (for the client steps)" $MAKE --no-print-directory host
-# The short fuzzing computes while the client steps mostly wait on Node
-# and loopback: side by side they take the time of the longest.
-together "TypeScript SDK client vs client limits" env GO="$GO" scripts/ts-client-429.sh \
+# The client steps mostly wait on Node and loopback: they run beside the
+# race detector, which computes, and take no longer than it.
+together "race detector (sched, host)" withshards -race 2 ./sched/... ./host/... \
+	--- "TypeScript SDK client vs client limits" env GO="$GO" scripts/ts-client-429.sh \
 	--- "MCP conformance suite" env MAKE="$MAKE" scripts/conformance.sh \
-	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh \
-	--- "short fuzzing" $MAKE --no-print-directory fuzz-short
+	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh
+step "short fuzzing" $MAKE --no-print-directory fuzz-short
 
 echo
 echo "=== SUMMARY (make test)"

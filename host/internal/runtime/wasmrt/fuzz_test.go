@@ -13,7 +13,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
-	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -37,6 +36,18 @@ func FuzzGuestResult(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// Through an MCP session, as a client gets it.
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Unified().Connect(context.Background(), st, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fuzz", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { cs.Close() })
 	for _, seed := range []string{
 		`{"text":"ok"}`, `{"text":"{\"a\":1}","structured":{"a":1}}`, `{"text":"x","structured":[1]}`, `{"text":"bad","is_error":true}`,
 		`{"text":"","content":[{"type":"image","data":"AQID","mime_type":"image/png"}]}`,
@@ -48,7 +59,10 @@ func FuzzGuestResult(f *testing.F) {
 	f.Add([]byte("guest says no"), uint8(1))
 	f.Fuzz(func(t *testing.T, out []byte, rc uint8) {
 		args, _ := json.Marshal(map[string]any{"out": base64.StdEncoding.EncodeToString(out), "rc": rc % 3})
-		res := s.Call(context.Background(), &callinfo.Info{Session: "fuzz"}, "rawout_emit", args)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "rawout_emit", Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("the call failed at the protocol level: %v", err)
+		}
 		if _, err := json.Marshal(res); err != nil {
 			t.Fatalf("result does not encode as MCP: %v", err)
 		}

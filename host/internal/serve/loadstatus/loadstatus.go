@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/besluitbron/besluitbron/sched"
@@ -268,6 +269,8 @@ type Job struct {
 	targets []Target
 	hist    *Sampler // nil without Options.Quotas
 
+	notify atomic.Pointer[func()] // Notify's listener
+
 	mu     sync.Mutex
 	status map[string]*Status
 	timer  sched.Timer
@@ -389,7 +392,16 @@ func (j *Job) updated() {
 	if j.o.Updated != nil {
 		j.o.Updated()
 	}
+	if f := j.notify.Load(); f != nil {
+		(*f)()
+	}
 }
+
+// Notify sets f to be called, as Options.Updated is, after every round and
+// every check of one platform. The MCP edge subscribes with it once it
+// exists (it is built after the job, which its status tool answers from),
+// so that nothing binds to it before.
+func (j *Job) Notify(f func()) { j.notify.Store(&f) }
 
 // Check checks one target now. The error names an unknown id.
 func (j *Job) Check(ctx context.Context, id string) error {

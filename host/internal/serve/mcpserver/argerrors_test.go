@@ -127,7 +127,7 @@ func TestArgumentErrorsInWords(t *testing.T) {
 		{"several problems at once", "demo_search", `{"query":"x","limit":0,"offset":-1,"colour":"red"}`,
 			[]string{`argument "limit" must be at least 1 (got 0)`, `argument "offset" must be at least 0 (got -1)`, `unknown argument "colour"`}},
 		{"not an object", "demo_search", `["x"]`, []string{`the arguments must be a JSON object of named arguments (got a list of 1 items ["x"])`}},
-		{"too long, cut", "demo_search", `{"query":` + jsonString(big) + `}`,
+		{"too long, cut", "demo_search", `{"query":` + testJSONString(big) + `}`,
 			[]string{`argument "query" must be at most 500 characters long (got 921591 characters: "woningbouw woningbouw`, `wo"…)`}},
 		// A real connector's schema, through the same path.
 		{"a connector's tool", "tk_get_document", `{}`, []string{`Tweede Kamer`, `invalid arguments for tk_get_document: argument "id" is required`}},
@@ -236,23 +236,8 @@ func TestConnectorErrorCut(t *testing.T) {
 	s, rec := realServer(t)
 	rec.res = connector.CallResult{IsError: true, Text: "no such document: " + strings.Repeat("ab", 400<<10)}
 	text := errText(t, s.Call(context.Background(), testInfo(), "tk_get_document", json.RawMessage(`{"id":"2024D41190"}`)))
-	if len(text) > MaxErrorText || !strings.Contains(text, "(cut; ") || !strings.HasPrefix(text, "Tweede Kamer") {
+	if len(text) > invoke.MaxErrorText || !strings.Contains(text, "(cut; ") || !strings.HasPrefix(text, "Tweede Kamer") {
 		t.Errorf("%d bytes: %.200s … %s", len(text), text, text[max(0, len(text)-80):])
-	}
-}
-
-func TestShowCutsOnCharacters(t *testing.T) {
-	// 300 ë's: cut to 200 characters, not 200 bytes, and never inside one.
-	got := show(strings.Repeat("ë", 300))
-	want := `"` + strings.Repeat("ë", 200) + `"… (300 characters in all)`
-	if got != want {
-		t.Errorf("show = %q", got)
-	}
-	if c := clipText(strings.Repeat("ë", 1000), 101); len(c) > 101 || !strings.HasSuffix(c, "(cut; 2000 bytes in all)") {
-		t.Errorf("clipText = %q (%d bytes)", c, len(c))
-	}
-	if n := num(1e300); n != "1e+300" {
-		t.Errorf("num(1e300) = %q", n)
 	}
 }
 
@@ -297,4 +282,10 @@ func TestFormatsPassWhenRight(t *testing.T) {
 	if rec.calls.Load() != before+1 {
 		t.Errorf("the connector ran %d times, want once", rec.calls.Load()-before)
 	}
+}
+
+// testJSONString is s as a JSON string.
+func testJSONString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -119,7 +121,12 @@ func withClient(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	if req.Session == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, clientKey{}, &client{sess: req.Session, token: req.Params.GetProgressToken()})
+	c := &client{sess: req.Session, token: req.Params.GetProgressToken()}
+	ctx = context.WithValue(ctx, clientKey{}, c)
+	// The connector's log lines go to this client too (clientHost).
+	return invoke.WithHost(ctx, func(h connector.Host, id string) connector.Host {
+		return clientHost{Host: h, c: c, logger: id}
+	})
 }
 
 func clientFrom(ctx context.Context) *client {

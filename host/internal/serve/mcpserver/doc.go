@@ -16,24 +16,17 @@
 // gave a token; prompts may be conversations, and prompt arguments with
 // declared values complete (completion/complete).
 //
-// A tool call validates its arguments against the tool's JSON Schema (the
-// host's own tools too). Arguments that do not fit get a tool error that
-// names each argument, says the rule in words ("argument "page" must be at
-// least 1 (got 0)"), shows a refused value cut to 200 characters with its
-// length, and lists the tool's arguments when one is unknown or missing
-// (argerrors.go); no tool error's text exceeds [MaxErrorText]. It runs the
-// connector with the connector's fetch gate as its host, and returns the
-// result with _meta besluitbron/cache, besluitbron/queued_ms and
-// besluitbron/upstream_ms. Anything that goes wrong in the connector or
-// upstream is a tool error (isError) naming the platform; the server keeps
-// serving.
-//
-// The host's own features (the search page, the cross-platform search, the
-// Laadstatus checks) call connector tools through [Server.Invoke], the same
-// path without the MCP edge: it returns the connector's own result, the
-// call's summary (with the host's notes) and a tool error as a Go error
-// whose text is the one a client would read ([Answer]). A client's call is
-// that path plus the conversion to an MCP result (run, tools.go).
+// A tool call takes the invoke path ([invoke.Engine]: argument checks
+// against the tool's JSON Schema with errors in words, kept results,
+// admission, the connector on its fetch gate) and this package is its MCP
+// edge: it turns the answer into an MCP result with _meta
+// besluitbron/cache, besluitbron/queued_ms and besluitbron/upstream_ms,
+// and a tool-level error into a tool error (isError) naming the platform,
+// no longer than [invoke.MaxErrorText]; the server keeps serving. The
+// host's own tools answer an [invoke.Answer] and pass the same edge. The
+// host's features (the search page, the cross-platform search, the
+// Laadstatus checks) call the engine directly; only this package, the
+// event store and the host's face speak the go-sdk's MCP types.
 //
 // On the HTTP addresses, a POST whose body is not JSON gets a JSON-RPC
 // -32700 Parse error and one that is not a JSON-RPC message a -32600

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/plugins/obk"
 	"github.com/besluitbron/besluitbron/plugins/obv"
 	"github.com/besluitbron/besluitbron/plugins/openarchivaris"
@@ -71,42 +72,42 @@ func FuzzToolArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint16, args []byte) {
 		e := tools[int(which)%len(tools)]
 		before := rec.calls.Load()
-		res := s.Call(context.Background(), testInfo(), e.full, args)
+		res := s.Call(context.Background(), testInfo(), e.t.Full, args)
 		called := rec.calls.Load() > before
 		text := res.Content[0].(*mcp.TextContent).Text
 		if res.IsError {
-			prefix := e.platform.Manifest.Title + ": invalid arguments for " + e.full + ": "
+			prefix := e.platform.Manifest.Title + ": invalid arguments for " + e.t.Full + ": "
 			if !strings.HasPrefix(text, prefix) || len(text) == len(prefix) {
-				t.Fatalf("%s(%q): refusal %q does not name the platform and the problem", e.full, args, text)
+				t.Fatalf("%s(%q): refusal %q does not name the platform and the problem", e.t.Full, args, text)
 			}
 			if called {
-				t.Fatalf("%s(%q): refused but the connector ran", e.full, args)
+				t.Fatalf("%s(%q): refused but the connector ran", e.t.Full, args)
 			}
 			// Whatever was sent, the refusal stays short (it is read by an
 			// assistant that pays for every byte of it).
-			if len(text) > MaxErrorText {
-				t.Fatalf("%s: a %d-byte refusal", e.full, len(text))
+			if len(text) > invoke.MaxErrorText {
+				t.Fatalf("%s: a %d-byte refusal", e.t.Full, len(text))
 			}
 			// The refusal is explained in words, not passed on from the
 			// schema library (whose messages start "validating").
 			if strings.Contains(text, "validating") {
-				t.Fatalf("%s(%q): refusal not explained: %q", e.full, args, text)
+				t.Fatalf("%s(%q): refusal not explained: %q", e.t.Full, args, text)
 			}
 			return
 		}
 		if !called {
-			t.Fatalf("%s(%q): accepted but the connector did not run", e.full, args)
+			t.Fatalf("%s(%q): accepted but the connector did not run", e.t.Full, args)
 		}
 		got := rec.last.Load().(json.RawMessage)
 		var v any
 		if err := json.Unmarshal(got, &v); err != nil {
-			t.Fatalf("%s: the connector got invalid JSON %q", e.full, got)
+			t.Fatalf("%s: the connector got invalid JSON %q", e.t.Full, got)
 		}
 		if _, ok := v.(map[string]any); !ok {
-			t.Fatalf("%s: the connector got a non-object %q", e.full, got)
+			t.Fatalf("%s: the connector got a non-object %q", e.t.Full, got)
 		}
-		if err := e.schema.Validate(v); err != nil {
-			t.Fatalf("%s: the connector got arguments its schema refuses: %v", e.full, err)
+		if err := e.t.Args.Resolved().Validate(v); err != nil {
+			t.Fatalf("%s: the connector got arguments its schema refuses: %v", e.t.Full, err)
 		}
 	})
 }

@@ -9,10 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
-	"github.com/besluitbron/besluitbron/sched"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/sched"
 )
 
 // HTTPOptions configure the streamable HTTP handler. Zero values mean the

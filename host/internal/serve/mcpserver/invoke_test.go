@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk"
@@ -89,12 +90,12 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 		},
 	}
 	var mu sync.Mutex
-	var events []CallEvent
+	var events []invoke.CallEvent
 	s, err := New(Options{
 		Platforms: []Platform{{Manifest: p.Manifest, Connector: brokenConnector{p}, Host: &notingHost{validityHost{now: now}}, Stamp: "v1"}},
 		Memo:      memo.New(32<<20, func() time.Time { return now }),
 		Logger:    quiet,
-		Observe: func(_ context.Context, e CallEvent) {
+		Observe: func(_ context.Context, e invoke.CallEvent) {
 			mu.Lock()
 			defer mu.Unlock()
 			events = append(events, e)
@@ -104,7 +105,7 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	lastTwo := func() (CallEvent, CallEvent) {
+	lastTwo := func() (invoke.CallEvent, invoke.CallEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(events) < 2 {
@@ -123,7 +124,7 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 	// A success, first through Invoke: the connector runs once, and Call
 	// is answered from the kept result.
 	args := json.RawMessage(`{"q":"fiets"}`)
-	a := s.Invoke(ctx, &callinfo.Info{Session: "host"}, "demo_search", args)
+	a := s.Engine().Invoke(ctx, &callinfo.Info{Session: "host"}, "demo_search", args)
 	if a.Err != nil || a.Platform != "demo" || a.Result.IsError {
 		t.Fatalf("Invoke: %+v", a)
 	}
@@ -169,7 +170,7 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 	if r.IsError || !strings.HasSuffix(callText(r), "\n\nNote: answer from the cache, 2 h old") {
 		t.Fatalf("Call: %v %q", r.IsError, callText(r))
 	}
-	a = s.Invoke(ctx, &callinfo.Info{Session: "host"}, "demo_search", args)
+	a = s.Engine().Invoke(ctx, &callinfo.Info{Session: "host"}, "demo_search", args)
 	if a.Err != nil || a.Summary.Cache != callinfo.Hit || runs.Load() != 2 {
 		t.Errorf("Invoke after Call: %+v, connector ran %d times (want 2)", a, runs.Load())
 	}
@@ -179,7 +180,7 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 	}
 	// Both answered from the kept result now: the same text, the same size.
 	r = s.Call(ctx, &callinfo.Info{Session: "client"}, "demo_search", args)
-	a = s.Invoke(ctx, &callinfo.Info{Session: "host"}, "demo_search", args)
+	a = s.Engine().Invoke(ctx, &callinfo.Info{Session: "host"}, "demo_search", args)
 	if callText(r) != a.Result.Text {
 		t.Errorf("kept result: Call's text %q, Invoke's %q", callText(r), a.Result.Text)
 	}
@@ -196,7 +197,7 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 		{"unknown tool", "demo_nothing", `{}`, `unknown tool "demo_nothing"`, ""},
 	} {
 		before := runs.Load()
-		a := s.Invoke(ctx, &callinfo.Info{Session: "host"}, c.tool, json.RawMessage(c.args))
+		a := s.Engine().Invoke(ctx, &callinfo.Info{Session: "host"}, c.tool, json.RawMessage(c.args))
 		r := s.Call(ctx, &callinfo.Info{Session: "client"}, c.tool, json.RawMessage(c.args))
 		if a.Err == nil || !r.IsError {
 			t.Errorf("%s: Invoke err %v, Call isError %v", c.what, a.Err, r.IsError)
@@ -263,7 +264,7 @@ func TestStructuredContentIsAnObjectOrNothing(t *testing.T) {
 		}
 		for i := range 2 { // the second from the kept result
 			res := s.Call(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(`{}`))
-			a := s.Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(`{}`))
+			a := s.Engine().Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(`{}`))
 			if res.IsError || a.Err != nil {
 				t.Fatalf("%s: %+v %v", c.structured, res, a.Err)
 			}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 )
 
 // A POST to an MCP address whose body is not a JSON-RPC message gets a
@@ -83,7 +85,7 @@ func jsonRPCErrors(next http.Handler, maxBody int64, rules batchRules) http.Hand
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		r.Body.Close()
 		if err != nil {
-			writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error: the body could not be read: "+clipText(err.Error(), 200))
+			writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error: the body could not be read: "+invoke.ClipText(err.Error(), 200))
 			return
 		}
 		if int64(len(body)) > maxBody {
@@ -140,7 +142,7 @@ func judgeBody(body []byte, rules batchRules, r *http.Request) (id any, code int
 			version = rules.version(r)
 		}
 		if version > batchesUntil {
-			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are not part of MCP protocol version %s (they were removed in 2025-06-18); POST one message per request", clipText(version, 40))
+			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are not part of MCP protocol version %s (they were removed in 2025-06-18); POST one message per request", invoke.ClipText(version, 40))
 		}
 		if rules.max > 0 && len(batch) > rules.max {
 			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: a batch of %d messages; this server takes at most %d per batch (server.max_batch): send fewer per request", len(batch), rules.max)
@@ -155,7 +157,7 @@ func judgeBody(body []byte, rules batchRules, r *http.Request) (id any, code int
 					ProtocolVersion string `json:"protocolVersion"`
 				}
 				if json.Unmarshal(req.Params, &p) == nil && p.ProtocolVersion > batchesUntil {
-					return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch item %d: an initialize for MCP protocol version %s, which has no JSON-RPC batches; POST it alone", i+1, clipText(p.ProtocolVersion, 40))
+					return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch item %d: an initialize for MCP protocol version %s, which has no JSON-RPC batches; POST it alone", i+1, invoke.ClipText(p.ProtocolVersion, 40))
 				}
 			}
 		}
@@ -180,10 +182,10 @@ func syntaxError(b []byte) string {
 	err := json.Unmarshal(b, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Sprintf("%s (at byte %d)", clipText(se.Error(), 120), se.Offset)
+		return fmt.Sprintf("%s (at byte %d)", invoke.ClipText(se.Error(), 120), se.Offset)
 	}
 	if err != nil {
-		return clipText(err.Error(), 160)
+		return invoke.ClipText(err.Error(), 160)
 	}
 	return "unreadable"
 }
@@ -318,8 +320,8 @@ func (c *plainErrorCatcher) finish(id any) {
 	if strings.Contains(reason, "JSON RPC not handled") {
 		// The go-sdk's checkRequest: "JSON RPC not handled: \"x\" unsupported".
 		writeRPCError(c.ResponseWriter, http.StatusBadRequest, id, jsonrpc.CodeMethodNotFound,
-			"Method not found: "+clipText(strings.TrimPrefix(reason, "JSON RPC not handled: "), 200))
+			"Method not found: "+invoke.ClipText(strings.TrimPrefix(reason, "JSON RPC not handled: "), 200))
 		return
 	}
-	writeRPCError(c.ResponseWriter, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+clipText(reason, 300))
+	writeRPCError(c.ResponseWriter, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+invoke.ClipText(reason, 300))
 }

@@ -115,7 +115,7 @@ func TestMemoServesOnlyArgumentsThatPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := func(args string) invoke.Answer {
-		return s.Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(args))
+		return s.Engine().Invoke(context.Background(), &callinfo.Info{Session: "s"}, "demo_search", json.RawMessage(args))
 	}
 	if a := call(`{"limit":5}`); a.Err != nil {
 		t.Fatal(a.Err)

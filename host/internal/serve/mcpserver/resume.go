@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/sched"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/sched"
 )
 
 // Resumable streams.

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 )
 
 // countingTransport counts the resuming GETs and the retry hints a client

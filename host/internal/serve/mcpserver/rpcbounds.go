@@ -10,13 +10,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 )
 
 // boundErrors keeps the go-sdk's own JSON-RPC errors short as well: they
 // can quote what the client sent (a tools/call for a tool that does not
 // exist names it whole). An unknown tool's name is cut and the error
 // points at tools/list; any other JSON-RPC error message is cut at
-// MaxErrorText with its code kept.
+// invoke.MaxErrorText with its code kept.
 //
 // A resource URI holding a control character is refused before the go-sdk
 // sees it (invalid params, naming the character): the go-sdk's "Resource
@@ -43,11 +45,11 @@ func boundErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if method == "tools/call" && strings.HasPrefix(we.Message, "unknown tool ") {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-				return res, &jsonrpc.Error{Code: we.Code, Message: "unknown tool " + quoteName(p.Name) + ": tools/list names the tools of this address", Data: we.Data}
+				return res, &jsonrpc.Error{Code: we.Code, Message: "unknown tool " + invoke.QuoteName(p.Name) + ": tools/list names the tools of this address", Data: we.Data}
 			}
 		}
-		if msg := err.Error(); len(msg) > MaxErrorText {
-			return res, &jsonrpc.Error{Code: we.Code, Message: clipText(msg, MaxErrorText), Data: we.Data}
+		if msg := err.Error(); len(msg) > invoke.MaxErrorText {
+			return res, &jsonrpc.Error{Code: we.Code, Message: invoke.ClipText(msg, invoke.MaxErrorText), Data: we.Data}
 		}
 		return res, err
 	}

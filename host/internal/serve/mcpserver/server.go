@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -11,17 +9,18 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
-	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// Platform is one loaded connector as the MCP layer sees it.
+// Platform is one loaded connector as the MCP layer sees it. With
+// Options.Engine set, the engine runs the calls and only the manifest and
+// the names (ToolPrefix, ResourceBase) are read here; without it, New
+// builds the engine over these platforms.
 type Platform struct {
 	Manifest  connector.Manifest
 	Connector connector.Connector
@@ -39,26 +38,11 @@ type Platform struct {
 	Reused func(classes []string)
 	// ToolPrefix, when set, replaces "<id>_" before the connector's tool
 	// and prompt names as clients see them ("" for none). The host's own
-	// code keeps calling tools by "<id>_<tool>" (see [Server.Call]).
+	// code keeps calling tools by "<id>_<tool>" (see [invoke.Engine.Invoke]).
 	ToolPrefix *string
 	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
 	// of the connector's resource URIs as clients see them.
 	ResourceBase string
-}
-
-// Observer is told about every tool call (metrics, logs).
-type Observer func(ctx context.Context, e CallEvent)
-
-// CallEvent describes one finished tool call.
-type CallEvent struct {
-	Tool     string
-	Platform string
-	Session  string
-	Outcome  string // "ok", "tool_error", "invalid_arguments", "connector_error"
-	Summary  callinfo.Summary
-	Bytes    int
-	Err      string
-	Elapsed  float64 // seconds
 }
 
 // Options configure a Server.
@@ -75,10 +59,15 @@ type Options struct {
 	// Instructions for clients.
 	Instructions string
 	Logger       *slog.Logger
-	// Observe, when set, sees every tool call.
-	Observe Observer
-	// Memo, when set, keeps whole tool results while the cached answers
-	// they were built from stay fresh.
+	// Engine is the invoke path every tool call takes: the MCP edge turns
+	// its answers into MCP results. The host builds it first (its
+	// features call it directly); when nil, New builds one over
+	// Platforms with Memo and Observe.
+	Engine *invoke.Engine
+	// Observe, when set and Engine is nil, sees every tool call.
+	Observe invoke.Observer
+	// Memo, when set and Engine is nil, keeps whole tool results while
+	// the cached answers they were built from stay fresh.
 	Memo *memo.Store
 }
 
@@ -103,11 +92,8 @@ type Server struct {
 
 type toolEntry struct {
 	platform *Platform
-	tool     connector.Tool
-	full     string // "<id>_<tool>"
+	t        *invoke.Tool
 	name     string // as clients see it
-	schema   *jsonschema.Resolved
-	args     *argSchema // the same schema, for errors in words
 }
 
 // New registers every platform's tools, resources and prompts.
@@ -117,6 +103,17 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Engine == nil {
+		var ps []*invoke.Platform
+		for _, p := range o.Platforms {
+			ps = append(ps, &invoke.Platform{Manifest: p.Manifest, Connector: p.Connector, Host: p.Host, Admission: p.Admission, Stamp: p.Stamp, Reused: p.Reused})
+		}
+		e, err := invoke.New(invoke.Options{Platforms: ps, Memo: o.Memo, Logger: o.Logger, Observe: o.Observe})
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: %w", err)
+		}
+		o.Engine = e
 	}
 	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{},
 		watches: map[string]*watch{"": newWatch()}}
@@ -179,7 +176,7 @@ func New(o Options) (*Server, error) {
 		if err := s.claim(ht.Name, "the host"); err != nil {
 			return nil, err
 		}
-		as, err := newArgSchema(ht.InputSchema)
+		as, err := invoke.NewArgSchema(ht.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: host tool %q: input schema: %w", ht.Name, err)
 		}
@@ -220,11 +217,11 @@ func describe(m connector.Manifest, t connector.Tool) string {
 
 func (s *Server) entry(p *Platform, t connector.Tool) (*toolEntry, error) {
 	full := p.Manifest.ID + "_" + t.Name
-	as, err := newArgSchema(t.InputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("connector %q tool %q: input schema: %w", p.Manifest.ID, t.Name, err)
+	it, ok := s.o.Engine.Tool(full)
+	if !ok {
+		return nil, fmt.Errorf("connector %q tool %q: not in the invoke path's table (build the engine from the same platforms)", p.Manifest.ID, t.Name)
 	}
-	e := &toolEntry{platform: p, tool: t, full: full, name: p.toolName(t.Name), schema: as.resolved, args: as}
+	e := &toolEntry{platform: p, t: it, name: p.toolName(t.Name)}
 	if err := s.claim(e.name, "connector "+strconv.Quote(p.Manifest.ID)); err != nil {
 		return nil, err
 	}
@@ -254,6 +251,9 @@ func (s *Server) Connector(id string) (*mcp.Server, bool) {
 // IDs lists the connector ids in order.
 func (s *Server) IDs() []string { return append([]string(nil), s.ids...) }
 
+// Engine is the invoke path the server's tool calls take.
+func (s *Server) Engine() *invoke.Engine { return s.o.Engine }
+
 // ToolNames lists every connector tool's full name, sorted.
 func (s *Server) ToolNames() []string {
 	var out []string
@@ -262,17 +262,6 @@ func (s *Server) ToolNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Call runs a connector tool by full name outside an MCP session and
-// returns its MCP result, as a client would get it (tests compare it with
-// [Server.Invoke], which the host's own features use).
-func (s *Server) Call(ctx context.Context, info *callinfo.Info, name string, args json.RawMessage) *mcp.CallToolResult {
-	e, ok := s.tools[name]
-	if !ok {
-		return toolError(unknownTool(name), callinfo.Summary{Cache: callinfo.Bypass})
-	}
-	return s.run(ctx, info, e, args)
 }
 
 func platformOf(name string) string {

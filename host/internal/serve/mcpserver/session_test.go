@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 )
 
 func TestEndpointSession(t *testing.T) {
@@ -45,7 +47,7 @@ func TestLegacyClientsAreSessions(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string][]string{} // session → tools
 	p := fixtures(t, nil, "")
-	s, err := New(Options{Version: "test", Platforms: []Platform{p}, Logger: quiet, Observe: func(_ context.Context, e CallEvent) {
+	s, err := New(Options{Version: "test", Platforms: []Platform{p}, Logger: quiet, Observe: func(_ context.Context, e invoke.CallEvent) {
 		mu.Lock()
 		seen[e.Session] = append(seen[e.Session], e.Tool)
 		mu.Unlock()

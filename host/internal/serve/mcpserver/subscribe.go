@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 )
 
 // Resource subscriptions, for what does change.
@@ -74,7 +76,7 @@ func (w *watch) subscribe(uri string) error {
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 		"resource %q cannot be subscribed to: platform documents do not change once published. Subscribable here: %s",
-		clipText(uri, 200), strings.Join(w.list(), ", "))}
+		invoke.ClipText(uri, 200), strings.Join(w.list(), ", "))}
 }
 
 // seen records a read's content and says whether it differs from the

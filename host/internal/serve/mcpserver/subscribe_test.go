@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
 // A subscribable host resource: subscribing works and the subscriber is

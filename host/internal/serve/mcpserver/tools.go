@@ -224,12 +224,12 @@ func hostToolDef(ht invoke.HostTool) *mcp.Tool {
 // arguments are checked against its schema first, as a connector tool's
 // are, so that every tool's argument errors read alike; its answer
 // becomes an MCP result as a connector's does.
-func (s *Server) hostToolHandler(ht invoke.HostTool, as *argSchema) mcp.ToolHandler {
+func (s *Server) hostToolHandler(ht invoke.HostTool, as *invoke.ArgSchema) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
 		info := s.newInfo(ctx, req)
 		start := time.Now()
-		args, err := checkArgs(as, req.Params.Arguments)
+		args, err := as.Check(req.Params.Arguments)
 		if err != nil {
 			res := toolError(fmt.Sprintf("%s: invalid arguments: %v", ht.Name, err), info.Summary())
 			s.observe(ctx, ht.Name, invoke.HostPlatform, info, res, start, "invalid_arguments")
@@ -255,18 +255,18 @@ func (s *Server) hostToolHandler(ht invoke.HostTool, as *argSchema) mcp.ToolHand
 func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, args json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
 	ctx = callinfo.With(ctx, info)
-	out, sum, cerr := s.invoke(ctx, info, e, args)
+	out, sum, cerr := s.o.Engine.Call(ctx, info, e.t, args)
 	var res *mcp.CallToolResult
 	outcome := ""
 	if cerr != nil {
-		res, outcome = toolError(cerr.text, sum), cerr.outcome
+		res, outcome = toolError(cerr.Text, sum), cerr.Outcome
 	} else {
 		if hint := dutchHint(e, args, out); hint != "" {
 			sum.Notes = append(sum.Notes, hint)
 		}
 		res = s.result(e, out, sum)
 	}
-	s.observe(ctx, e.full, e.platform.Manifest.ID, info, res, start, outcome)
+	s.observe(ctx, e.t.Full, e.platform.Manifest.ID, info, res, start, outcome)
 	return res
 }
 
@@ -297,7 +297,7 @@ func (s *Server) result(e *toolEntry, out connector.CallResult, sum callinfo.Sum
 // answer is read only when the query reads as English.
 func dutchHint(e *toolEntry, args json.RawMessage, out connector.CallResult) string {
 	sp := e.platform.Manifest.SearchProfile
-	if sp == nil || sp.QueryArg == "" || e.tool.Name != sp.Tool {
+	if sp == nil || sp.QueryArg == "" || e.t.Def.Name != sp.Tool {
 		return ""
 	}
 	var a map[string]any
@@ -317,53 +317,6 @@ func dutchHint(e *toolEntry, args json.RawMessage, out connector.CallResult) str
 	return querylang.Hint(q)
 }
 
-// validate checks arguments against the tool's schema. The error names the
-// argument and says the rule in words (see argerrors.go).
-func (s *Server) validate(e *toolEntry, args json.RawMessage) (json.RawMessage, error) {
-	return checkArgs(e.args, args)
-}
-
-// checkArgs decodes and checks arguments; absent arguments are {}.
-func checkArgs(as *argSchema, args json.RawMessage) (json.RawMessage, error) {
-	args = absentArgs(args)
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %s", clipText(err.Error(), 200))
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("the arguments must be a JSON object of named arguments (got %s)", showKind(v))
-	}
-	if err := as.validate(v); err != nil {
-		return nil, err
-	}
-	return args, nil
-}
-
-// absentArgs returns {} for arguments that are absent (no bytes, or
-// null), and args otherwise.
-func absentArgs(args json.RawMessage) json.RawMessage {
-	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
-		return json.RawMessage("{}")
-	}
-	return args
-}
-
-// cleanSchemaError turns jsonschema-go's "validating root: validating
-// /properties/limit: maximum: 101 is greater than 100" into
-// "argument \"limit\": maximum: 101 is greater than 100".
-func cleanSchemaError(s string) string {
-	s = strings.TrimPrefix(s, "validating root: ")
-	if rest, ok := strings.CutPrefix(s, "validating /properties/"); ok {
-		name, msg, found := strings.Cut(rest, ": ")
-		if found {
-			name = strings.TrimSuffix(name, "/")
-			msg = strings.TrimPrefix(msg, "validating /properties/"+name+": ")
-			return fmt.Sprintf("argument %q: %s", name, msg)
-		}
-	}
-	return s
-}
-
 func meta(sum callinfo.Summary) mcp.Meta {
 	return mcp.Meta{
 		MetaCache:      sum.Cache,
@@ -372,11 +325,11 @@ func meta(sum callinfo.Summary) mcp.Meta {
 	}
 }
 
-// toolError is a tool error result. Its text is cut at MaxErrorText
+// toolError is a tool error result. Its text is cut at invoke.MaxErrorText
 // whoever wrote it (a connector may echo what it was given): an error that
 // fills the assistant's context helps nobody.
 func toolError(msg string, sum callinfo.Summary) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: clipText(msg, MaxErrorText)}}, Meta: meta(sum)}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: invoke.ClipText(msg, invoke.MaxErrorText)}}, Meta: meta(sum)}
 }
 
 // observe logs a finished MCP tool call and tells the observer.
@@ -394,22 +347,8 @@ func (s *Server) observe(ctx context.Context, tool, platform string, info *calli
 	s.record(ctx, tool, platform, info, start, outcome, res.IsError, size, errText)
 }
 
-// record logs a finished tool call, MCP or internal, and tells the
-// observer. size is the bytes of text the result carries (in MCP form);
-// an empty outcome is "ok", or "tool_error" when isError.
+// record logs a finished tool call and tells the observer, as the invoke
+// path records the features' calls.
 func (s *Server) record(ctx context.Context, tool, platform string, info *callinfo.Info, start time.Time, outcome string, isError bool, size int, errText string) {
-	sum := info.Summary()
-	if outcome == "" {
-		outcome = "ok"
-		if isError {
-			outcome = "tool_error"
-		}
-	}
-	elapsed := time.Since(start)
-	s.o.Logger.Info("tool call", "session", info.Session, "tool", tool, "outcome", outcome, "cache", sum.Cache,
-		"queued_ms", sum.Queued.Milliseconds(), "upstream_ms", sum.Upstream.Milliseconds(), "elapsed_ms", elapsed.Milliseconds(),
-		"result_bytes", size, "error", errText)
-	if s.o.Observe != nil {
-		s.o.Observe(ctx, CallEvent{Tool: tool, Platform: platform, Session: info.Session, Outcome: outcome, Summary: sum, Bytes: size, Err: errText, Elapsed: elapsed.Seconds()})
-	}
+	s.o.Engine.Record(ctx, tool, platform, info, start, outcome, isError, size, errText)
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package invoke
 
 import (
 	"bytes"
@@ -45,8 +45,9 @@ const (
 	MaxErrorText = 1600
 )
 
-// argSchema is a tool's input schema as the explanation needs it.
-type argSchema struct {
+// ArgSchema is a tool's input schema, resolved for checking and kept as
+// the explanation of a refusal needs it.
+type ArgSchema struct {
 	root     *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	// order is the order the schema's author listed the top-level
@@ -59,9 +60,9 @@ type argSchema struct {
 	formats map[string]string
 }
 
-// newArgSchema parses and resolves a tool's input schema (raw JSON, a
+// NewArgSchema parses and resolves a tool's input schema (raw JSON, a
 // *jsonschema.Schema, or anything that marshals to a schema).
-func newArgSchema(in any) (*argSchema, error) {
+func NewArgSchema(in any) (*ArgSchema, error) {
 	var raw []byte
 	switch s := in.(type) {
 	case json.RawMessage:
@@ -83,7 +84,7 @@ func newArgSchema(in any) (*argSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &argSchema{root: &schema, resolved: rs, order: propertyOrder(raw)}
+	a := &ArgSchema{root: &schema, resolved: rs, order: propertyOrder(raw)}
 	for name, p := range schema.Properties {
 		if layout, ok := formatLayouts[p.Format]; ok {
 			if a.formats == nil {
@@ -99,6 +100,10 @@ func newArgSchema(in any) (*argSchema, error) {
 	}
 	return a, nil
 }
+
+// Resolved is the schema as jsonschema-go resolved it, the judge of
+// whether arguments fit.
+func (a *ArgSchema) Resolved() *jsonschema.Resolved { return a.resolved }
 
 // propertyOrder returns the keys of the top-level "properties" object in
 // the order they are written.
@@ -136,7 +141,7 @@ func propertyOrder(raw []byte) []string {
 // once instead of repeating a pattern in every tool (which weighs on every
 // assistant's tools/list), and "1 mei 2024" is still refused before the
 // connector runs, in words.
-func (a *argSchema) validate(v any) error {
+func (a *ArgSchema) validate(v any) error {
 	err := a.resolved.Validate(v)
 	if err == nil {
 		obj, _ := v.(map[string]any)
@@ -153,12 +158,12 @@ func (a *argSchema) validate(v any) error {
 	if msg := explainArgs(a, v); msg != "" {
 		return fmt.Errorf("%s", msg)
 	}
-	return fmt.Errorf("%s", clipText(cleanSchemaError(err.Error()), 400))
+	return fmt.Errorf("%s", ClipText(cleanSchemaError(err.Error()), 400))
 }
 
 // explainArgs says in words why v does not fit the schema, or "" when the
 // walk finds nothing (a keyword it does not know).
-func explainArgs(a *argSchema, v any) string {
+func explainArgs(a *ArgSchema, v any) string {
 	w := &walker{root: a.root}
 	w.check(a.root, v, nil)
 	if len(w.problems) == 0 {
@@ -181,7 +186,7 @@ func explainArgs(a *argSchema, v any) string {
 }
 
 // takes lists the tool's arguments, required ones marked.
-func (a *argSchema) takes() string {
+func (a *ArgSchema) takes() string {
 	if len(a.order) == 0 {
 		return "this tool takes no arguments"
 	}
@@ -229,13 +234,13 @@ func (p path) label() string {
 	for _, e := range p[1:] {
 		switch e := e.(type) {
 		case string:
-			inner = append(inner, "field "+quoteName(e))
+			inner = append(inner, "field "+QuoteName(e))
 		case int:
 			inner = append(inner, fmt.Sprintf("item %d", e+1))
 		}
 	}
 	first, _ := p[0].(string)
-	s := "argument " + quoteName(first)
+	s := "argument " + QuoteName(first)
 	if len(inner) > 0 {
 		s += " (" + strings.Join(inner, ", ") + ")"
 	}
@@ -471,7 +476,7 @@ func (w *walker) checkString(s *jsonschema.Schema, v string, p path) bool {
 			if words, known := formatWords[s.Format]; known {
 				w.add("%s must be %s (got %s)", p.label(), words, show(v))
 			} else {
-				w.add("%s must match the pattern %s (got %s)", p.label(), clipText(s.Pattern, 120), show(v))
+				w.add("%s must match the pattern %s (got %s)", p.label(), ClipText(s.Pattern, 120), show(v))
 			}
 			ok = false
 		}
@@ -543,9 +548,9 @@ func (w *walker) checkObject(s *jsonschema.Schema, v map[string]any, p path) boo
 		}
 		if len(missing) == 1 {
 			if len(p) == 0 {
-				w.add("argument %s is required", quoteName(missing[0]))
+				w.add("argument %s is required", QuoteName(missing[0]))
 			} else {
-				w.add("%s %s", what, quoteName(missing[0]))
+				w.add("%s %s", what, QuoteName(missing[0]))
 			}
 		} else {
 			if len(p) == 0 {
@@ -592,7 +597,7 @@ func (w *walker) checkObject(s *jsonschema.Schema, v map[string]any, p path) boo
 			noun = p.label() + " has no field"
 		}
 		if len(unknown) == 1 {
-			w.add("unknown %s %s", noun, quoteName(unknown[0]))
+			w.add("unknown %s %s", noun, QuoteName(unknown[0]))
 		} else {
 			w.add("unknown %ss %s", noun, quoteNames(unknown))
 		}
@@ -797,7 +802,9 @@ func jsonString(s string) string {
 }
 
 // quoteName quotes an argument name, cut when a client sent a long one.
-func quoteName(n string) string {
+// QuoteName is a name as an error shows it: quoted, cut past a bound with
+// its length said (a client may send a name of any size).
+func QuoteName(n string) string {
 	if utf8.RuneCountInString(n) <= maxNameEcho {
 		return jsonString(n)
 	}
@@ -811,7 +818,7 @@ func quoteNames(ns []string) string {
 	}
 	parts := make([]string, len(shown))
 	for i, n := range shown {
-		parts[i] = quoteName(n)
+		parts[i] = QuoteName(n)
 	}
 	s := strings.Join(parts, ", ")
 	if len(ns) > len(shown) {
@@ -823,7 +830,7 @@ func quoteNames(ns []string) string {
 func quoteNamesOr(ns []string) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
-		parts[i] = quoteName(n)
+		parts[i] = QuoteName(n)
 	}
 	if len(parts) <= 1 {
 		return strings.Join(parts, "")
@@ -842,8 +849,8 @@ func cutRunes(s string, n int) string {
 	return s
 }
 
-// clipText cuts s to at most n bytes on a character boundary and says so.
-func clipText(s string, n int) string {
+// ClipText cuts s to at most n bytes on a character boundary and says so.
+func ClipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -874,4 +881,47 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// Check decodes and checks arguments against the schema; absent
+// arguments are {}. The error names the argument and says the rule in
+// words.
+func (as *ArgSchema) Check(args json.RawMessage) (json.RawMessage, error) {
+	args = AbsentArgs(args)
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return nil, fmt.Errorf("arguments are not valid JSON: %s", ClipText(err.Error(), 200))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("the arguments must be a JSON object of named arguments (got %s)", showKind(v))
+	}
+	if err := as.validate(v); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// AbsentArgs returns {} for arguments that are absent (no bytes, or
+// null), and args otherwise.
+func AbsentArgs(args json.RawMessage) json.RawMessage {
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	return args
+}
+
+// cleanSchemaError turns jsonschema-go's "validating root: validating
+// /properties/limit: maximum: 101 is greater than 100" into
+// "argument \"limit\": maximum: 101 is greater than 100".
+func cleanSchemaError(s string) string {
+	s = strings.TrimPrefix(s, "validating root: ")
+	if rest, ok := strings.CutPrefix(s, "validating /properties/"); ok {
+		name, msg, found := strings.Cut(rest, ": ")
+		if found {
+			name = strings.TrimSuffix(name, "/")
+			msg = strings.TrimPrefix(msg, "validating /properties/"+name+": ")
+			return fmt.Sprintf("argument %q: %s", name, msg)
+		}
+	}
+	return s
 }

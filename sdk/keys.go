@@ -70,7 +70,7 @@ func SourceURLKey(raw string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" {
 		return ""
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".") // a root-anchored name is the same host, however many dots
 	for strings.HasPrefix(host, "www.") {
 		host = host[len("www."):]
 	}

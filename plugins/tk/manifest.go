@@ -51,7 +51,7 @@ func manifest() connector.Manifest {
 		DescriptionNL: "Tweede Kamer: Kamerstukken, moties, zaken en activiteiten uit het Gegevensmagazijn.",
 		SearchProfile: &connector.SearchProfile{Tool: "search", FreeText: true, QueryArg: "query", DateFromArg: "date_from", DateToArg: "date_to", MaxLimit: 250, OffsetArg: "offset",
 			Caveat: "words match titles and subjects only",
-			Keys:   []string{connector.KeyTKDocument, connector.KeyKamerstuk}},
+			Keys:   []string{connector.KeyTKDocument, connector.KeyKamerstuk, connector.KeyPublication}},
 		Freshness: &connector.Freshness{Tool: "search", Arguments: json.RawMessage(`{"limit":1,"sort":"date_desc"}`), Reads: connector.FreshnessNewest, Type: "document"},
 		// The record types people see on the search page and the Laadstatus,
 		// in their words: the Gegevensmagazijn's Soort of documents, cases

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/sdk"
+	"github.com/besluitbron/besluitbron/sdk/cite"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -35,6 +36,10 @@ type entitySpec struct {
 	dateField  string   // what date_from/date_to bound
 	selects    string
 	expand     string // navigation read along ("" for none)
+	// lesser is the expand asked for when the platform refuses expand
+	// with HTTP 400 (a renamed navigation): the results then lack what
+	// only the refused navigation gives, and a search still answers.
+	lesser string
 }
 
 var entities = map[string]entitySpec{
@@ -43,7 +48,12 @@ var entities = map[string]entitySpec{
 		selects: "Id,Soort,DocumentNummer,Titel,Onderwerp,Datum,Vergaderjaar,Kamer,Organisatie,ContentType,ContentLength,Volgnummer",
 		// A Kamerstuk's dossier and its Volgnummer in it are its key
 		// "36800-VII-14", the one obk's publication kst-36800-VII-14 has.
-		expand: "Kamerstukdossier($select=Nummer,Toevoeging)",
+		// The current version's ExterneIdentifier is the publication id
+		// itself (ah-tk-20242025-1888): an answer to written questions
+		// has no Kamerstuk number, and only this key joins it to its
+		// copy on obk.
+		expand: "Kamerstukdossier($select=Nummer,Toevoeging),HuidigeDocumentVersie($select=ExterneIdentifier)",
+		lesser: "Kamerstukdossier($select=Nummer,Toevoeging)",
 	},
 	"Zaak": {
 		textFields: []string{"Titel", "Onderwerp"}, dateField: "GestartOp",
@@ -71,6 +81,22 @@ type SearchArgs struct {
 // SearchURL maps search arguments to the platform's request, with the
 // defaults applied. It returns the entity set searched.
 func SearchURL(base string, a SearchArgs) (string, string, error) {
+	return searchURL(base, a, false)
+}
+
+// LesserSearchURL is the request asked again when the platform refuses
+// SearchURL's with HTTP 400: the same search with the lesser expand, so
+// that a renamed navigation costs the results a key, not the search.
+// It is "" when the entity set has no lesser request.
+func LesserSearchURL(base string, a SearchArgs) (string, error) {
+	if e := a.Entity; e != "" && entities[e].lesser == "" {
+		return "", nil
+	}
+	u, _, err := searchURL(base, a, true)
+	return u, err
+}
+
+func searchURL(base string, a SearchArgs, lesser bool) (string, string, error) {
 	if a.Entity == "" {
 		a.Entity = "Document"
 	}
@@ -180,11 +206,15 @@ func SearchURL(base string, a SearchArgs) (string, string, error) {
 	if a.Offset > 0 {
 		skip = strconv.Itoa(a.Offset)
 	}
+	expand := spec.expand
+	if lesser {
+		expand = spec.lesser
+	}
 	// Id breaks ties between equal dates so that pages do not overlap.
 	u := odataURL(base, a.Entity,
 		param{"$filter", strings.Join(filter, " and ")},
 		param{"$select", spec.selects},
-		param{"$expand", spec.expand},
+		param{"$expand", expand},
 		param{"$orderby", spec.dateField + " " + dir + ",Id " + dir},
 		param{"$top", strconv.Itoa(a.Limit)},
 		param{"$skip", skip},
@@ -256,6 +286,21 @@ func (r *record) kamerstukKey() string {
 	return sdk.KamerstukOf(*r.Dossiers[0].Nummer, toev, *r.Volgnummer)
 }
 
+// publicationKey is a Document's Officiële Bekendmakingen publication id,
+// the key obk's copy of it carries (ah-tk-20242025-1888, kst-36800-VII-14),
+// from its current version's ExterneIdentifier; "" when that names no
+// publication (a letter without one, an internal identifier).
+func (r *record) publicationKey() string {
+	if r.Version == nil {
+		return ""
+	}
+	c, ok := cite.PublicationCounterpart(r.Version.ExterneIdentifier)
+	if !ok {
+		return ""
+	}
+	return c.ID
+}
+
 // versie is the expanded HuidigeDocumentVersie of a Document.
 type versie struct {
 	ID                string `json:"Id"`
@@ -278,6 +323,17 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	resp, err := sdk.Get(ctx, h, u, ServiceOData, 1, connector.ClassSearch)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	var refused string
+	// Only a refusal that names the navigation is asked again: another
+	// 400 (a filter the platform will not run) would be refused twice.
+	if resp.Status == 400 && strings.Contains(string(resp.Body), "HuidigeDocumentVersie") {
+		if lu, lerr := LesserSearchURL(base, a); lerr == nil && lu != "" {
+			refused = sdk.CheckStatus(resp).Error()
+			if resp, err = sdk.Get(ctx, h, lu, ServiceOData, 1, connector.ClassSearch); err != nil {
+				return nil, fmt.Errorf("search: %w", err)
+			}
+		}
 	}
 	var c collection
 	if err := sdk.DecodeJSON(resp, "search", &c); err != nil {
@@ -326,6 +382,9 @@ func search(ctx context.Context, h connector.Host, raw json.RawMessage) (any, er
 	if len(dropped) > 0 {
 		out.Notes = append(out.Notes, sdk.DroppedNote("The platform", "results", dropped))
 	}
+	if refused != "" {
+		out.Notes = append(out.Notes, "The platform refused to expand the documents' current version (HuidigeDocumentVersie; "+refused+"): the results carry no publication id, so a copy of one on Officiële Bekendmakingen may be listed as another document.")
+	}
 	out.HasMore = c.hasMore(a.Offset + len(c.Value))
 	if a.Query != "" {
 		out.Notes = append(out.Notes, "Words were matched in titles and subjects only: the Tweede Kamer API has no full-text search.")
@@ -352,7 +411,7 @@ func item(base, entity string, r *record) sdk.Item {
 		it.URL = DocumentPageURL(r.DocumentNummer)
 		extra["resource_url"] = ResourceURL(base, r.ID)
 		set("document_nummer", r.DocumentNummer)
-		it.Keys = sdk.DocKeys{TKDocument: r.DocumentNummer, Kamerstuk: r.kamerstukKey()}.Map()
+		it.Keys = sdk.DocKeys{TKDocument: r.DocumentNummer, Kamerstuk: r.kamerstukKey(), Publication: r.publicationKey()}.Map()
 		set("votes", VotesHint(r.Soort, r.DocumentNummer, false))
 		set("content_type", r.ContentType)
 		if r.ContentLength != nil {

@@ -96,21 +96,21 @@ func TestSearchURL(t *testing.T) {
 		want string
 	}{
 		{"defaults", tk.SearchArgs{},
-			base + "/Document?$filter=Verwijderd%20eq%20false&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29&$orderby=Datum%20desc%2CId%20desc&$top=25&$count=true"},
+			base + "/Document?$filter=Verwijderd%20eq%20false&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29%2CHuidigeDocumentVersie%28%24select%3DExterneIdentifier%29&$orderby=Datum%20desc%2CId%20desc&$top=25&$count=true"},
 		{"words, quote, soort, dates across summer time, paging", tk.SearchArgs{Query: "d'Hondt Woo", Soort: "Motie", DateFrom: "2024-03-01", DateTo: "2024-06-30", Limit: 50, Offset: 100, Sort: "date_asc"},
 			base + "/Document?$filter=" +
 				"Verwijderd%20eq%20false%20and%20Soort%20eq%20%27Motie%27%20and%20Datum%20ge%202024-03-01T00%3A00%3A00%2B01%3A00%20and%20Datum%20lt%202024-07-01T00%3A00%3A00%2B02%3A00" +
 				"%20and%20%28contains%28Titel%2C%27d%27%27Hondt%27%29%20or%20contains%28Onderwerp%2C%27d%27%27Hondt%27%29%29" +
 				"%20and%20%28contains%28Titel%2C%27Woo%27%29%20or%20contains%28Onderwerp%2C%27Woo%27%29%29" +
-				"&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29&$orderby=Datum%20asc%2CId%20asc&$top=50&$skip=100&$count=true"},
+				"&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29%2CHuidigeDocumentVersie%28%24select%3DExterneIdentifier%29&$orderby=Datum%20asc%2CId%20asc&$top=50&$skip=100&$count=true"},
 		{"zaak", tk.SearchArgs{Zaak: "2025z12846", Limit: 250},
-			base + "/Document?$filter=Verwijderd%20eq%20false%20and%20Zaak%2Fany%28z%3Az%2FNummer%20eq%20%272025Z12846%27%29&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29&$orderby=Datum%20desc%2CId%20desc&$top=250&$count=true"},
+			base + "/Document?$filter=Verwijderd%20eq%20false%20and%20Zaak%2Fany%28z%3Az%2FNummer%20eq%20%272025Z12846%27%29&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29%2CHuidigeDocumentVersie%28%24select%3DExterneIdentifier%29&$orderby=Datum%20desc%2CId%20desc&$top=250&$count=true"},
 		{"Zaak dates on GestartOp", tk.SearchArgs{Entity: "Zaak", DateFrom: "2025-01-01"},
 			base + "/Zaak?$filter=Verwijderd%20eq%20false%20and%20GestartOp%20ge%202025-01-01T00%3A00%3A00%2B01%3A00&$select=Id%2CNummer%2CSoort%2CTitel%2COnderwerp%2CStatus%2CGestartOp%2CAfgedaan%2CVergaderjaar%2COrganisatie&$orderby=GestartOp%20desc%2CId%20desc&$top=25&$count=true"},
 		{"Activiteit matches Onderwerp only", tk.SearchArgs{Entity: "Activiteit", Query: "Woo"},
 			base + "/Activiteit?$filter=Verwijderd%20eq%20false%20and%20contains%28Onderwerp%2C%27Woo%27%29&$select=Id%2CNummer%2CSoort%2COnderwerp%2CDatum%2CStatus%2CVergaderjaar%2CVoortouwnaam%2CVoortouwafkorting&$orderby=Datum%20desc%2CId%20desc&$top=25&$count=true"},
 		{"Dutch characters and a phrase", tk.SearchArgs{Query: `"één loket" ijsbaan`},
-			base + "/Document?$filter=Verwijderd%20eq%20false%20and%20%28contains%28Titel%2C%27%C3%A9%C3%A9n%20loket%27%29%20or%20contains%28Onderwerp%2C%27%C3%A9%C3%A9n%20loket%27%29%29%20and%20%28contains%28Titel%2C%27ijsbaan%27%29%20or%20contains%28Onderwerp%2C%27ijsbaan%27%29%29&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29&$orderby=Datum%20desc%2CId%20desc&$top=25&$count=true"},
+			base + "/Document?$filter=Verwijderd%20eq%20false%20and%20%28contains%28Titel%2C%27%C3%A9%C3%A9n%20loket%27%29%20or%20contains%28Onderwerp%2C%27%C3%A9%C3%A9n%20loket%27%29%29%20and%20%28contains%28Titel%2C%27ijsbaan%27%29%20or%20contains%28Onderwerp%2C%27ijsbaan%27%29%29&$select=Id%2CSoort%2CDocumentNummer%2CTitel%2COnderwerp%2CDatum%2CVergaderjaar%2CKamer%2COrganisatie%2CContentType%2CContentLength%2CVolgnummer&$expand=Kamerstukdossier%28%24select%3DNummer%2CToevoeging%29%2CHuidigeDocumentVersie%28%24select%3DExterneIdentifier%29&$orderby=Datum%20desc%2CId%20desc&$top=25&$count=true"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, _, err := tk.SearchURL(base, c.args)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,57 @@ func TestRefuseExpandThroughConnector(t *testing.T) {
 	_, res := getDocument(t, root, LongDocument{Platform: "tk", Arg: "id", ID: "2b4c6d8e-0a1b-4c2d-9e3f-4a5b6c7d8e01"}, 1)
 	if !strings.Contains(res.Text, "Could not find a property named 'HuidigeDocumentVersie'") {
 		t.Errorf("IsError %v: %s", res.IsError, res.Text)
+	}
+}
+
+// searchTK calls tk's search on the Sim.
+func searchTK(t *testing.T, root string, args string) (sdk.SearchResult, connector.CallResult) {
+	t.Helper()
+	p := tk.Plugin()
+	m, err := p.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Call(context.Background(), connector.CallRequest{Tool: "search", Arguments: json.RawMessage(args)}, newSimHost(root, "tk", m.BaseURL))
+	if err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	var out sdk.SearchResult
+	if !res.IsError {
+		if err := json.Unmarshal([]byte(res.Text), &out); err != nil {
+			t.Fatalf("%v: %.300s", err, res.Text)
+		}
+	}
+	return out, res
+}
+
+// TestTKSearchCarriesThePublicationKey: tk's search, whose $expand names
+// two navigations as the platform allows, gives the Kamer answer the
+// publication key obk's copy of it carries (issue 28: without it the two
+// are listed as two documents); when the platform refuses to expand the
+// current version, the search is asked again without it and says so.
+func TestTKSearchCarriesThePublicationKey(t *testing.T) {
+	sim, root, _ := start(t, nil)
+	const args = `{"query":"Antwoord Vermeer Veluwe"}`
+	want := sdk.DocKeys{Publication: "ah-tk-20242025-1888"}.Map()[connector.KeyPublication] // as obk's search keys its record
+	out, res := searchTK(t, root, args)
+	if res.IsError || len(out.Results) != 1 {
+		t.Fatalf("IsError %v: %.500s", res.IsError, res.Text)
+	}
+	if got := out.Results[0].Keys[connector.KeyPublication]; got != want || want == "" {
+		t.Errorf("publication key %q, want %q (keys %v)", got, want, out.Results[0].Keys)
+	}
+	if err := sim.SetFault("tk", Fault{RefuseExpand: true}); err != nil {
+		t.Fatal(err)
+	}
+	out, res = searchTK(t, root, args)
+	if res.IsError || len(out.Results) != 1 {
+		t.Fatalf("refused expand: IsError %v: %.500s", res.IsError, res.Text)
+	}
+	if k := out.Results[0].Keys; k[connector.KeyPublication] != "" || k[connector.KeyTKDocument] != "2025D14101" {
+		t.Errorf("refused expand: keys %v", k)
+	}
+	if !slices.ContainsFunc(out.Notes, func(n string) bool { return strings.Contains(n, "refused to expand") }) {
+		t.Errorf("refused expand: no note in %q", out.Notes)
 	}
 }

@@ -30,10 +30,12 @@ func keyed(id string, items ...sdk.Item) func(context.Context, *callinfo.Info, m
 // (one source URL, spelled three ways), a Tweede Kamer document on opentk
 // and tk (one number) that obk has as a Kamerstuk (tk gives its dossier and
 // number: obk and opentk share no key, and are one document through tk),
-// and results that share nothing. Each document is listed once, in the
-// first section that has it; every other copy is in its also_on with
-// platform, id, url and the key that joined it, and the counts say 9
-// results, 5 documents.
+// a Kamer answer to written questions on the same three (no Kamerstuk:
+// obk's copy has only its publication id, which tk reads from the
+// document's current version, and opentk's only the number), and results
+// that share nothing. Each document is listed once, in the first section
+// that has it; every other copy is in its also_on with platform, id, url
+// and the key that joined it, and the counts say 12 results, 6 documents.
 func TestOneDocumentOnce(t *testing.T) {
 	f := newFake()
 	src := "https://api1.ibabs.eu/publicdownload.aspx?site=soest&id=7"
@@ -45,18 +47,21 @@ func TestOneDocumentOnce(t *testing.T) {
 	f.tools["openarchivaris_search"] = keyed("openarchivaris",
 		sdk.Item{ID: "oa-1", Title: "Raadsvoorstel woningbouw", URL: "https://openarchivaris.nl/d/1", Keys: sdk.DocKeys{SourceURL: src + "#page=2"}.Map()})
 	f.tools["tk_search"] = keyed("tk",
-		sdk.Item{ID: "guid-1", Title: "Antwoord op vragen over woningbouw", URL: "https://www.tweedekamer.nl/d1", Keys: sdk.DocKeys{TKDocument: "2025D05511", Kamerstuk: "36800-VII-14"}.Map()})
+		sdk.Item{ID: "guid-1", Title: "Antwoord op vragen over woningbouw", URL: "https://www.tweedekamer.nl/d1", Keys: sdk.DocKeys{TKDocument: "2025D05511", Kamerstuk: "36800-VII-14"}.Map()},
+		sdk.Item{ID: "guid-2", Title: "Antwoord op vragen over stikstof", URL: "https://www.tweedekamer.nl/d2", Keys: sdk.DocKeys{TKDocument: "2025D14101", Publication: "ah-tk-20242025-1888"}.Map()})
 	f.tools["opentk_search"] = keyed("opentk",
 		sdk.Item{ID: "2025D05511", Title: "Antwoord", URL: "https://berthub.eu/tkconv/document.html?nummer=2025D05511", Keys: sdk.DocKeys{TKDocument: "2025d05511"}.Map()},
+		sdk.Item{ID: "2025D14101", Title: "Antwoord", URL: "https://berthub.eu/tkconv/document.html?nummer=2025D14101", Keys: sdk.DocKeys{TKDocument: "2025D14101"}.Map()},
 		sdk.Item{ID: "2025A00001", Title: "Activiteit"})
 	f.tools["obk_search"] = keyed("obk",
 		sdk.Item{ID: "kst-36800-VII-14", Title: "Antwoord", URL: "https://zoek.officielebekendmakingen.nl/kst-36800-VII-14.html", Keys: sdk.DocKeys{Publication: "kst-36800-VII-14", Kamerstuk: "kst-36800-VII-14"}.Map()},
+		sdk.Item{ID: "ah-tk-20242025-1888", Title: "Antwoord", URL: "https://zoek.officielebekendmakingen.nl/ah-tk-20242025-1888.html", Keys: sdk.DocKeys{Publication: "ah-tk-20242025-1888"}.Map()},
 		// An ECLI obk does not declare: not used, the result stays apart.
 		sdk.Item{ID: "stcrt-2025-1", Title: "Besluit", URL: "https://zoek.officielebekendmakingen.nl/stcrt-2025-1.html", Keys: map[string]string{connector.KeyTKDocument: "2025D05511"}})
 	s := New(Options{Platforms: allPlatforms, Invoke: f.invoke})
 	res := decode(t, s.Handle(context.Background(), nil, json.RawMessage(`{"query":"woningbouw"}`)))
-	if res.ResultCount != 9 || res.DocumentCount != 5 {
-		t.Errorf("result_count %d document_count %d, want 9 and 5", res.ResultCount, res.DocumentCount)
+	if res.ResultCount != 12 || res.DocumentCount != 6 {
+		t.Errorf("result_count %d document_count %d, want 12 and 6", res.ResultCount, res.DocumentCount)
 	}
 	shown := map[string]Item{}
 	seen := map[string]string{}
@@ -92,11 +97,18 @@ func TestOneDocumentOnce(t *testing.T) {
 	if d := cmp.Diff(want, shown["obk/kst-36800-VII-14"].AlsoOn); d != "" {
 		t.Errorf("the TK document's copies (-want +got):\n%s", d)
 	}
+	want = []Copy{
+		{Platform: "opentk", ID: "2025D14101", URL: "https://berthub.eu/tkconv/document.html?nummer=2025D14101", By: "tk_document_number"},
+		{Platform: "tk", ID: "guid-2", URL: "https://www.tweedekamer.nl/d2", By: "publication_id"},
+	}
+	if d := cmp.Diff(want, shown["obk/ah-tk-20242025-1888"].AlsoOn); d != "" {
+		t.Errorf("the Kamer answer's copies (-want +got):\n%s", d)
+	}
 	if _, ok := shown["obk/stcrt-2025-1"]; !ok {
 		t.Error("an undeclared key joined obk's result to the TK document")
 	}
 	for _, sec := range res.Sections {
-		want := map[string]int{"ori": 1, "openarchivaris": 1, "opentk": 1, "tk": 1}[sec.Platform]
+		want := map[string]int{"ori": 1, "openarchivaris": 1, "opentk": 2, "tk": 2}[sec.Platform]
 		if sec.ListedElsewhere != want {
 			t.Errorf("%s: listed_elsewhere %d, want %d", sec.Platform, sec.ListedElsewhere, want)
 		}

@@ -121,6 +121,12 @@
 //     (no title, type or date), with a note. While the platform refuses,
 //     every call repeats the refused requests: answers other than 2xx are
 //     not cached.
+//   - tk_search of documents expands the current version too, for its
+//     publication id (ExterneIdentifier: the key by which an answer to
+//     written questions, no Kamerstuk, meets its copy on obk). A 400 that
+//     names HuidigeDocumentVersie is asked again with the dossier expand
+//     only; the results then lack the publication key, and a note says a
+//     copy on Officiële Bekendmakingen may be listed apart.
 //   - The official XML failing (not published, limit, an error page) falls
 //     back to the Kamer's file, with a note; a file that cannot be read
 //     (Word, ZIP, a scan, a broken PDF) is described instead of read.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/platforms"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 )
@@ -164,13 +165,13 @@ func (h *Host) Summary() []ConnectorSummary {
 	}
 	var out []ConnectorSummary
 	for _, p := range h.platforms {
-		s := ConnectorSummary{ID: p.id, Module: p.cfg.Module, Path: h.cfg.Path(p.cfg.Module), Runtime: p.cfg.Runtime,
-			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id],
-			Asked: p.manifest.ClientFeatures, ClientFeatures: clientFeaturesText(p.id, p.manifest, p.cfg)}
-		s.Granted, _ = p.cfg.Granted(p.manifest)
+		s := ConnectorSummary{ID: p.ID, Module: p.Config.Module, Path: h.cfg.Path(p.Config.Module), Runtime: p.Config.Runtime,
+			SHA256: p.SHA256, Tools: len(p.Manifest.Tools), Unified: h.unified[p.ID],
+			Asked: p.Manifest.ClientFeatures, ClientFeatures: platforms.ClientFeaturesText(p.ID, p.Manifest, p.Config)}
+		s.Granted, _ = p.Config.Granted(p.Manifest)
 		seen := map[string]bool{}
 		for _, c := range h.claims {
-			if c.Platform != p.id || seen[c.Quota] {
+			if c.Platform != p.ID || seen[c.Quota] {
 				continue
 			}
 			seen[c.Quota] = true
@@ -178,7 +179,7 @@ func (h *Host) Summary() []ConnectorSummary {
 			if q := limited[c.Quota]; q != nil {
 				qs.Units, qs.Per = q.Limit.Units, q.Limit.Per
 				for _, u := range q.Users {
-					if u.Platform != p.id && !slices.Contains(qs.SharedWith, u.Platform) {
+					if u.Platform != p.ID && !slices.Contains(qs.SharedWith, u.Platform) {
 						qs.SharedWith = append(qs.SharedWith, u.Platform)
 					}
 				}
@@ -196,7 +197,7 @@ func (h *Host) Summary() []ConnectorSummary {
 func (h *Host) ModuleDigests() map[string]string {
 	out := make(map[string]string, len(h.platforms))
 	for _, p := range h.platforms {
-		out[p.id] = p.sha256
+		out[p.ID] = p.SHA256
 	}
 	return out
 }

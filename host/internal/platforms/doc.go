@@ -6,7 +6,9 @@
 // with its cache and fetch gate on those quotas. It owns what the
 // platforms share once built: the cluster link (when cluster.redis_url is
 // set), the loop that saves the caches and applies `besluitbron cache
-// clear`, and the runtime and admission metrics.
+// clear`, and the runtime and admission metrics; and, for the offline
+// commands (`besluitbron cache stats|clear`), the reading and clearing of
+// the caches it saves.
 //
 // Why a package of its own: construction is most of what a platform is,
 // and it draws on the runtime, upstream and config wings only. Kept in

@@ -1,126 +1,34 @@
 package host
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io/fs"
-	"maps"
-	"os"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/host/internal/upstream/cache"
+	"github.com/besluitbron/besluitbron/host/internal/platforms"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 )
 
 // CacheReport is one platform's saved cache, as `besluitbron cache stats`
-// shows it. Figures are those of the last save: a running server saves
-// every cache.save_interval and at shutdown.
-type CacheReport struct {
-	Connector string `json:"connector"`
-	Dir       string `json:"dir"`
-	// Saved is false when nothing is saved (never run, or cleared).
-	Saved   bool      `json:"saved"`
-	SavedAt time.Time `json:"saved_at,omitzero"`
-	// Version is the BesluitBron version that saved it.
-	Version       string `json:"version,omitempty"`
-	CapacityBytes int    `json:"capacity_bytes,omitempty"`
-	// Entries and MemoryBytes are fastcache's own figures (a value over
-	// 64 KB counts once per 64 KB piece).
-	Entries     uint64 `json:"entries"`
-	MemoryBytes uint64 `json:"memory_bytes"`
-	// ClearPending: `cache clear` was run and no server has applied it yet.
-	ClearPending bool               `json:"clear_pending,omitempty"`
-	Classes      []CacheClassReport `json:"classes,omitempty"`
-	// Problem says why the report is incomplete (unreadable or damaged
-	// snapshot, module not readable), or is empty.
-	Problem string `json:"problem,omitempty"`
-}
+// shows it (package platforms, which writes the caches, reads them).
+type CacheReport = platforms.CacheReport
 
-// CacheClassReport is one class of a platform's saved cache: what it
-// holds (read from the snapshot) and its cumulative counters.
-type CacheClassReport struct {
-	Class string        `json:"class"`
-	TTL   time.Duration `json:"ttl"`
-	// Entries and Bytes held; Expired of them past their TTL (served
-	// only as stale); OtherVersion written by another build than this
-	// binary with the configured module (discarded when requested).
-	Entries      uint64 `json:"entries"`
-	Bytes        uint64 `json:"bytes"`
-	Expired      uint64 `json:"expired"`
-	OtherVersion uint64 `json:"other_version"`
-	cache.Counters
-}
+// CacheClassReport is one class of a platform's saved cache.
+type CacheClassReport = platforms.CacheClassReport
 
 // CacheReports reads every configured platform's saved cache without
 // starting a server. version is this binary's version: entries of another
 // build, or of another module than the configured one, are counted as
 // such.
 func CacheReports(cfg *Config, version string) []CacheReport {
-	root := cfg.Path(cfg.Cache.Dir)
-	var out []CacheReport
-	for _, id := range slices.Sorted(maps.Keys(cfg.Connectors)) {
-		r := CacheReport{Connector: id, ClearPending: root != "" && cache.ClearPending(cache.PlatformDir(root, id))}
-		if root == "" {
-			r.Problem = "cache.dir is empty: caches live in memory only"
-			out = append(out, r)
-			continue
-		}
-		r.Dir = cache.PlatformDir(root, id)
-		m, err := cache.ReadSaved(r.Dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			out = append(out, r)
-			continue
-		case err != nil:
-			r.Problem = err.Error()
-			out = append(out, r)
-			continue
-		}
-		r.Saved, r.SavedAt, r.Version, r.CapacityBytes, r.Entries, r.MemoryBytes = true, m.SavedAt, m.Version, m.MaxBytes, m.Entries, m.MemoryBytes
-		var stamp uint64
-		if wasm, err := os.ReadFile(cfg.Path(cfg.Connectors[id].Module)); err != nil {
-			r.Problem = fmt.Sprintf("connectors.%s.module unreadable (%v): other-version counts are against an unknown module", id, err)
-		} else {
-			sum := sha256.Sum256(wasm)
-			stamp = cache.Stamp(version, hex.EncodeToString(sum[:]))
-		}
-		content, err := cache.Scan(m, stamp, time.Now())
-		if err != nil {
-			r.Problem = fmt.Sprintf("snapshot unreadable, the server will start this platform empty: %v", err)
-		}
-		for _, class := range slices.Sorted(maps.Keys(m.TTL)) {
-			c := content[class]
-			r.Classes = append(r.Classes, CacheClassReport{Class: class, TTL: m.TTL[class], Entries: c.Entries, Bytes: c.Bytes,
-				Expired: c.Expired, OtherVersion: c.OtherVersion, Counters: m.Classes[class]})
-		}
-		out = append(out, r)
-	}
-	return out
+	return platforms.CacheReports(cfg, version)
 }
 
 // ClearCache empties one platform's saved cache and asks a running server
 // to empty its copy (it does within a few seconds). Other platforms are
 // untouched. It returns the report of what was there.
 func ClearCache(cfg *Config, id string) (CacheReport, error) {
-	if _, ok := cfg.Connectors[id]; !ok {
-		return CacheReport{}, fmt.Errorf("no connector %q in the config (configured: %s)", id, strings.Join(slices.Sorted(maps.Keys(cfg.Connectors)), ", "))
-	}
-	root := cfg.Path(cfg.Cache.Dir)
-	if root == "" {
-		return CacheReport{}, fmt.Errorf("cache.dir is empty: caches live in memory only; restart the server to empty them")
-	}
-	dir := cache.PlatformDir(root, id)
-	m, err := cache.RequestClear(dir)
-	r := CacheReport{Connector: id, Dir: dir, Saved: m.Dir != "", SavedAt: m.SavedAt, Version: m.Version, CapacityBytes: m.MaxBytes, Entries: m.Entries, MemoryBytes: m.MemoryBytes}
-	if err != nil {
-		return r, fmt.Errorf("clearing the cache of %s in %s: %w", id, dir, err)
-	}
-	return r, nil
+	return platforms.ClearCache(cfg, id)
 }
 
 // ConnectorSummary describes one loaded connector, for check-config.
@@ -164,13 +72,13 @@ func (h *Host) Summary() []ConnectorSummary {
 	}
 	var out []ConnectorSummary
 	for _, p := range h.platforms {
-		s := ConnectorSummary{ID: p.id, Module: p.cfg.Module, Path: h.cfg.Path(p.cfg.Module), Runtime: p.cfg.Runtime,
-			SHA256: p.sha256, Tools: len(p.manifest.Tools), Unified: h.unified[p.id],
-			Asked: p.manifest.ClientFeatures, ClientFeatures: clientFeaturesText(p.id, p.manifest, p.cfg)}
-		s.Granted, _ = p.cfg.Granted(p.manifest)
+		s := ConnectorSummary{ID: p.ID, Module: p.Config.Module, Path: h.cfg.Path(p.Config.Module), Runtime: p.Config.Runtime,
+			SHA256: p.SHA256, Tools: len(p.Manifest.Tools), Unified: h.unified[p.ID],
+			Asked: p.Manifest.ClientFeatures, ClientFeatures: platforms.ClientFeaturesText(p.ID, p.Manifest, p.Config)}
+		s.Granted, _ = p.Config.Granted(p.Manifest)
 		seen := map[string]bool{}
 		for _, c := range h.claims {
-			if c.Platform != p.id || seen[c.Quota] {
+			if c.Platform != p.ID || seen[c.Quota] {
 				continue
 			}
 			seen[c.Quota] = true
@@ -178,7 +86,7 @@ func (h *Host) Summary() []ConnectorSummary {
 			if q := limited[c.Quota]; q != nil {
 				qs.Units, qs.Per = q.Limit.Units, q.Limit.Per
 				for _, u := range q.Users {
-					if u.Platform != p.id && !slices.Contains(qs.SharedWith, u.Platform) {
+					if u.Platform != p.ID && !slices.Contains(qs.SharedWith, u.Platform) {
 						qs.SharedWith = append(qs.SharedWith, u.Platform)
 					}
 				}
@@ -196,7 +104,7 @@ func (h *Host) Summary() []ConnectorSummary {
 func (h *Host) ModuleDigests() map[string]string {
 	out := make(map[string]string, len(h.platforms))
 	for _, p := range h.platforms {
-		out[p.id] = p.sha256
+		out[p.ID] = p.SHA256
 	}
 	return out
 }

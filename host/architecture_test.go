@@ -13,12 +13,17 @@ package host
 //	           inbound limits, kept results, the pages, the cross-search
 //	           and the Laadstatus;
 //	config/    the admin's configuration;
+//	platforms/ assembling a platform: loading its connector, its quotas,
+//	           cache and fetch gate, the cluster link and the caches'
+//	           upkeep, from runtime/, upstream/ and config/;
 //	testsupport/ helpers for tests only.
 //
 // What catches what: a runtime or upstream package that imports serve/
 // (the fetch path would then know about MCP or pages); a runtime package
 // that imports upstream/ (a connector's runtime reaches the platform only
-// through the connector.Host it is handed); any production package that
+// through the connector.Host it is handed); platforms/ importing serve/
+// (assembling a platform would then know how calls arrive), or any package
+// but the host's importing platforms/; any production package that
 // imports test support, the platform simulator, a connector under
 // plugins/ or the host package itself; a package beyond the MCP edge
 // that imports the go-sdk's MCP types or the MCP server (features answer
@@ -78,6 +83,9 @@ func mayImport(from, to string) (bool, string) {
 	if tw == "" || fw == tw {
 		return true, ""
 	}
+	if tw == "platforms" && from != "host" {
+		return false, "only the host assembles platforms; the wings it assembles them from know nothing of it"
+	}
 	switch fw {
 	case "runtime":
 		return false, "a runtime reaches platforms only through the connector.Host it is handed, and knows nothing of serving"
@@ -85,6 +93,11 @@ func mayImport(from, to string) (bool, string) {
 		return false, "the fetch path knows nothing of how calls arrive (serve) or run (runtime)"
 	case "config":
 		return false, "the configuration depends on no wing"
+	case "platforms":
+		if tw == "serve" {
+			return false, "assembling a platform knows nothing of serving: the host hands in what serving needs (a callback)"
+		}
+		return true, ""
 	case "serve":
 		if tw == "upstream" && to == "host/internal/upstream/callinfo" || to == "host/internal/runtime/admission" {
 			return true, ""
@@ -147,14 +160,14 @@ func violations(graph map[string][]string, internalDirs []string, hostFiles int)
 			}
 		}
 	}
-	allowed := []string{"config", "runtime", "serve", "testsupport", "upstream"}
+	allowed := []string{"config", "platforms", "runtime", "serve", "testsupport", "upstream"}
 	for _, d := range internalDirs {
 		if !slices.Contains(allowed, d) {
-			out = append(out, "host/internal/"+d+": not a wing (runtime, upstream, serve, config, testsupport); put the package in the wing that owns its job")
+			out = append(out, "host/internal/"+d+": not a wing (runtime, upstream, serve, config, platforms, testsupport); put the package in the wing that owns its job")
 		}
 	}
 	if hostFiles > 6 {
-		out = append(out, strconv.Itoa(hostFiles)+" non-test files in host/: at most 6 (the face, the platform's construction, the features, the admin commands, doc)")
+		out = append(out, strconv.Itoa(hostFiles)+" non-test files in host/: at most 6 (the face, the features, the admin commands, doc; platforms are built in host/internal/platforms)")
 	}
 	slices.Sort(out)
 	return out
@@ -208,6 +221,11 @@ func TestArchitectureRulesCatch(t *testing.T) {
 		{map[string][]string{"host/internal/config": {"host/internal/serve/inbound"}}, nil, 5, "depends on no wing"},
 		{map[string][]string{"host/internal/serve/crosssearch": {"go-sdk/mcp"}}, nil, 5, "only the MCP edge"},
 		{map[string][]string{"host/internal/serve/web": {"host/internal/serve/mcpserver"}}, nil, 5, "only the host's face builds the MCP server"},
+		{map[string][]string{"host/internal/platforms": {"host/internal/serve/memo"}}, nil, 5, "assembling a platform knows nothing of serving"},
+		{map[string][]string{"host/internal/serve/web": {"host/internal/platforms"}}, nil, 5, "only the host assembles platforms"},
+		{map[string][]string{"host/internal/upstream/fetch": {"host/internal/platforms"}}, nil, 5, "only the host assembles platforms"},
+		{map[string][]string{"host/internal/runtime/wasmrt": {"host/internal/platforms"}}, nil, 5, "only the host assembles platforms"},
+		{map[string][]string{"host/internal/config": {"host/internal/platforms"}}, nil, 5, "only the host assembles platforms"},
 		{nil, []string{"serve", "ratelimit"}, 5, "host/internal/ratelimit: not a wing"},
 		{nil, nil, 7, "7 non-test files in host/"},
 	} {
@@ -219,8 +237,10 @@ func TestArchitectureRulesCatch(t *testing.T) {
 	ok := map[string][]string{
 		"host/internal/serve/mcpserver":  {"host/internal/upstream/callinfo", "host/internal/runtime/admission", "host/internal/serve/memo", "sdk/connector"},
 		"host/internal/upstream/cluster": {"host/internal/upstream/quota", "sched/schedlua"},
+		"host/internal/platforms":        {"host/internal/runtime/wasmrt", "host/internal/upstream/fetch", "host/internal/config", "sched", "sdk/connector"},
+		"host":                           {"host/internal/platforms", "host/internal/serve/memo"},
 	}
-	if v := violations(ok, []string{"runtime", "serve"}, 5); len(v) > 0 {
+	if v := violations(ok, []string{"runtime", "serve", "platforms"}, 5); len(v) > 0 {
 		t.Errorf("a lawful graph has violations: %v", v)
 	}
 }

@@ -72,9 +72,9 @@ per = "1s"
 	mcp.AddTool(h.mcp.Unified(), &mcp.Tool{Name: "bench_empty"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
-	req := connector.FetchRequest{Method: "GET", URL: p.manifest.BaseURL + "/api/search?query=begroting", Service: p.manifest.Services[0].Name, CacheClass: connector.ClassSearch}
+	req := connector.FetchRequest{Method: "GET", URL: p.Manifest.BaseURL + "/api/search?query=begroting", Service: p.Manifest.Services[0].Name, CacheClass: connector.ClassSearch}
 	mcp.AddTool(h.mcp.Unified(), &mcp.Tool{Name: "bench_fetch"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		resp, err := p.gate.Fetch(ctx, req)
+		resp, err := p.Gate.Fetch(ctx, req)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -9,9 +9,9 @@
 //	defer h.Close(ctx)
 //	err = h.Serve(ctx, ln) // until ctx is done, then a graceful shutdown
 //
-// # How New builds it (host.go, platform.go)
+// # How New builds it (host.go, internal/platforms)
 //
-// The core, per platform and in this order: the runtime that runs the
+// The core, built by package platforms, per platform and in this order: the runtime that runs the
 // connector (runtime/wasmrt or runtime/nativert) and its manifest; the
 // quotas, from every manifest together (upstream/quota: the services of
 // all connectors that name one upstream host share one limiter), shared

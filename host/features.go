@@ -76,21 +76,21 @@ type exposure struct {
 // toolPrefix is the prefix clients see before a platform's tool and prompt
 // names: connectors.<id>.tool_prefix, else "<id>_" (the config's contract,
 // which mcpserver implements when it registers them).
-func (p *platform) toolPrefix() string {
-	if p.cfg.ToolPrefix != nil {
-		return *p.cfg.ToolPrefix
+func toolPrefix(p *platform) string {
+	if p.Config.ToolPrefix != nil {
+		return *p.Config.ToolPrefix
 	}
-	return p.id + "_"
+	return p.ID + "_"
 }
 
 // presentURI is a resource URI as clients see it, under
 // connectors.<id>.resource_base when set.
-func (p *platform) presentURI(uri string) string {
-	if p.cfg.ResourceBase == "" {
+func presentURI(p *platform, uri string) string {
+	if p.Config.ResourceBase == "" {
 		return uri
 	}
-	if rest, ok := strings.CutPrefix(uri, "besluitbron://"+p.id+"/"); ok {
-		return p.cfg.ResourceBase + rest
+	if rest, ok := strings.CutPrefix(uri, "besluitbron://"+p.ID+"/"); ok {
+		return p.Config.ResourceBase + rest
 	}
 	return uri
 }
@@ -100,16 +100,16 @@ func (h *Host) planExposure() exposure {
 	e := exposure{unified: map[string]int{}}
 	for _, p := range h.platforms {
 		var shown, hidden []string
-		for _, t := range p.manifest.Tools {
-			name := p.toolPrefix() + t.Name
-			if p.cfg.Expose && h.cfg.Server.ToolExposed(name) {
+		for _, t := range p.Manifest.Tools {
+			name := toolPrefix(p) + t.Name
+			if p.Config.Expose && h.cfg.Server.ToolExposed(name) {
 				shown = append(shown, name)
 			} else {
 				hidden = append(hidden, name)
 			}
 		}
 		e.tools = append(e.tools, hidden...)
-		e.unified[p.id] = len(shown)
+		e.unified[p.ID] = len(shown)
 		if len(shown) > 0 {
 			e.onUnified = append(e.onUnified, p)
 			continue
@@ -117,11 +117,11 @@ func (h *Host) planExposure() exposure {
 		// A connector with no tool on the unified address takes its
 		// prompts and resources with it: they lead to tools a client
 		// there could not call.
-		for _, pr := range p.manifest.Prompts {
-			e.prompts = append(e.prompts, p.toolPrefix()+pr.Name)
+		for _, pr := range p.Manifest.Prompts {
+			e.prompts = append(e.prompts, toolPrefix(p)+pr.Name)
 		}
-		for _, r := range p.manifest.Resources {
-			e.uris = append(e.uris, p.presentURI(r.URITemplate))
+		for _, r := range p.Manifest.Resources {
+			e.uris = append(e.uris, presentURI(p, r.URITemplate))
 		}
 	}
 	return e
@@ -133,8 +133,8 @@ func (h *Host) planExposure() exposure {
 func (h *Host) exposureWarnings(e exposure, host []invoke.HostTool) []string {
 	var names []string
 	for _, p := range h.platforms {
-		for _, t := range p.manifest.Tools {
-			names = append(names, p.toolPrefix()+t.Name)
+		for _, t := range p.Manifest.Tools {
+			names = append(names, toolPrefix(p)+t.Name)
 		}
 	}
 	for _, t := range host {
@@ -154,11 +154,11 @@ func (h *Host) exposureWarnings(e exposure, host []invoke.HostTool) []string {
 		out = append(out, "the unified address /mcp/unified/v1 serves no tool (connectors.<id>.expose and server.tools hide them all); each connector's own address /mcp/<id>/v1 still serves its tools")
 	}
 	for _, p := range h.platforms {
-		if !p.cfg.Expose {
+		if !p.Config.Expose {
 			continue
 		}
-		if e.unified[p.id] == 0 && len(p.manifest.Tools) > 0 {
-			out = append(out, fmt.Sprintf("connector %s: server.tools matches none of its tools, so the unified address does not serve it (its own address /mcp/%s/v1 does)", p.id, p.id))
+		if e.unified[p.ID] == 0 && len(p.Manifest.Tools) > 0 {
+			out = append(out, fmt.Sprintf("connector %s: server.tools matches none of its tools, so the unified address does not serve it (its own address /mcp/%s/v1 does)", p.ID, p.ID))
 		}
 	}
 	return out
@@ -174,10 +174,10 @@ func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 	var ps []crosssearch.Platform
 	for _, p := range platforms {
 		var tools []string
-		for _, t := range p.manifest.Tools {
+		for _, t := range p.Manifest.Tools {
 			tools = append(tools, t.Name)
 		}
-		ps = append(ps, crosssearch.Platform{ID: p.id, Title: p.manifest.Title, Tools: tools, Profile: p.manifest.SearchProfile})
+		ps = append(ps, crosssearch.Platform{ID: p.ID, Title: p.Manifest.Title, Tools: tools, Profile: p.Manifest.SearchProfile})
 	}
 	o := crosssearch.Options{
 		Platforms: ps,
@@ -201,15 +201,15 @@ func publicInfo() *callinfo.Info { return callinfo.Public() }
 func (h *Host) newStatusJob() *loadstatus.Job {
 	var ts []loadstatus.Target
 	for _, p := range h.platforms {
-		t := loadstatus.Target{ID: p.id, Title: p.manifest.Title, Reach: h.reachProbe(p)}
+		t := loadstatus.Target{ID: p.ID, Title: p.Manifest.Title, Reach: h.reachProbe(p)}
 		// How the platform tells its freshness is its manifest's word:
 		// per-source import state, or the newest result of a search.
-		if fp := p.manifest.Freshness; fp != nil {
+		if fp := p.Manifest.Freshness; fp != nil {
 			of := ""
 			if fp.Reads == connector.FreshnessNewest {
 				of = fp.Type
 			}
-			t.Freshness = loadstatus.FreshnessProbe(h.engine.Invoke, p.id+"_"+fp.Tool, fp.Arguments, of)
+			t.Freshness = loadstatus.FreshnessProbe(h.engine.Invoke, p.ID+"_"+fp.Tool, fp.Arguments, of)
 		}
 		ts = append(ts, t)
 	}
@@ -227,11 +227,11 @@ func (h *Host) newStatusJob() *loadstatus.Job {
 // and waits at the same limit (1 unit of the first declared service) as a
 // tool call, as the public session.
 func (h *Host) reachProbe(p *platform) func(ctx context.Context) (loadstatus.Reach, error) {
-	service := p.manifest.Services[0].Name
+	service := p.Manifest.Services[0].Name
 	return func(ctx context.Context) (loadstatus.Reach, error) {
 		info := publicInfo()
-		resp, err := p.gate.Fetch(callinfo.With(ctx, info), connector.FetchRequest{
-			Method: "HEAD", URL: p.manifest.BaseURL, Service: service, Cost: 1, CacheClass: connector.ClassNone,
+		resp, err := p.Gate.Fetch(callinfo.With(ctx, info), connector.FetchRequest{
+			Method: "HEAD", URL: p.Manifest.BaseURL, Service: service, Cost: 1, CacheClass: connector.ClassNone,
 		})
 		sum := info.Summary()
 		return loadstatus.Reach{Status: resp.Status, Upstream: sum.Upstream, Queued: sum.Queued}, err
@@ -258,7 +258,7 @@ func (h *Host) startStatus(ctx context.Context) (stop func()) {
 func (h *Host) statusOptions() loadstatus.ToolOptions {
 	o := loadstatus.ToolOptions{Enabled: h.cfg.Status.Enabled, PerSource: h.perSourceTitles()}
 	for _, p := range h.platforms {
-		o.IDs = append(o.IDs, p.id)
+		o.IDs = append(o.IDs, p.ID)
 	}
 	return o
 }
@@ -270,8 +270,8 @@ func (h *Host) statusOptions() loadstatus.ToolOptions {
 func (h *Host) perSourceTitles() string {
 	var ts []string
 	for _, p := range h.platforms {
-		if f := p.manifest.Freshness; f != nil && f.Reads == connector.FreshnessSources {
-			ts = append(ts, p.manifest.Title)
+		if f := p.Manifest.Freshness; f != nil && f.Reads == connector.FreshnessSources {
+			ts = append(ts, p.Manifest.Title)
 		}
 	}
 	if len(ts) == 0 {
@@ -318,8 +318,8 @@ func (h *Host) limitOrigin(q *loadstatus.Quota, c quota.Claim) {
 // userLimitFrom is where one connector service's own limit comes from.
 func (h *Host) userLimitFrom(platform, service string) string {
 	for _, p := range h.platforms {
-		if p.id == platform {
-			if _, admin := p.cfg.Limits[service]; admin {
+		if p.ID == platform {
+			if _, admin := p.Config.Limits[service]; admin {
 				return loadstatus.LimitAdmin
 			}
 		}
@@ -331,8 +331,8 @@ func (h *Host) userLimitFrom(platform, service string) string {
 // service is a loaded connector's declared service.
 func (h *Host) service(platform, name string) (connector.Service, bool) {
 	for _, p := range h.platforms {
-		if p.id == platform {
-			return p.manifest.Service(name)
+		if p.ID == platform {
+			return p.Manifest.Service(name)
 		}
 	}
 	return connector.Service{}, false
@@ -367,7 +367,7 @@ func (h *Host) newWeb() *web.Server {
 	if h.lstatus != nil {
 		o.Status = h.lstatus.Snapshot
 	}
-	if h.cl.c != nil {
+	if h.cl != nil {
 		o.Cluster = h.clusterLines
 	}
 	for _, p := range h.platforms {
@@ -381,7 +381,7 @@ func (h *Host) newWeb() *web.Server {
 // webPlatform describes a platform to the pages from its manifest
 // (web.PlatformOf: the pages read the search profile and the type labels
 // as besluitbron_search does).
-func webPlatform(p *platform) (web.Platform, bool) { return web.PlatformOf(p.id, p.manifest) }
+func webPlatform(p *platform) (web.Platform, bool) { return web.PlatformOf(p.ID, p.Manifest) }
 
 // clusterRoutes serves /status/cluster.json: this replica's view of the
 // cluster (each quota, with the connectors that use it, shared, or on its
@@ -397,8 +397,8 @@ func (h *Host) clusterRoutes(mux *http.ServeMux) {
 func (h *Host) clusterJSON(full bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var v any = map[string]any{"enabled": false, "message": "cluster.redis_url is not set: this process schedules on its own."}
-		if h.cl.c != nil {
-			st := h.cl.c.Status()
+		if h.cl != nil {
+			st := h.cl.Status()
 			if !full {
 				st.ReplicaID = ""
 				st.Quotas = slices.Clone(st.Quotas)
@@ -421,7 +421,7 @@ func (h *Host) clusterJSON(full bool) http.Handler {
 // clusterLines words this replica's cluster state for the status page: one
 // summary line, and one line per quota not sharing through Redis.
 func (h *Host) clusterLines() []web.ClusterLine {
-	st := h.cl.c.Status()
+	st := h.cl.Status()
 	lines := []web.ClusterLine{{Text: fmt.Sprintf("Replica %s; %d live replica(s) seen.", st.ReplicaID, st.LiveReplicas)}}
 	shared := 0
 	for _, s := range st.Quotas {
@@ -446,9 +446,9 @@ func (h *Host) clusterLines() []web.ClusterLine {
 // hosts the connectors reach without a limit. Quotas come by name.
 func (h *Host) quotaStatus() []loadstatus.Quota {
 	var modes map[string]cluster.LimiterStatus
-	if h.cl.c != nil {
+	if h.cl != nil {
 		modes = map[string]cluster.LimiterStatus{}
-		for _, st := range h.cl.c.Status().Quotas {
+		for _, st := range h.cl.Status().Quotas {
 			modes[st.Quota] = st
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
+	"github.com/besluitbron/besluitbron/host/internal/platforms"
 	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
@@ -25,6 +26,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
 	"github.com/besluitbron/besluitbron/sched"
 )
@@ -67,14 +69,14 @@ type Host struct {
 	memo      *memo.Store
 	events    mcp.EventStore // kept events of resumable streams (nil: none)
 	metrics   *hostMetrics
-	quotas    []*quota.Limiter // every limited quota, by name (platform.go)
+	set       *platforms.Set   // the platforms and what they share (buildPlatforms)
+	quotas    []*quota.Limiter // every limited quota, by name
 	claims    []quota.Claim    // every service's claim on its quota, limited or not
 	lstatus   *loadstatus.Job  // the Laadstatus job and besluitbron_status (features.go)
 	web       *web.Server      // the pages (features.go)
-	caches    caches
-	cl        clusterState   // the Redis link (platform.go)
-	warnings  []string       // said at start (exposure of the unified address)
-	unified   map[string]int // each connector's tools on the unified address
+	cl        *cluster.Cluster // the Redis link, nil without cluster.redis_url
+	warnings  []string         // said at start (exposure of the unified address)
+	unified   map[string]int   // each connector's tools on the unified address
 }
 
 // New loads every enabled connector and builds the MCP server, in this
@@ -111,7 +113,7 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 			return nil, err
 		}
 	}
-	h.startCaches()
+	h.set.Start()
 	h.ready = true
 	return h, nil
 }
@@ -156,13 +158,40 @@ func newHost(o *Options) *Host {
 	return h
 }
 
+// platform is one loaded connector with its policy, as package platforms
+// equips it.
+type platform = platforms.Platform
+
+// buildPlatforms has package platforms open the cluster link, load every
+// connector's runtime and manifest, build the quotas and equip each
+// platform with its cache and fetch gate; the host keeps what its
+// features read.
+func (h *Host) buildPlatforms(ctx context.Context) error {
+	s, err := platforms.Build(ctx, platforms.Options{
+		Config:           h.cfg,
+		Logger:           h.log,
+		Registerer:       h.registry,
+		Clock:            h.o.Clock,
+		Version:          h.o.Version,
+		CompilationCache: h.ccache,
+		OnClear: func(id string) {
+			if h.memo != nil {
+				h.memo.Clear(id)
+			}
+		},
+	})
+	h.set = s
+	h.platforms, h.quotas, h.claims, h.cl = s.Platforms, s.Quotas, s.Claims, s.Cluster
+	return err
+}
+
 // buildInvoke builds the invoke path every tool call takes, the host's
 // features' and the MCP clients' alike.
 func (h *Host) buildInvoke(context.Context) error {
 	var ps []*invoke.Platform
 	for _, p := range h.platforms {
-		ps = append(ps, &invoke.Platform{Manifest: p.manifest, Connector: p.conn, Host: p.gate,
-			Admission: p.adm, Stamp: h.o.Version + "/" + p.sha256, Reused: p.countReuse})
+		ps = append(ps, &invoke.Platform{Manifest: p.Manifest, Connector: p.Conn, Host: p.Gate,
+			Admission: p.Admission, Stamp: p.Stamp, Reused: p.CountReuse})
 	}
 	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: h.metrics.observe})
 	h.engine = e
@@ -176,7 +205,7 @@ func (h *Host) buildEdges(context.Context) error {
 	plan := h.planExposure()
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
-		plats = append(plats, mcpserver.Platform{Manifest: p.manifest, ToolPrefix: p.cfg.ToolPrefix, ResourceBase: p.cfg.ResourceBase})
+		plats = append(plats, mcpserver.Platform{Manifest: p.Manifest, ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase})
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:       h.o.Version,
@@ -212,8 +241,8 @@ func (h *Host) buildEdges(context.Context) error {
 func instructions(ps []*platform) string {
 	s := "BesluitBron searches and reads Dutch public decision-making. Tools are prefixed by platform:"
 	for _, p := range ps {
-		if pfx := p.toolPrefix(); pfx != "" {
-			s += fmt.Sprintf(" %s = %s;", pfx, p.manifest.Title)
+		if pfx := toolPrefix(p); pfx != "" {
+			s += fmt.Sprintf(" %s = %s;", pfx, p.Manifest.Title)
 		}
 	}
 	return s + " Each tool's description says what it costs; prefer the cheaper route when it also answers the question. Cite results by their url."
@@ -390,9 +419,9 @@ func (h *Host) Connectors() []string { return h.mcp.IDs() }
 // returns the first connector's load error, or ctx's.
 func (h *Host) Ready(ctx context.Context) error {
 	for _, p := range h.platforms {
-		if r, ok := p.conn.(interface{ Ready(context.Context) error }); ok {
+		if r, ok := p.Conn.(interface{ Ready(context.Context) error }); ok {
 			if err := r.Ready(ctx); err != nil {
-				return fmt.Errorf("%s: %w", p.id, err)
+				return fmt.Errorf("%s: %w", p.ID, err)
 			}
 		}
 	}
@@ -401,9 +430,9 @@ func (h *Host) Ready(ctx context.Context) error {
 
 // Close saves the caches and releases every connector.
 func (h *Host) Close(ctx context.Context) error {
-	errs := []error{h.closeCaches(), h.closeCluster()}
-	for _, p := range h.platforms {
-		errs = append(errs, p.conn.Close(ctx))
+	var errs []error
+	if h.set != nil {
+		errs = append(errs, h.set.Close(ctx))
 	}
 	if h.ccache != nil {
 		errs = append(errs, h.ccache.Close(ctx))

@@ -7,8 +7,8 @@ import "time"
 // scheduler knows of a session.
 func SchedulerUsage(h *Host, platform, session string, t time.Time) float64 {
 	for _, p := range h.platforms {
-		if p.id == platform && len(p.limiters) > 0 {
-			return p.limiters[0].Scheduler().UsageAt(t, session)
+		if p.ID == platform && len(p.Limiters) > 0 {
+			return p.Limiters[0].Scheduler().UsageAt(t, session)
 		}
 	}
 	return -1

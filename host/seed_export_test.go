@@ -10,8 +10,8 @@ import (
 // platform's first limited service gives session at t.
 func SchedulerWeight(h *Host, platform, session string, t time.Time) float64 {
 	for _, p := range h.platforms {
-		if p.id == platform && len(p.limiters) > 0 {
-			return p.limiters[0].Scheduler().WeightAt(t, session)
+		if p.ID == platform && len(p.Limiters) > 0 {
+			return p.Limiters[0].Scheduler().WeightAt(t, session)
 		}
 	}
 	return -1
@@ -22,8 +22,8 @@ func SchedulerWeight(h *Host, platform, session string, t time.Time) float64 {
 // there for the pause's end, without queuing again at the fair scheduler.
 func DepartureStats(h *Host, platform string) sched.Stats {
 	for _, p := range h.platforms {
-		if p.id == platform && len(p.limiters) > 0 {
-			return p.limiters[0].Departures().Stats()
+		if p.ID == platform && len(p.Limiters) > 0 {
+			return p.Limiters[0].Departures().Stats()
 		}
 	}
 	return sched.Stats{}
@@ -34,8 +34,8 @@ func DepartureStats(h *Host, platform string) sched.Stats {
 // virtual time wait for its Queued and Calls instead of sleeping.
 func SchedulerStats(h *Host, platform string) sched.Stats {
 	for _, p := range h.platforms {
-		if p.id == platform && len(p.limiters) > 0 {
-			return p.limiters[0].Scheduler().Stats()
+		if p.ID == platform && len(p.Limiters) > 0 {
+			return p.Limiters[0].Scheduler().Stats()
 		}
 	}
 	return sched.Stats{}
@@ -45,8 +45,8 @@ func SchedulerStats(h *Host, platform string) sched.Stats {
 // serves for platform ("" when it has none).
 func ManifestTitle(h *Host, platform string) string {
 	for _, p := range h.platforms {
-		if p.id == platform {
-			return p.manifest.Title
+		if p.ID == platform {
+			return p.Manifest.Title
 		}
 	}
 	return ""

@@ -30,8 +30,8 @@ func get(t *testing.T, url string) (int, string) {
 func (th *testHost) scheduler(t *testing.T, id string) *sched.Scheduler {
 	t.Helper()
 	for _, p := range th.h.platforms {
-		if p.id == id && len(p.limiters) > 0 {
-			return p.limiters[0].Scheduler()
+		if p.ID == id && len(p.Limiters) > 0 {
+			return p.Limiters[0].Scheduler()
 		}
 	}
 	t.Fatalf("no limited platform %q", id)

@@ -21,7 +21,7 @@ func TestWebPlatformDocumentArg(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wp, ok := webPlatform(&platform{id: id, manifest: m})
+		wp, ok := webPlatform(&platform{ID: id, Manifest: m})
 		if !ok || wp.DocumentTool != id+"_get_document" || wp.DocumentArg != "id" {
 			t.Errorf("%s: document tool %q, argument %q (ok %v); want %s_get_document with id", id, wp.DocumentTool, wp.DocumentArg, ok, id)
 		}

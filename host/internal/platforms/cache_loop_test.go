@@ -1,4 +1,4 @@
-package host
+package platforms
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// The host's loop saves a changed cache every save_interval, not before,
+// The save loop saves a changed cache every save_interval, not before,
 // and applies a `cache clear` within clearPoll; in virtual time.
 func TestCacheLoopSavesAndAppliesClears(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -23,9 +23,9 @@ func TestCacheLoopSavesAndAppliesClears(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := &Host{log: slog.New(slog.DiscardHandler)}
+		set := &Set{log: slog.New(slog.DiscardHandler)}
 		stop, done := make(chan struct{}), make(chan struct{})
-		go h.cacheLoop([]*cache.Store{s}, time.Minute, stop, done)
+		go set.cacheLoop([]*cache.Store{s}, time.Minute, stop, done)
 		fill := func(context.Context) (connector.FetchResponse, bool, error) {
 			return connector.FetchResponse{Status: 200, Body: []byte("x")}, true, nil
 		}

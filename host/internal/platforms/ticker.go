@@ -1,4 +1,4 @@
-package host
+package platforms
 
 import (
 	"sync"
@@ -7,7 +7,7 @@ import (
 	"github.com/besluitbron/besluitbron/sched"
 )
 
-// clockTicker ticks every d on the host's clock (Options.Clock, else the
+// clockTicker ticks every d on the set's clock (Options.Clock, else the
 // real one), so that a test's fake clock drives the caches' saves and
 // `cache clear` polls as it drives the schedulers and the TTLs. A tick
 // that finds the previous one unread is dropped, as time.Ticker does.
@@ -18,10 +18,10 @@ type clockTicker struct {
 	stopped bool
 }
 
-func (h *Host) newTicker(d time.Duration) *clockTicker {
+func (s *Set) newTicker(d time.Duration) *clockTicker {
 	var clk sched.Clock = realClock{}
-	if h.o.Clock != nil {
-		clk = h.o.Clock
+	if s.clock != nil {
+		clk = s.clock
 	}
 	k := &clockTicker{C: make(chan struct{}, 1)}
 	var arm func()

@@ -73,7 +73,7 @@ func (h *Host) Summary() []ConnectorSummary {
 	var out []ConnectorSummary
 	for _, p := range h.platforms {
 		s := ConnectorSummary{ID: p.ID, Module: p.Config.Module, Path: h.cfg.Path(p.Config.Module), Runtime: p.Config.Runtime,
-			SHA256: p.SHA256, Tools: len(p.Manifest.Tools), Unified: h.unified[p.ID],
+			SHA256: p.SHA256, Tools: len(p.Manifest.Tools), Unified: h.plan.unified[p.ID],
 			Asked: p.Manifest.ClientFeatures, ClientFeatures: platforms.ClientFeaturesText(p.ID, p.Manifest, p.Config)}
 		s.Granted, _ = p.Config.Granted(p.Manifest)
 		seen := map[string]bool{}

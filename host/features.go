@@ -25,15 +25,17 @@ import (
 )
 
 // buildFeatures builds the host's own features over the invoke path: the
-// Laadstatus job (its checks call tools as the public session), the
-// start's words on what the unified address exposes, and the pages. The
-// host tools (besluitbron_search, besluitbron_status) are built with the
-// MCP server that serves them (buildEdges).
+// Laadstatus job (its checks call tools as the public session), what the
+// unified address exposes and the host tools (besluitbron_search,
+// besluitbron_status) the MCP edge serves, the start's words on them, and
+// the pages.
 func (h *Host) buildFeatures(context.Context) error {
 	h.lstatus = h.newStatusJob()
 	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
-	plan := h.planExposure()
-	h.warnings = h.exposureWarnings(plan, h.hostTools(plan.onUnified))
+	h.statusOpts = h.statusOptions()
+	h.plan = h.planExposure()
+	h.tools = h.hostTools(h.plan.onUnified)
+	h.warnings = h.exposureWarnings(h.plan, h.tools)
 	for _, w := range h.warnings {
 		h.log.Warn(w)
 	}
@@ -51,7 +53,7 @@ func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 	// being true.
 	search := h.searchTools(onUnified)
 	var out []invoke.HostTool
-	for _, t := range append(search, h.lstatus.Tool(h.statusOptions())) {
+	for _, t := range append(search, h.lstatus.Tool(h.statusOpts)) {
 		if h.cfg.Server.ToolExposed(t.Name) {
 			out = append(out, t)
 		}
@@ -193,10 +195,6 @@ func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 	return []invoke.HostTool{s.Tool()}
 }
 
-// publicInfo is a call record of the shared public session: the search
-// page and the maintenance jobs, whose usage the scheduler does not count.
-func publicInfo() *callinfo.Info { return callinfo.Public() }
-
 // newStatusJob builds the Laadstatus job over every loaded platform.
 func (h *Host) newStatusJob() *loadstatus.Job {
 	var ts []loadstatus.Target
@@ -229,7 +227,7 @@ func (h *Host) newStatusJob() *loadstatus.Job {
 func (h *Host) reachProbe(p *platform) func(ctx context.Context) (loadstatus.Reach, error) {
 	service := p.Manifest.Services[0].Name
 	return func(ctx context.Context) (loadstatus.Reach, error) {
-		info := publicInfo()
+		info := callinfo.Public()
 		resp, err := p.Gate.Fetch(callinfo.With(ctx, info), connector.FetchRequest{
 			Method: "HEAD", URL: p.Manifest.BaseURL, Service: service, Cost: 1, CacheClass: connector.ClassNone,
 		})
@@ -294,7 +292,7 @@ func (h *Host) statusResource() mcpserver.HostResource {
 				"Subscribe (resources/subscribe) to be told after every round (every few minutes). Reading it never calls a platform.",
 		},
 		Read: func(context.Context) (string, error) {
-			b, err := h.lstatus.AnswerJSON(h.statusOptions(), "", "")
+			b, err := h.lstatus.AnswerJSON(h.statusOpts, "", "")
 			return string(b), err
 		},
 		Subscribable: true,

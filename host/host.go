@@ -76,7 +76,11 @@ type Host struct {
 	web       *web.Server      // the pages (features.go)
 	cl        *cluster.Cluster // the Redis link, nil without cluster.redis_url
 	warnings  []string         // said at start (exposure of the unified address)
-	unified   map[string]int   // each connector's tools on the unified address
+	plan      exposure         // what the unified address serves (buildFeatures)
+	tools     []invoke.HostTool
+	// statusOpts is what besluitbron_status says of this installation
+	// (fixed once the platforms are loaded).
+	statusOpts loadstatus.ToolOptions
 }
 
 // New loads every enabled connector and builds the MCP server, in this
@@ -202,7 +206,7 @@ func (h *Host) buildInvoke(context.Context) error {
 // and prompts on its own address and the unified one, with the host's
 // tools and the Laadstatus resource, over the invoke path.
 func (h *Host) buildEdges(context.Context) error {
-	plan := h.planExposure()
+	plan := h.plan
 	var plats []mcpserver.Platform
 	for _, p := range h.platforms {
 		plats = append(plats, mcpserver.Platform{Manifest: p.Manifest, ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase})
@@ -211,7 +215,7 @@ func (h *Host) buildEdges(context.Context) error {
 		Version:       h.o.Version,
 		Platforms:     plats,
 		Engine:        h.engine,
-		HostTools:     h.hostTools(plan.onUnified),
+		HostTools:     h.tools,
 		Logger:        h.log,
 		HostResources: []mcpserver.HostResource{h.statusResource()},
 		Instructions:  instructions(plan.onUnified),
@@ -229,7 +233,6 @@ func (h *Host) buildEdges(context.Context) error {
 	u.RemovePrompts(plan.prompts...)
 	u.RemoveResources(plan.uris...)
 	u.RemoveResourceTemplates(plan.uris...)
-	h.unified = plan.unified
 	h.mcp = srv
 	// After every status round: tell besluitbron://status's subscribers.
 	h.lstatus.Notify(func() { srv.ResourceUpdated(context.Background(), statusURI) })

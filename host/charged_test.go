@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,16 +21,7 @@ var chargeDecision = regexp.MustCompile(`\.Public\s*\{|[^A-Za-z]Session\s*:?=\s*
 func chargeDecisions(t *testing.T, dir string) []string {
 	t.Helper()
 	var bad []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "callinfo") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	walkHostSources(t, dir, func(path string) bool { return filepath.Base(path) == "callinfo" }, func(path string) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -43,9 +33,6 @@ func chargeDecisions(t *testing.T, dir string) []string {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return bad
 }
 

@@ -25,22 +25,35 @@ import (
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
+// walkHostSources calls fn with every non-test Go file under dir, testdata
+// folders (guest programs, not the host) and the folders skip names
+// aside; an error of fn or of the walk fails the test.
+func walkHostSources(t *testing.T, dir string, skip func(path string) bool, fn func(path string) error) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || skip != nil && skip(path)) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		return fn(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // hostImportsNoPlugin reports every non-test Go file under dir (testdata
 // folders aside: those are guest programs, not the host) that imports a
 // connector from plugins/.
 func hostImportsNoPlugin(t *testing.T, dir string) []string {
 	t.Helper()
 	var bad []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	walkHostSources(t, dir, nil, func(path string) error {
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
@@ -52,9 +65,6 @@ func hostImportsNoPlugin(t *testing.T, dir string) []string {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return bad
 }
 
@@ -131,16 +141,7 @@ var hostWords = map[string]bool{"document": true, "organization": true, "gemeent
 func hostNamesNoConnector(t *testing.T, dir string, names connectorNames) []string {
 	t.Helper()
 	var bad []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	walkHostSources(t, dir, nil, func(path string) error {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
@@ -171,9 +172,6 @@ func hostNamesNoConnector(t *testing.T, dir string, names connectorNames) []stri
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return bad
 }
 
@@ -227,16 +225,8 @@ func mcpResultReaders(t *testing.T, dir string) []string {
 	const mcpPath = "github.com/modelcontextprotocol/go-sdk/mcp"
 	contentTypes := map[string]bool{"TextContent": true, "ImageContent": true, "AudioContent": true, "EmbeddedResource": true, "ResourceLink": true}
 	var bad []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || filepath.ToSlash(path) == filepath.ToSlash(filepath.Join(dir, "internal", "serve", "mcpserver"))) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	edge := filepath.ToSlash(filepath.Join(dir, "internal", "serve", "mcpserver"))
+	walkHostSources(t, dir, func(path string) bool { return filepath.ToSlash(path) == edge }, func(path string) error {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
@@ -290,15 +280,12 @@ func mcpResultReaders(t *testing.T, dir string) []string {
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return bad
 }
 
 // TestNoFeatureDecodesAnMCPResult: the host's own features (the search
 // page, besluitbron_search, the Laadstatus checks) get a connector's
-// answer from mcpserver.Invoke, as the connector gave it, and MCP results
+// answer from the invoke path (invoke.Engine.Invoke), as the connector gave it, and MCP results
 // exist only at the MCP edge (internal/serve/mcpserver). It catches a feature
 // that calls the MCP path and pulls the answer back out of the
 // *mcp.CallToolResult (a resultText over Content with *mcp.TextContent,

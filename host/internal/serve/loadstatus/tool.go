@@ -101,12 +101,10 @@ func (j *Job) handle(o ToolOptions, raw json.RawMessage) invoke.Answer {
 		Organization string `json:"organization"`
 	}
 	free := callinfo.Summary{Cache: callinfo.Bypass}
-	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
-			return invoke.Failed(fmt.Sprintf("%s: invalid arguments: %v", ToolName, err), free)
-		}
+	// The MCP edge checked raw against the tool's schema before this runs
+	// (no other argument, both strings): reading it is all that is left.
+	if err := json.Unmarshal(invoke.AbsentArgs(raw), &a); err != nil {
+		return invoke.Failed(fmt.Sprintf("%s: invalid arguments: %v", ToolName, err), free)
 	}
 	b, err := j.AnswerJSON(o, a.Platform, a.Organization)
 	if err != nil {

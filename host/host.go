@@ -208,8 +208,8 @@ func (h *Host) buildInvoke(context.Context) error {
 func (h *Host) buildEdges(context.Context) error {
 	plan := h.plan
 	var plats []mcpserver.Platform
-	for _, p := range h.platforms {
-		plats = append(plats, mcpserver.Platform{Manifest: p.Manifest, ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase})
+	for i, p := range h.platforms {
+		plats = append(plats, mcpserver.Platform{Platform: h.engine.Platforms()[i], ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase})
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:       h.o.Version,

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -32,7 +33,7 @@ func FuzzGuestResult(f *testing.F) {
 	}
 	f.Cleanup(func() { c.Close(context.Background()) })
 	m, _ := c.Describe(context.Background())
-	s, err := mcpserver.New(mcpserver.Options{Platforms: []mcpserver.Platform{{Manifest: m, Connector: c}}, Logger: quiet})
+	s, err := mcpserver.New(mcpserver.Options{Platforms: []mcpserver.Platform{{Platform: &invoke.Platform{Manifest: m, Connector: c}}}, Logger: quiet})
 	if err != nil {
 		f.Fatal(err)
 	}

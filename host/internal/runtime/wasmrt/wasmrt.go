@@ -569,17 +569,24 @@ func (c *Connector) release(ctx context.Context, in *instance, healthy bool) {
 	if s := in.stderr.take(); s != "" {
 		c.opts.Logger.Warn("connector wrote to stderr", "connector", c.id, "text", clip(s, 1000))
 	}
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
 	// A linear memory never shrinks: an instance that grew past half its
 	// limit (a very long document) would hold that memory while idle, so
 	// it is closed and the next call gets a fresh one.
-	wanted := len(c.idle) < c.opts.PoolSize || c.opts.Wanted != nil && c.opts.Wanted()
-	keep := healthy && !closed && !in.mod.IsClosed() && wanted
-	if keep && in.mod.Memory().Size() <= uint32(c.opts.MemoryLimitMB)<<19 {
-		c.park(in)
-		return
+	keep := healthy && !in.mod.IsClosed() && in.mod.Memory().Size() <= uint32(c.opts.MemoryLimitMB)<<19
+	if keep {
+		// Counting the idle instances and parking one is one step:
+		// calls ending together would otherwise each see room in the
+		// warm pool and all stay (the idle channel holds MaxInstances,
+		// so parking never blocks under the lock).
+		c.mu.Lock()
+		keep = !c.closed && (len(c.idle) < c.opts.PoolSize || c.opts.Wanted != nil && c.opts.Wanted())
+		if keep {
+			c.park(in)
+		}
+		c.mu.Unlock()
+		if keep {
+			return
+		}
 	}
 	// Broken, closing, grown, or beyond the warm pool: its memory goes back.
 	in.mod.Close(context.WithoutCancel(ctx))

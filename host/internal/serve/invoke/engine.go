@@ -72,6 +72,9 @@ type Engine struct {
 	tools map[string]*Tool // by "<id>_<tool>"
 }
 
+// Platforms are the platforms the engine runs, in the order given.
+func (e *Engine) Platforms() []*Platform { return e.o.Platforms }
+
 // Tool is one connector tool in the table.
 type Tool struct {
 	Platform *Platform

@@ -34,9 +34,9 @@ func realServer(t *testing.T, hostTools ...invoke.HostTool) (*Server, *recorder)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plats = append(plats, Platform{Manifest: m, Connector: rec})
+		plats = append(plats, Platform{Platform: &invoke.Platform{Manifest: m, Connector: rec}})
 	}
-	plats = append(plats, Platform{Manifest: demoManifest, Connector: rec})
+	plats = append(plats, Platform{Platform: &invoke.Platform{Manifest: demoManifest, Connector: rec}})
 	s, err := New(Options{Platforms: plats, HostTools: hostTools, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk"
@@ -63,7 +64,7 @@ func TestClientAnswersAreNeverKept(t *testing.T) {
 	p := askingPlugin(&runs)
 	s, err := New(Options{
 		Version:   "test",
-		Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now}, Stamp: "v1"}},
+		Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now}, Stamp: "v1"}}},
 		Memo:      memo.New(32<<20, nil),
 		Logger:    quiet,
 	})
@@ -121,7 +122,7 @@ func TestClientAnswersAreNeverKept(t *testing.T) {
 func TestSessionClientCapabilities(t *testing.T) {
 	var runs atomic.Int32
 	p := askingPlugin(&runs)
-	s, err := New(Options{Version: "test", Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: time.Now()}, Stamp: "v1"}}, Logger: quiet})
+	s, err := New(Options{Version: "test", Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: time.Now()}, Stamp: "v1"}}}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/plugins/conformance"
 	"github.com/besluitbron/besluitbron/sdk"
@@ -98,7 +99,7 @@ func fixtures(t *testing.T, prefix *string, base string) Platform {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Platform{Manifest: m, Connector: p, Host: sdktest.NewHost(t), ToolPrefix: prefix, ResourceBase: base}
+	return Platform{Platform: &invoke.Platform{Manifest: m, Connector: p, Host: sdktest.NewHost(t)}, ToolPrefix: prefix, ResourceBase: base}
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -190,7 +191,7 @@ func badContent(items ...connector.Content) Platform {
 			return connector.CallResult{Text: "x", Content: items}, nil
 		}},
 	}
-	return Platform{Manifest: p.Manifest, Connector: p}
+	return Platform{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p}}
 }
 
 func TestBadContentIsAToolError(t *testing.T) {

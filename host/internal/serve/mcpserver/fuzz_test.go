@@ -54,7 +54,7 @@ func FuzzToolArguments(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		plats = append(plats, Platform{Manifest: m, Connector: rec})
+		plats = append(plats, Platform{Platform: &invoke.Platform{Manifest: m, Connector: rec}})
 	}
 	s, err := New(Options{Platforms: plats, Logger: quiet})
 	if err != nil {

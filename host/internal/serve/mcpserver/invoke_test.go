@@ -92,7 +92,7 @@ func TestInvokeAgreesWithCall(t *testing.T) {
 	var mu sync.Mutex
 	var events []invoke.CallEvent
 	s, err := New(Options{
-		Platforms: []Platform{{Manifest: p.Manifest, Connector: brokenConnector{p}, Host: &notingHost{validityHost{now: now}}, Stamp: "v1"}},
+		Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: brokenConnector{p}, Host: &notingHost{validityHost{now: now}}, Stamp: "v1"}}},
 		Memo:      memo.New(32<<20, func() time.Time { return now }),
 		Logger:    quiet,
 		Observe: func(_ context.Context, e invoke.CallEvent) {
@@ -256,7 +256,7 @@ func TestStructuredContentIsAnObjectOrNothing(t *testing.T) {
 		p := &sdk.Plugin{Manifest: connector.Manifest{ID: "demo", Version: "1", Title: "Demo", Services: []connector.Service{{Name: "api"}},
 			Tools: []connector.Tool{{Name: "search", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}}}
 		s, err := New(Options{
-			Platforms: []Platform{{Manifest: p.Manifest, Connector: rawConnector{p, c.structured}, Host: &validityHost{now: now}, Stamp: "v1"}},
+			Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: rawConnector{p, c.structured}, Host: &validityHost{now: now}, Stamp: "v1"}}},
 			Memo:      memo.New(32<<20, func() time.Time { return now }),
 		})
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -466,7 +467,7 @@ func gatedServer(t *testing.T, g *gate) *Server {
 			return map[string]any{"ok": true}, nil
 		}},
 	}
-	s, err := New(Options{Version: "test", Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: g}}, Logger: quiet})
+	s, err := New(Options{Version: "test", Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: g}}}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

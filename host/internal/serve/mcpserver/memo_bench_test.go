@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/internal/wasmbuild"
@@ -25,7 +26,7 @@ func BenchmarkKeptResult(b *testing.B) {
 	p := obv.Plugin()
 	now := time.Now()
 	s, err := New(Options{
-		Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now, body: body}, Stamp: "v1"}},
+		Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now, body: body}, Stamp: "v1"}}},
 		Memo:      memo.New(32<<20, func() time.Time { return now }),
 	})
 	if err != nil {

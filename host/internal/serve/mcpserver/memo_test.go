@@ -57,7 +57,7 @@ func TestMemoSkipsTheConnector(t *testing.T) {
 		}
 		clock := now
 		s, err := New(Options{
-			Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now, volatile: volatile}, Stamp: "v1"}},
+			Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now, volatile: volatile}, Stamp: "v1"}}},
 			Memo:      memo.New(32<<20, func() time.Time { return clock }),
 		})
 		if err != nil {
@@ -108,7 +108,7 @@ func TestMemoServesOnlyArgumentsThatPass(t *testing.T) {
 		}},
 	}
 	s, err := New(Options{
-		Platforms: []Platform{{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now}, Stamp: "v1"}},
+		Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: now}, Stamp: "v1"}}},
 		Memo:      memo.New(32<<20, func() time.Time { return now }),
 	})
 	if err != nil {

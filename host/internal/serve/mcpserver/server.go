@@ -11,31 +11,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
-// Platform is one loaded connector as the MCP layer sees it. With
-// Options.Engine set, the engine runs the calls and only the manifest and
-// the names (ToolPrefix, ResourceBase) are read here; without it, New
-// builds the engine over these platforms.
+// Platform is one loaded connector as the MCP layer presents it: the
+// invoke path's platform (the one the engine runs), and how its names
+// look to clients.
 type Platform struct {
-	Manifest  connector.Manifest
-	Connector connector.Connector
-	// Host is the connector's fetch gate.
-	Host connector.Host
-	// Admission, when set, shares the connector's instances fairly between
-	// sessions.
-	Admission *admission.Admission
-	// Stamp identifies the connector's build (the module's sha256) in kept
-	// results' keys.
-	Stamp string
-	// Reused, when set, is told the cache classes of the answers behind a
-	// kept result served instead of running the connector (the platform
-	// cache counts them as hits).
-	Reused func(classes []string)
+	*invoke.Platform
 	// ToolPrefix, when set, replaces "<id>_" before the connector's tool
 	// and prompt names as clients see them ("" for none). The host's own
 	// code keeps calling tools by "<id>_<tool>" (see [invoke.Engine.Invoke]).
@@ -107,7 +92,7 @@ func New(o Options) (*Server, error) {
 	if o.Engine == nil {
 		var ps []*invoke.Platform
 		for _, p := range o.Platforms {
-			ps = append(ps, &invoke.Platform{Manifest: p.Manifest, Connector: p.Connector, Host: p.Host, Admission: p.Admission, Stamp: p.Stamp, Reused: p.Reused})
+			ps = append(ps, p.Platform)
 		}
 		e, err := invoke.New(invoke.Options{Platforms: ps, Memo: o.Memo, Logger: o.Logger, Observe: o.Observe})
 		if err != nil {

@@ -119,6 +119,8 @@ func TestSubscribeToWhatChanges(t *testing.T) {
 
 // withoutSubscriptions is p with no resource marked subscribable.
 func withoutSubscriptions(p Platform) Platform {
+	ip := *p.Platform // a platform of its own, not the caller's
+	p.Platform = &ip
 	rs := append([]connector.ResourceTemplate(nil), p.Manifest.Resources...)
 	for i := range rs {
 		rs[i].Subscribable = false

@@ -18,17 +18,23 @@
 // through Redis when a cluster is configured (upstream/cluster decorates
 // each quota); the platform's cache (upstream/cache, with the cluster's
 // full-text tier behind it); the fetch gate over both (upstream/fetch);
-// and fair admission to its instances (runtime/admission). Then the
-// host's own features (features.go): the Laadstatus job, the host tools,
-// the MCP server with every tool, and the pages. The offline commands
-// (`besluitbron cache stats|clear`, check-config's summary) are admin.go.
+// and fair admission to its instances (runtime/admission); what the
+// unified address exposes of them (platforms.Exposure). Then the invoke
+// path over them (serve/invoke), the host's own features (features.go:
+// the Laadstatus job and its quota report, the host tools, the pages) and
+// the MCP edge over all of it. The offline commands (`besluitbron cache
+// stats|clear`, check-config's summary) are admin.go, answered by
+// package platforms.
 //
 // # How a call flows
 //
 //  1. serve/inbound: the Origin check and the client limits (process,
 //     connector, session, address) answer before anything else runs.
-//  2. serve/mcpserver: the tool's arguments are checked against its
-//     schema, with errors in words; a kept result (serve/memo) whose
+//  2. serve/invoke, the one invoke path under every edge: the tool's
+//     arguments are checked against its schema, with errors in words
+//     (serve/mcpserver, the MCP edge, has decoded the request and asked
+//     upstream/callinfo.ChargedTo who the call is charged to); a kept
+//     result (serve/memo) whose
 //     upstream answers are all still cached answers at once; otherwise
 //     runtime/admission admits the call to a connector instance by the
 //     scheduler's weights.
@@ -39,10 +45,11 @@
 //     then the answer is cached and the quota learns from its 429s and
 //     RateLimit headers. Every layer adds to the call's record
 //     (upstream/callinfo): cache outcome, time queued and upstream, notes.
-//  4. serve/mcpserver turns the connector's result and the record into the
-//     MCP result (_meta: cache, queued_ms, upstream_ms). The host's own
-//     features take the same path up to here through Invoke, and get the
-//     connector's result itself, not an MCP result.
+//  4. serve/invoke makes the connector's result and the record an
+//     invoke.Answer; only the MCP edge turns it into an MCP result
+//     (_meta: cache, queued_ms, upstream_ms). The host's own features
+//     (besluitbron_search, the pages, the Laadstatus) take the same path
+//     through Engine.Invoke and read the Answer itself.
 //
 // A Host is safe for concurrent use.
 package host

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -33,9 +32,13 @@ func (h *Host) buildFeatures(context.Context) error {
 	h.lstatus = h.newStatusJob()
 	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
 	h.statusOpts = h.statusOptions()
-	h.plan = h.planExposure()
-	h.tools = h.hostTools(h.plan.onUnified)
-	h.warnings = h.exposureWarnings(h.plan, h.tools)
+	h.plan = h.set.PlanExposure()
+	h.tools = h.hostTools(h.plan.OnUnified)
+	var names []string
+	for _, t := range h.tools {
+		names = append(names, t.Name)
+	}
+	h.warnings = h.set.ExposureWarnings(h.plan, names)
 	for _, w := range h.warnings {
 		h.log.Warn(w)
 	}
@@ -59,115 +62,6 @@ func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 		}
 	}
 	return out
-}
-
-// exposure is what the unified address (/mcp/unified/v1, /sse, stdio)
-// serves, from connectors.<id>.expose and server.tools. Each connector's
-// own address serves all of it regardless.
-type exposure struct {
-	// onUnified are the platforms served on the unified address: expose
-	// not false and at least one tool matching server.tools.
-	onUnified []*platform
-	// hidden are the connector tool, prompt and resource names the
-	// unified address must not serve, as clients see them.
-	tools, prompts, uris []string
-	// unified counts each connector's tools served on the unified address.
-	unified map[string]int
-}
-
-// toolPrefix is the prefix clients see before a platform's tool and prompt
-// names: connectors.<id>.tool_prefix, else "<id>_" (the config's contract,
-// which mcpserver implements when it registers them).
-func toolPrefix(p *platform) string {
-	if p.Config.ToolPrefix != nil {
-		return *p.Config.ToolPrefix
-	}
-	return p.ID + "_"
-}
-
-// presentURI is a resource URI as clients see it, under
-// connectors.<id>.resource_base when set.
-func presentURI(p *platform, uri string) string {
-	if p.Config.ResourceBase == "" {
-		return uri
-	}
-	if rest, ok := strings.CutPrefix(uri, "besluitbron://"+p.ID+"/"); ok {
-		return p.Config.ResourceBase + rest
-	}
-	return uri
-}
-
-// planExposure decides what the unified address serves.
-func (h *Host) planExposure() exposure {
-	e := exposure{unified: map[string]int{}}
-	for _, p := range h.platforms {
-		var shown, hidden []string
-		for _, t := range p.Manifest.Tools {
-			name := toolPrefix(p) + t.Name
-			if p.Config.Expose && h.cfg.Server.ToolExposed(name) {
-				shown = append(shown, name)
-			} else {
-				hidden = append(hidden, name)
-			}
-		}
-		e.tools = append(e.tools, hidden...)
-		e.unified[p.ID] = len(shown)
-		if len(shown) > 0 {
-			e.onUnified = append(e.onUnified, p)
-			continue
-		}
-		// A connector with no tool on the unified address takes its
-		// prompts and resources with it: they lead to tools a client
-		// there could not call.
-		for _, pr := range p.Manifest.Prompts {
-			e.prompts = append(e.prompts, toolPrefix(p)+pr.Name)
-		}
-		for _, r := range p.Manifest.Resources {
-			e.uris = append(e.uris, presentURI(p, r.URITemplate))
-		}
-	}
-	return e
-}
-
-// exposureWarnings are the start's words about server.tools and expose:
-// a pattern that matches no tool (a likely typo, e.g. "<id>-*"), and a
-// unified address left with no tool at all.
-func (h *Host) exposureWarnings(e exposure, host []invoke.HostTool) []string {
-	var names []string
-	for _, p := range h.platforms {
-		for _, t := range p.Manifest.Tools {
-			names = append(names, toolPrefix(p)+t.Name)
-		}
-	}
-	for _, t := range host {
-		names = append(names, t.Name)
-	}
-	var out []string
-	for i, pat := range h.cfg.Server.Tools {
-		if !slices.ContainsFunc(names, func(n string) bool { return onePatternMatches(pat, n) }) {
-			out = append(out, fmt.Sprintf("server.tools[%d] %q matches no tool (tool names are <id>_<tool>, such as <id>_search; see tools/list on /mcp/<id>/v1)", i, pat))
-		}
-	}
-	served := len(host)
-	for _, n := range e.unified {
-		served += n
-	}
-	if served == 0 {
-		out = append(out, "the unified address /mcp/unified/v1 serves no tool (connectors.<id>.expose and server.tools hide them all); each connector's own address /mcp/<id>/v1 still serves its tools")
-	}
-	for _, p := range h.platforms {
-		if !p.Config.Expose {
-			continue
-		}
-		if e.unified[p.ID] == 0 && len(p.Manifest.Tools) > 0 {
-			out = append(out, fmt.Sprintf("connector %s: server.tools matches none of its tools, so the unified address does not serve it (its own address /mcp/%s/v1 does)", p.ID, p.ID))
-		}
-	}
-	return out
-}
-
-func onePatternMatches(pattern, name string) bool {
-	return config.Server{Tools: []string{pattern}}.ToolExposed(name)
 }
 
 // searchTools returns besluitbron_search, the cross-platform search over
@@ -366,7 +260,12 @@ func (h *Host) newWeb() *web.Server {
 		o.Status = h.lstatus.Snapshot
 	}
 	if h.cl != nil {
-		o.Cluster = h.clusterLines
+		o.Cluster = func() (ls []web.ClusterLine) {
+			for _, l := range h.cl.Lines() {
+				ls = append(ls, web.ClusterLine(l))
+			}
+			return ls
+		}
 	}
 	for _, p := range h.platforms {
 		if wp, ok := webPlatform(p); ok {
@@ -380,64 +279,6 @@ func (h *Host) newWeb() *web.Server {
 // (web.PlatformOf: the pages read the search profile and the type labels
 // as besluitbron_search does).
 func webPlatform(p *platform) (web.Platform, bool) { return web.PlatformOf(p.ID, p.Manifest) }
-
-// clusterRoutes serves /status/cluster.json: this replica's view of the
-// cluster (each quota, with the connectors that use it, shared, or on its
-// own share while Redis is unreachable).
-func (h *Host) clusterRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /status/cluster.json", h.monitored(h.clusterJSON(false)))
-}
-
-// clusterJSON answers /status/cluster.json. The public address's (full
-// false) leaves out the replica's id (by default the host name and pid)
-// and the last Redis errors (they name Redis's address): those are for
-// server.admin_addr.
-func (h *Host) clusterJSON(full bool) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var v any = map[string]any{"enabled": false, "message": "cluster.redis_url is not set: this process schedules on its own."}
-		if h.cl != nil {
-			st := h.cl.Status()
-			if !full {
-				st.ReplicaID = ""
-				st.Quotas = slices.Clone(st.Quotas)
-				for i := range st.Quotas {
-					st.Quotas[i].LastError = ""
-				}
-			}
-			v = struct {
-				Enabled bool `json:"enabled"`
-				cluster.Status
-			}{true, st}
-		}
-		b, _ := json.MarshalIndent(v, "", "  ")
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(b)
-	})
-}
-
-// clusterLines words this replica's cluster state for the status page: one
-// summary line, and one line per quota not sharing through Redis.
-func (h *Host) clusterLines() []web.ClusterLine {
-	st := h.cl.Status()
-	lines := []web.ClusterLine{{Text: fmt.Sprintf("Replica %s; %d live replica(s) seen.", st.ReplicaID, st.LiveReplicas)}}
-	shared := 0
-	for _, s := range st.Quotas {
-		if s.Mode == cluster.Shared.String() {
-			shared++
-			continue
-		}
-		var users []string
-		for _, u := range s.Connectors {
-			users = append(users, u.Platform+" ("+u.Service+")")
-		}
-		lines = append(lines, web.ClusterLine{Text: s.Quota + " [" + strings.Join(users, ", ") + "]: " + s.Message, Warn: true})
-	}
-	if shared > 0 {
-		lines = append(lines, web.ClusterLine{Text: fmt.Sprintf("%d quota(s) shared with every replica through Redis.", shared)})
-	}
-	return lines
-}
 
 // quotaStatus describes every quota for the status pages and
 // besluitbron_status: the limited ones with their state now, then the

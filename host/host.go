@@ -67,16 +67,15 @@ type Host struct {
 	ready     bool
 	registry  *prometheus.Registry
 	memo      *memo.Store
-	events    mcp.EventStore // kept events of resumable streams (nil: none)
-	metrics   *hostMetrics
-	set       *platforms.Set   // the platforms and what they share (buildPlatforms)
-	quotas    []*quota.Limiter // every limited quota, by name
-	claims    []quota.Claim    // every service's claim on its quota, limited or not
-	lstatus   *loadstatus.Job  // the Laadstatus job and besluitbron_status (features.go)
-	web       *web.Server      // the pages (features.go)
-	cl        *cluster.Cluster // the Redis link, nil without cluster.redis_url
-	warnings  []string         // said at start (exposure of the unified address)
-	plan      exposure         // what the unified address serves (buildFeatures)
+	events    mcp.EventStore     // kept events of resumable streams (nil: none)
+	set       *platforms.Set     // the platforms and what they share (buildPlatforms)
+	quotas    []*quota.Limiter   // every limited quota, by name
+	claims    []quota.Claim      // every service's claim on its quota, limited or not
+	lstatus   *loadstatus.Job    // the Laadstatus job and besluitbron_status (features.go)
+	web       *web.Server        // the pages (features.go)
+	cl        *cluster.Cluster   // the Redis link, nil without cluster.redis_url
+	warnings  []string           // said at start (exposure of the unified address)
+	plan      platforms.Exposure // what the unified address serves (buildFeatures)
 	tools     []invoke.HostTool
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
@@ -136,7 +135,6 @@ func newHost(o *Options) *Host {
 		h.log = slog.Default()
 	}
 	h.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	h.metrics = newHostMetrics(h.registry)
 	if mb := h.cfg.Server.EventStoreMB; mb > 0 {
 		// The events of every stream, for clients that resume one.
 		es := eventstore.New(mb << 20)
@@ -197,7 +195,7 @@ func (h *Host) buildInvoke(context.Context) error {
 		ps = append(ps, &invoke.Platform{Manifest: p.Manifest, Connector: p.Conn, Host: p.Gate,
 			Admission: p.Admission, Stamp: p.Stamp, Reused: p.CountReuse})
 	}
-	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: h.metrics.observe})
+	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: invoke.Metrics(h.registry)})
 	h.engine = e
 	return err
 }
@@ -218,7 +216,7 @@ func (h *Host) buildEdges(context.Context) error {
 		HostTools:     h.tools,
 		Logger:        h.log,
 		HostResources: []mcpserver.HostResource{h.statusResource()},
-		Instructions:  instructions(plan.onUnified),
+		Instructions:  plan.Instructions(),
 	})
 	if err != nil {
 		return err
@@ -229,26 +227,14 @@ func (h *Host) buildEdges(context.Context) error {
 	// tool stays callable through the invoke path, which the search page
 	// and besluitbron_search use.
 	u := srv.Unified()
-	u.RemoveTools(plan.tools...)
-	u.RemovePrompts(plan.prompts...)
-	u.RemoveResources(plan.uris...)
-	u.RemoveResourceTemplates(plan.uris...)
+	u.RemoveTools(plan.Tools...)
+	u.RemovePrompts(plan.Prompts...)
+	u.RemoveResources(plan.URIs...)
+	u.RemoveResourceTemplates(plan.URIs...)
 	h.mcp = srv
 	// After every status round: tell besluitbron://status's subscribers.
 	h.lstatus.Notify(func() { srv.ResourceUpdated(context.Background(), statusURI) })
 	return nil
-}
-
-// instructions tell a client of the unified address which platforms it
-// serves, by the prefix of their tools.
-func instructions(ps []*platform) string {
-	s := "BesluitBron searches and reads Dutch public decision-making. Tools are prefixed by platform:"
-	for _, p := range ps {
-		if pfx := toolPrefix(p); pfx != "" {
-			s += fmt.Sprintf(" %s = %s;", pfx, p.Manifest.Title)
-		}
-	}
-	return s + " Each tool's description says what it costs; prefer the cheaper route when it also answers the question. Cite results by their url."
 }
 
 // Handler is the whole HTTP surface: the MCP addresses (behind the client
@@ -277,7 +263,6 @@ func (h *Host) Handler() http.Handler {
 	mux.Handle("/mcp/", guarded)
 	mux.Handle("/sse", guarded) // the unified tools for HTTP+SSE clients that look there
 	h.routes(mux)
-	h.clusterRoutes(mux)
 	return h.guardPages(guarded, mux)
 }
 
@@ -443,41 +428,6 @@ func (h *Host) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// hostMetrics are the tool-call figures.
-type hostMetrics struct {
-	calls    *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-	queued   *prometheus.HistogramVec
-	upstream *prometheus.HistogramVec
-}
-
-func newHostMetrics(reg prometheus.Registerer) *hostMetrics {
-	buckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
-	m := &hostMetrics{
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "besluitbron_tool_calls_total", Help: "Tool calls by tool, outcome and cache outcome.",
-		}, []string{"tool", "outcome", "cache"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "besluitbron_tool_call_seconds", Help: "Tool call latency.", Buckets: buckets,
-		}, []string{"tool"}),
-		queued: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "besluitbron_tool_queued_seconds", Help: "Time a tool call waited at platform limits.", Buckets: buckets,
-		}, []string{"platform"}),
-		upstream: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "besluitbron_tool_upstream_seconds", Help: "Time a tool call spent waiting for the platform.", Buckets: buckets,
-		}, []string{"platform"}),
-	}
-	reg.MustRegister(m.calls, m.duration, m.queued, m.upstream)
-	return m
-}
-
-func (m *hostMetrics) observe(_ context.Context, e invoke.CallEvent) {
-	m.calls.WithLabelValues(e.Tool, e.Outcome, e.Summary.Cache).Inc()
-	m.duration.WithLabelValues(e.Tool).Observe(e.Elapsed)
-	m.queued.WithLabelValues(e.Platform).Observe(e.Summary.Queued.Seconds())
-	m.upstream.WithLabelValues(e.Platform).Observe(e.Summary.Upstream.Seconds())
-}
-
 // protect wraps the MCP addresses with the transport checks (Origin) and
 // the client rate limits of [mcp_rate_limit]: one bucket for the process,
 // one per connector on every address (and one for the calls that touch no
@@ -524,7 +474,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		if err != nil {
 			panic(fmt.Sprintf("mcp_rate_limit: %v", err))
 		}
-		route = messageRoute(ids, h.mcp.Owners())
+		route = h.mcp.Route()
 	}
 	now := h.now
 	g := inbound.NewGuard(next, inbound.GuardOptions{
@@ -560,35 +510,6 @@ func clientLimit(rl config.RateLimit) inbound.Limit {
 	return def
 }
 
-// messageRoute names the connector bucket of a message sent to an MCP
-// address: the address's own connector, or on the addresses serving every
-// connector the owner of the tool or resource it names.
-func messageRoute(ids []string, owners *mcpserver.Owners) func(string, inbound.Message) (string, bool) {
-	fixed := make(map[string]string, len(ids))
-	for _, id := range ids {
-		fixed["/mcp/"+id+"/v1"] = id
-	}
-	return func(address string, m inbound.Message) (string, bool) {
-		if id, ok := fixed[address]; ok {
-			return id, true
-		}
-		if address != "/mcp/unified/v1" && address != "/sse" {
-			return "", false
-		}
-		switch m.Method {
-		case "tools/call":
-			if id, ok := owners.Tool(m.Tool); ok {
-				return id, true
-			}
-		case "resources/read":
-			if id, ok := owners.Resource(m.URI); ok {
-				return id, true
-			}
-		}
-		return inbound.NoConnector, true
-	}
-}
-
 // clientAddr is the client's address as the limits and the scheduler see
 // it: the connection's peer, or the forwarded address when the peer is in
 // server.trusted_proxies. The MCP layer uses it as the session of clients
@@ -610,6 +531,9 @@ func (h *Host) routes(mux *http.ServeMux) {
 	if h.cfg.Server.AdminAddr == "" {
 		mux.Handle("GET /metrics", h.monitored(h.metricsHandler()))
 	}
+	// This replica's view of the cluster; the Redis address and errors
+	// only on the admin address.
+	mux.Handle("GET /status/cluster.json", h.monitored(cluster.StatusHandler(h.cl, false)))
 	h.healthRoutes(mux)
 	h.webRoutes(mux)
 }
@@ -635,7 +559,7 @@ func (h *Host) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", h.metricsHandler())
 	h.healthRoutes(mux)
-	mux.Handle("GET /status/cluster.json", h.clusterJSON(true))
+	mux.Handle("GET /status/cluster.json", cluster.StatusHandler(h.cl, true))
 	return mux
 }
 

@@ -8,7 +8,10 @@
 // set), the loop that saves the caches and applies `besluitbron cache
 // clear`, and the runtime and admission metrics; and, for the offline
 // commands (`besluitbron cache stats|clear`), the reading and clearing of
-// the caches it saves.
+// the caches it saves; and the facts about the set that the host's edges
+// read: what the unified address exposes of it under server.tools and
+// connectors.<id>.expose (Exposure, with the start's warnings and the
+// unified address's instructions) and check-config's Summary.
 //
 // Why a package of its own: construction is most of what a platform is,
 // and it draws on the runtime, upstream and config wings only. Kept in

@@ -1,6 +1,10 @@
 package mcpserver
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
+)
 
 // Owners says which connector serves a name clients use, as the host
 // registered it: tools by the name clients call (after
@@ -50,4 +54,36 @@ func (o *Owners) Resource(uri string) (id string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// Route names the connector bucket of the client limits a message sent to
+// an MCP address counts against: the address's own connector, or on the
+// addresses serving every connector (/mcp/unified/v1, /sse) the owner of
+// the tool or resource it names, else inbound.NoConnector. Other
+// addresses are not MCP addresses (false).
+func (s *Server) Route() func(address string, m inbound.Message) (string, bool) {
+	owners := s.Owners()
+	fixed := make(map[string]string, len(s.ids))
+	for _, id := range s.ids {
+		fixed["/mcp/"+id+"/v1"] = id
+	}
+	return func(address string, m inbound.Message) (string, bool) {
+		if id, ok := fixed[address]; ok {
+			return id, true
+		}
+		if address != "/mcp/unified/v1" && address != "/sse" {
+			return "", false
+		}
+		switch m.Method {
+		case "tools/call":
+			if id, ok := owners.Tool(m.Tool); ok {
+				return id, true
+			}
+		case "resources/read":
+			if id, ok := owners.Resource(m.URI); ok {
+				return id, true
+			}
+		}
+		return inbound.NoConnector, true
+	}
 }

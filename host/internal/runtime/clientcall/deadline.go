@@ -80,6 +80,19 @@ func (c *callCtx) Err() error {
 		defer c.mu.Unlock()
 		return c.err
 	}
+	// A deadline that has passed counts at once too, before its timer's
+	// callback has run: on a busy machine that callback can run well
+	// after the deadline, and a call that finished in between would
+	// otherwise pass for one that kept its bound.
+	c.mu.Lock()
+	late := c.paused == 0 && !time.Now().Before(c.at)
+	c.mu.Unlock()
+	if late {
+		c.end(context.DeadlineExceeded)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.err
+	}
 	return nil
 }
 

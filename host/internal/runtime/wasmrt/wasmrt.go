@@ -636,6 +636,12 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 		return connector.CallResult{}, fmt.Errorf("connector %q: malformed result: %v", c.id, err)
 	}
 	c.release(ctx, inst, true)
+	if err := ctx.Err(); err != nil {
+		// The guest answered after its deadline (or after its client
+		// left): the bound holds whether or not the runtime stopped it in
+		// time, which on a busy machine it may not have.
+		return connector.CallResult{}, c.describeErr(ctx, err, "")
+	}
 	return res, nil
 }
 

@@ -4,7 +4,8 @@
 # then a summary with each step's outcome and wall time. Exits non-zero
 # when any step failed. The three client steps (TypeScript client,
 # conformance, README's clients) mostly wait on Node and loopback I/O:
-# they run side by side with the race detector, each into a log of its own
+# they and the short fuzzing run side by side with the race detector, each
+# into a log of its own
 # that is printed, whole and under its own header, when all are done. The
 # host package's tests run in shares side by side (withshards below).
 #
@@ -121,13 +122,15 @@ step "sdk, sdk/native, plugins/example" submodules
 # once before they run side by side (so neither links it while the other
 # starts it).
 step "build the server (for the client steps)" $MAKE --no-print-directory host
-# The client steps mostly wait on Node and loopback: they run beside the
-# race detector, which computes, and take no longer than it.
+# The client steps mostly wait on Node and loopback, and the race
+# detector's host shares mostly wait on refills: the short fuzzing, which
+# computes, fills the cores they leave idle. All take no longer than the
+# race detector.
 together "race detector (sched, host)" withshards -race 2 ./sched/... ./host/... \
 	--- "TypeScript SDK client vs client limits" env GO="$GO" scripts/ts-client-429.sh \
 	--- "MCP conformance suite" env MAKE="$MAKE" scripts/conformance.sh \
-	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh
-step "short fuzzing" $MAKE --no-print-directory fuzz-short
+	--- "README's client commands vs make demo" env MAKE="$MAKE" scripts/readme-clients.sh \
+	--- "short fuzzing" $MAKE --no-print-directory fuzz-short
 
 echo
 echo "=== SUMMARY (make test)"

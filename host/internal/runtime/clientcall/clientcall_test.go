@@ -3,6 +3,7 @@ package clientcall
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,4 +224,43 @@ func TestEndSeenAtOnce(t *testing.T) {
 	default:
 		t.Fatal("Err reports the end but Done is still open")
 	}
+}
+
+// TestPassedDeadlineCountsBeforeItsTimer: once the deadline has passed,
+// Err and Done say so whether or not the timer's callback has run (on a
+// busy machine it may run long after; a guest that answered in between
+// must not pass for one that kept its bound). The timer is stopped here
+// so that only Err's own reading of the time can end the call.
+func TestPassedDeadlineCountsBeforeItsTimer(t *testing.T) {
+	ctx, cancel := WithDeadline(context.Background(), time.Millisecond)
+	defer cancel()
+	c := ctx.(*callCtx)
+	c.mu.Lock()
+	c.timer.Stop()
+	at := c.at
+	c.mu.Unlock()
+	for time.Now().Before(at) {
+		runtime.Gosched() // let the deadline pass; nothing else can end the call
+	}
+	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Err after the deadline with its timer stopped: %v, want context.DeadlineExceeded", err)
+	}
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("Done is still open after Err reported the deadline")
+	}
+	// Paused, a passed deadline does not count: the call waits for its
+	// client, and its clock stands still.
+	ctx2, cancel2 := WithDeadline(context.Background(), time.Hour)
+	defer cancel2()
+	resume := Pause(ctx2)
+	c2 := ctx2.(*callCtx)
+	c2.mu.Lock()
+	c2.at = time.Now().Add(-time.Minute)
+	c2.mu.Unlock()
+	if err := ctx2.Err(); err != nil {
+		t.Fatalf("a paused call ended by its deadline: %v", err)
+	}
+	resume()
 }

@@ -69,29 +69,20 @@ func (c *callCtx) Done() <-chan struct{} {
 // has gone in the instant it went (issue 27).
 func (c *callCtx) Err() error {
 	c.mu.Lock()
-	err := c.err
+	// A deadline that has passed counts at once too, before its timer's
+	// callback has run: on a busy machine that callback can run well
+	// after the deadline, and a call that finished in between would
+	// otherwise pass for one that kept its bound.
+	err, late := c.err, c.paused == 0 && !time.Now().Before(c.at)
 	c.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	if perr := c.parent.Err(); perr != nil {
-		c.end(perr)
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.err
+		return c.end(perr)
 	}
-	// A deadline that has passed counts at once too, before its timer's
-	// callback has run: on a busy machine that callback can run well
-	// after the deadline, and a call that finished in between would
-	// otherwise pass for one that kept its bound.
-	c.mu.Lock()
-	late := c.paused == 0 && !time.Now().Before(c.at)
-	c.mu.Unlock()
 	if late {
-		c.end(context.DeadlineExceeded)
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.err
+		return c.end(context.DeadlineExceeded)
 	}
 	return nil
 }
@@ -103,11 +94,13 @@ func (c *callCtx) Value(key any) any {
 	return c.parent.Value(key)
 }
 
-func (c *callCtx) end(err error) {
+// end ends the call with err, unless it has ended already, and returns
+// the error it ended with.
+func (c *callCtx) end(err error) error {
 	c.mu.Lock()
 	if c.err != nil {
-		c.mu.Unlock()
-		return
+		defer c.mu.Unlock()
+		return c.err
 	}
 	c.err = err
 	close(c.done)
@@ -115,6 +108,7 @@ func (c *callCtx) end(err error) {
 	c.mu.Unlock()
 	timer.Stop()
 	stop()
+	return err
 }
 
 // Pause stops the clock of the [WithDeadline] context in ctx, if any, and

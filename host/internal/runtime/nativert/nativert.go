@@ -186,6 +186,11 @@ func (c *Connector) Call(ctx context.Context, req connector.CallRequest, h conne
 	res, err := p.Call(ctx, req, c.gate.Host(h))
 	if err == nil {
 		c.succeeded(p)
+		if ctx.Err() != nil {
+			// The process answered after the deadline (or after the
+			// client left): the bound holds as in the WebAssembly runtime.
+			return connector.CallResult{}, c.ctxErr(ctx, "")
+		}
 		return res, nil
 	}
 	if ctx.Err() != nil {

@@ -17,6 +17,11 @@ type bucket struct {
 	empty  time.Time
 	paused time.Time
 	conv   *convCache // shared with snapshots; used under the Scheduler's lock
+	// charged is the refill time of every take so far, and lastTake the
+	// instant of the latest: what a refund needs to know of the takes
+	// that followed the grant it gives back (see refund).
+	charged  time.Duration
+	lastTake time.Time
 }
 
 // convCache memoises Limit.unitDur: a platform has few distinct costs.
@@ -94,14 +99,34 @@ func (b *bucket) capAt(t time.Time) {
 // C − K).
 func (b *bucket) take(t time.Time, cost float64) {
 	b.capAt(t)
-	b.empty = b.empty.Add(b.charge(cost, true))
+	d := b.charge(cost, true)
+	b.empty = b.empty.Add(d)
+	b.charged += d
+	if t.After(b.lastTake) {
+		b.lastTake = t
+	}
 }
 
-// refund gives back what take charged for cost, at t, for a grant that was
-// never used.
-func (b *bucket) refund(t time.Time, cost float64) {
+// refund gives back, at t, what take charged for cost, for a grant that
+// was never used; since is b.charged just after that grant's take.
+//
+// Taking the charge back is not enough once other grants followed: the
+// platform, which never saw the refunded call, was fuller when they came,
+// and may have been full, wasting refill that this bucket, lower by the
+// refunded cost, kept. Given back in full, the bucket would then hold
+// more than the platform's (a platform refusal TestHammer found under
+// -race). So the bucket is left no fuller than a platform that saw only
+// the calls sent: it is empty no sooner than the latest take's instant
+// less a window, plus everything charged after the refunded grant.
+func (b *bucket) refund(t time.Time, cost float64, since time.Duration) {
 	b.capAt(t)
-	b.empty = b.empty.Add(-b.charge(cost, false))
+	e := b.empty.Add(-b.charge(cost, false))
+	if after := b.charged - since; after > 0 {
+		if floor := b.lastTake.Add(after - b.limit.Per); floor.After(e) {
+			e = floor
+		}
+	}
+	b.empty = e
 	b.capAt(t)
 }
 
@@ -137,10 +162,10 @@ func (b *bucket) tokens(t time.Time) float64 {
 // platform's Retry-After holds whatever the limit becomes.
 func (b *bucket) setLimit(t time.Time, l Limit, quota float64) {
 	tok := min(b.tokens(t), l.Units)
-	paused := b.paused
+	paused, charged, last := b.paused, b.charged, b.lastTake
 	*b = *newBucket(l, quota)
 	b.lower(t, tok)
-	b.paused = paused
+	b.paused, b.charged, b.lastTake = paused, charged, last
 }
 
 // snapshot is a copy to plan ahead on (it shares the conversion cache).

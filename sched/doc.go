@@ -129,7 +129,10 @@
 // with the expected delay, at admission or as soon as a newcomer overtakes
 // it. A cancelled wait leaves the queue at once, costs nothing, and the
 // calls behind it move up in the same instant. If the grant and the
-// cancellation race, the grant is refunded. Planning is skipped while no
+// cancellation race, the grant is refunded: in full when no grant followed
+// it, otherwise only as far as leaves the bucket no fuller than the
+// platform's, which never saw the refunded call (its refill may have been
+// wasted while it was full). Planning is skipped while no
 // waiting call has a deadline or an OnQueued callback; its cost otherwise
 // is in "At scale".
 //

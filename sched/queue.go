@@ -25,9 +25,10 @@ type call struct {
 	arrived time.Time
 	seq     uint64
 
-	state callState
-	grant Grant
-	done  chan struct{} // closed when granted
+	state   callState
+	grant   Grant
+	charged time.Duration // the bucket's charged after this call's take
+	done    chan struct{} // closed when granted
 
 	// Blocking Wait bookkeeping; see Scheduler.watchLocked.
 	blocking bool
@@ -499,6 +500,7 @@ func (q *core) grant(t time.Time, s *session, fair bool) {
 	s.queue = s.queue[1:]
 	q.queued--
 	q.b.take(t, c.cost)
+	c.charged = q.b.charged
 	q.served(&s.fairTags, fair)
 	if !s.public {
 		s.used += c.cost
@@ -580,7 +582,7 @@ func (q *core) cancel(t time.Time, c *call, refund bool) (wasGranted bool) {
 		q.idle()
 	case stateGranted:
 		if refund {
-			q.b.refund(t, c.cost)
+			q.b.refund(t, c.cost, c.charged)
 			if !c.sess.public {
 				c.sess.used = max(0, c.sess.used-c.cost)
 			}

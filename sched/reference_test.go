@@ -21,6 +21,7 @@ type refCall struct {
 	cost    float64
 	arrived time.Time
 	seq     uint64
+	charged time.Duration // the bucket's charged after this call's take
 
 	state callState
 	grant Grant
@@ -269,6 +270,7 @@ func (q *refCore) grant(t time.Time, s *refSession, fair bool) {
 	s.queue = s.queue[1:]
 	q.queued--
 	q.b.take(t, c.cost)
+	c.charged = q.b.charged
 	if fair {
 		q.vt = max(q.vt, s.start)
 	}
@@ -345,7 +347,7 @@ func (q *refCore) cancel(t time.Time, c *refCall, refund bool) (wasGranted bool)
 		q.idle()
 	case stateGranted:
 		if refund {
-			q.b.refund(t, c.cost)
+			q.b.refund(t, c.cost, c.charged)
 			if !c.sess.public {
 				c.sess.used = max(0, c.sess.used-c.cost)
 			}

@@ -492,14 +492,16 @@ func align(text string, words []string) match {
 		}
 	}
 	sort.SliceStable(wins, func(i, j int) bool { return wins[i].bag > wins[j].bag })
-	best := match{}
+	// Of windows as good, the one whose match spans the fewest words.
+	best, bestSpan := match{}, 0
 	for _, w := range wins[:min(20, len(wins))] {
 		seg := toks[w.at : w.at+width]
 		score, pi, ti := lcs(words, seg)
-		if score <= best.score {
+		lo, hi := ti[0], ti[len(ti)-1]
+		if score == 0 || score < best.score || score == best.score && hi-lo >= bestSpan {
 			continue
 		}
-		lo, hi := ti[0], ti[len(ti)-1]
+		bestSpan = hi - lo
 		best = match{score: score, text: strings.Join(strings.Fields(text[seg[lo].start:seg[hi].end]), " ")}
 		best.passageOnly, best.textOnly = nil, nil
 		for k, w := range words {
@@ -571,7 +573,9 @@ func sentence(text string, s, e int) string {
 		a--
 	}
 	b := e
-	for b < len(text) && b-e < maxSentence/2 {
+	c := text[e-1]
+	ends := c == '.' || c == '!' || c == '?' // the passage ends its sentence
+	for !ends && b < len(text) && b-e < maxSentence/2 {
 		c := text[b]
 		b++
 		if (c == '.' || c == '!' || c == '?') && (b == len(text) || isSpace(text[b])) || c == '\n' && b < len(text) && text[b] == '\n' {

@@ -97,13 +97,17 @@ type Closest struct {
 }
 
 func (s *Service) quoteTool() invoke.HostTool {
+	// The platforms that can be checked and the bounds (an id of at most
+	// 300 bytes, a passage of two words to MaxPassage bytes, a sha256 of
+	// 64 hex digits) are checked by CheckQuote, with errors in words that
+	// name them.
 	schema := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"platform": {Type: "string", Enum: enum(s.quote)},
-			"id":       {Type: "string", MinLength: ptr(1), MaxLength: ptr(300)},
-			"passage":  {Type: "string", MinLength: ptr(3), MaxLength: ptr(MaxPassage)},
-			"sha256":   sha256Schema,
+			"platform": {Type: "string"},
+			"id":       {Type: "string"},
+			"passage":  {Type: "string"},
+			"sha256":   {Type: "string"},
 		},
 		Required:             []string{"platform", "id", "passage"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -111,8 +115,8 @@ func (s *Service) quoteTool() invoke.HostTool {
 	return invoke.HostTool{
 		Name:  QuoteTool,
 		Title: "Check a quote",
-		Description: "Whether a passage is in a document (case and accents ignored): its page and the sentence around it, or that it is not there and the closest passage with its page; text_sha256 lets a later check (sha256) tell a changed document from a wrong quote. " +
-			"Cost: reads the kept text; one document read when it is not kept yet.",
+		Description: "Is a passage in a document (case, accents ignored)? Its page and sentence, or the closest passage and its page; passing an earlier text_sha256 as sha256 tells a changed document from a wrong quote. " +
+			"Cost: reads the kept text (one document read if not kept).",
 		InputSchema: schema,
 		OpenWorld:   true,
 		Handler:     s.handleQuote,

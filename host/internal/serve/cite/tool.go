@@ -139,22 +139,21 @@ func enum(vs []string) []any {
 	return out
 }
 
-func ptr[T any](v T) *T { return &v }
-
-// sha256Schema is a hex sha256, as besluitbron_check_quote gives it.
-var sha256Schema = &jsonschema.Schema{Type: "string", Pattern: "^[0-9a-f]{64}$"}
-
 func (s *Service) citeTool() invoke.HostTool {
+	// The platforms served and the bounds (1 to MaxDocuments documents,
+	// an id of at most 300 bytes, a sha256 of 64 hex digits) are checked
+	// by Export, with errors in words that name them: each in the schema
+	// would weigh on every client's tools/list.
 	schema := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"format": {Type: "string", Enum: enum(Formats())},
-			"documents": {Type: "array", MinItems: ptr(1), MaxItems: ptr(MaxDocuments), Items: &jsonschema.Schema{
+			"documents": {Type: "array", Items: &jsonschema.Schema{
 				Type: "object",
 				Properties: map[string]*jsonschema.Schema{
-					"platform": {Type: "string", Enum: enum(s.ids)},
-					"id":       {Type: "string", MinLength: ptr(1), MaxLength: ptr(300)},
-					"sha256":   sha256Schema,
+					"platform": {Type: "string"},
+					"id":       {Type: "string"},
+					"sha256":   {Type: "string"},
 				},
 				Required:             []string{"platform", "id"},
 				AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -166,8 +165,8 @@ func (s *Service) citeTool() invoke.HostTool {
 	return invoke.HostTool{
 		Name:  CiteTool,
 		Title: "Export citations",
-		Description: "Citations of documents (platform and id of results) as csl-json, bibtex or ris, the text a reference manager such as Zotero imports as is; sha256 from besluitbron_check_quote is kept in the note. " +
-			"Cost: free for results just searched; otherwise one document read each.",
+		Description: "Citations of results (platform id, id; sha256 from besluitbron_check_quote kept in the note) as csl-json, bibtex or ris: the text Zotero and the like import as is. " +
+			"Cost: free for results just searched, else one document read each.",
 		InputSchema: schema,
 		OpenWorld:   true,
 		Handler:     s.handleCite,

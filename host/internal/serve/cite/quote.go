@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -144,21 +143,21 @@ func (s *Service) handleQuote(ctx context.Context, info *callinfo.Info, raw json
 func (s *Service) CheckQuote(ctx context.Context, info *callinfo.Info, a QuoteArgs) (QuoteAnswer, error) {
 	p, ok := s.byID[a.Platform]
 	if !ok || !p.Find {
-		return QuoteAnswer{}, fmt.Errorf("platform %q: want one of %s (the platforms whose document tool takes find and page)", clip(a.Platform, 40), strings.Join(s.quote, ", "))
+		return QuoteAnswer{}, fmt.Errorf("argument \"platform\" must be one of %s, the platforms whose document tool takes find and page (got %q)", strings.Join(s.quote, ", "), clip(a.Platform, 40))
 	}
 	a.ID = strings.TrimSpace(a.ID)
 	if a.ID == "" || len(a.ID) > 300 {
-		return QuoteAnswer{}, errors.New("id: want 1 to 300 bytes")
+		return QuoteAnswer{}, fmt.Errorf("argument \"id\" must be 1 to 300 bytes (got %d)", len(a.ID))
 	}
 	if len(a.Passage) > MaxPassage {
-		return QuoteAnswer{}, fmt.Errorf("passage: %d bytes, at most %d", len(a.Passage), MaxPassage)
+		return QuoteAnswer{}, fmt.Errorf("argument \"passage\" must be at most %d bytes (got %d)", MaxPassage, len(a.Passage))
 	}
 	if a.SHA256 != "" && !isSHA256(a.SHA256) {
-		return QuoteAnswer{}, errors.New("sha256: want 64 lower-case hex digits, as text_sha256 gave it")
+		return QuoteAnswer{}, fmt.Errorf("argument \"sha256\" must be 64 lower-case hex digits, as text_sha256 gives it (got %q)", clip(a.SHA256, 80))
 	}
 	words := normWords(a.Passage)
 	if len(words) < 2 {
-		return QuoteAnswer{}, fmt.Errorf("passage %q: want at least two words", clip(a.Passage, 80))
+		return QuoteAnswer{}, fmt.Errorf("argument \"passage\" must hold at least two words (got %q)", clip(a.Passage, 80))
 	}
 	q := quoteRun{s: s, ctx: ctx, info: info, p: p, id: a.ID, pages: map[int]connector.Document{}}
 	cands, err := q.candidates(findWords(a.Passage))

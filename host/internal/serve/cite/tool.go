@@ -3,7 +3,6 @@ package cite
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -203,20 +202,20 @@ func (s *Service) handleCite(ctx context.Context, info *callinfo.Info, raw json.
 // else from its document tool's first page.
 func (s *Service) Export(ctx context.Context, info *callinfo.Info, format string, refs []Ref) (Export, error) {
 	if !slices.Contains(Formats(), format) {
-		return Export{}, fmt.Errorf("format %q: want one of %s", clip(format, 40), strings.Join(Formats(), ", "))
+		return Export{}, fmt.Errorf("argument \"format\" must be one of %s (got %q)", strings.Join(Formats(), ", "), clip(format, 40))
 	}
 	if len(refs) == 0 || len(refs) > MaxDocuments {
-		return Export{}, fmt.Errorf("documents: %d given, want 1 to %d", len(refs), MaxDocuments)
+		return Export{}, fmt.Errorf("argument \"documents\" must hold 1 to %d documents (got %d)", MaxDocuments, len(refs))
 	}
 	var entries []Entry
 	for i, r := range refs {
 		e, err := s.Resolve(ctx, info, r.Platform, r.ID)
 		if err != nil {
-			return Export{}, fmt.Errorf("documents[%d] (%s %s): %w", i, clip(r.Platform, 40), clip(r.ID, 80), err)
+			return Export{}, fmt.Errorf("documents[%d]: %w", i, err)
 		}
 		if r.SHA256 != "" {
 			if !isSHA256(r.SHA256) {
-				return Export{}, fmt.Errorf("documents[%d].sha256: want 64 lower-case hex digits", i)
+				return Export{}, fmt.Errorf("documents[%d]: argument \"sha256\" must be 64 lower-case hex digits, as besluitbron_check_quote's text_sha256 (got %q)", i, clip(r.SHA256, 80))
 			}
 			e.SHA256 = r.SHA256
 		}
@@ -231,11 +230,11 @@ func (s *Service) Export(ctx context.Context, info *callinfo.Info, format string
 func (s *Service) Resolve(ctx context.Context, info *callinfo.Info, platform, id string) (Entry, error) {
 	p, ok := s.byID[platform]
 	if !ok {
-		return Entry{}, fmt.Errorf("platform %q is not served here: one of %s", clip(platform, 40), strings.Join(s.ids, ", "))
+		return Entry{}, fmt.Errorf("argument \"platform\" must be one of %s (got %q)", strings.Join(s.ids, ", "), clip(platform, 40))
 	}
 	id = strings.TrimSpace(id)
 	if id == "" || len(id) > 300 {
-		return Entry{}, errors.New("id: want 1 to 300 bytes")
+		return Entry{}, fmt.Errorf("argument \"id\" must be 1 to 300 bytes (got %d)", len(id))
 	}
 	if it, t, ok := s.o.Book.Lookup(platform, id); ok {
 		return Entry{Platform: platform, Source: p.Title, ID: id, Work: cite.Describe(docOf(it)), Retrieved: Day(t)}, nil

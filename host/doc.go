@@ -2,7 +2,8 @@
 // connectors, gives each platform its policy (cache, quotas, fetch gate,
 // fair admission), and serves their tools over MCP on streamable HTTP,
 // HTTP+SSE and stdio, with its own features beside them: besluitbron_search,
-// besluitbron_status, the search page and the Laadstatus.
+// besluitbron_cite, besluitbron_check_quote, besluitbron_status, the search
+// page and the Laadstatus.
 //
 //	ln, err := host.Listen(cfg.Server.Addr) // a busy address fails before any connector loads
 //	h, err := host.New(ctx, &host.Options{Config: cfg, Version: "1.0.0"})
@@ -46,8 +47,9 @@
 //     RateLimit headers. Every layer adds to the call's record
 //     (upstream/callinfo): cache outcome, time queued and upstream, notes.
 //  4. serve/invoke makes the connector's result and the record an
-//     invoke.Answer; only the MCP edge turns it into an MCP result
-//     (_meta: cache, queued_ms, upstream_ms). The host's own features
+//     invoke.Answer (serve/cite gives each search result its cite); only
+//     the MCP edge turns it into an MCP result (_meta: cache, queued_ms,
+//     upstream_ms). The host's own features
 //     (besluitbron_search, the pages, the Laadstatus) take the same path
 //     through Engine.Invoke and read the Answer itself.
 //

@@ -56,6 +56,7 @@ func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 	// being true.
 	search := h.searchTools(onUnified)
 	var out []invoke.HostTool
+	search = append(search, h.citeService(onUnified).Tools()...) // besluitbron_cite, besluitbron_check_quote
 	for _, t := range append(search, h.lstatus.Tool(h.statusOpts)) {
 		if h.cfg.Server.ToolExposed(t.Name) {
 			out = append(out, t)
@@ -255,7 +256,7 @@ func (h *Host) guardPages(mcp *inbound.Guard, mux *http.ServeMux) http.Handler {
 // through the MCP server's internal path (Invoke), the server being
 // created after it.
 func (h *Host) newWeb() *web.Server {
-	o := web.Options{Invoke: h.engine.Invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry}
+	o := web.Options{Invoke: h.engine.Invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry, Cite: h.citeService(h.platforms)}
 	if h.lstatus != nil {
 		o.Status = h.lstatus.Snapshot
 	}

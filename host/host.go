@@ -19,6 +19,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/platforms"
+	"github.com/besluitbron/besluitbron/host/internal/serve/cite"
 	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
@@ -77,6 +78,7 @@ type Host struct {
 	warnings  []string           // said at start (exposure of the unified address)
 	plan      platforms.Exposure // what the unified address serves (buildFeatures)
 	tools     []invoke.HostTool
+	cites     *cite.Book // every search result's citation, and the last results (buildInvoke)
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
 	statusOpts loadstatus.ToolOptions
@@ -195,7 +197,8 @@ func (h *Host) buildInvoke(context.Context) error {
 		ps = append(ps, &invoke.Platform{Manifest: p.Manifest, Connector: p.Conn, Host: p.Gate,
 			Admission: p.Admission, Stamp: p.Stamp, Reused: p.CountReuse})
 	}
-	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: invoke.Metrics(h.registry)})
+	h.cites = cite.NewBook(h.now, 0) // every search result gets its citation on the invoke path
+	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: invoke.Metrics(h.registry), Results: h.cites.Annotate})
 	h.engine = e
 	return err
 }

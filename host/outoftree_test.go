@@ -219,6 +219,9 @@ func TestConnectorBuiltOutOfTree(t *testing.T) {
 	var own struct {
 		Results []struct {
 			Title string `json:"title"`
+			Cite  struct {
+				Text string `json:"text"`
+			} `json:"cite"`
 		} `json:"results"`
 	}
 	raw, _ := json.Marshal(r.res.StructuredContent)
@@ -226,6 +229,11 @@ func TestConnectorBuiltOutOfTree(t *testing.T) {
 		t.Fatalf("example_search: %v %s", err, clipText(string(raw), 400))
 	}
 	first := own.Results[0].Title
+	// Its results are cited as the repository's are (issue 30): the host
+	// writes the citation from what every result has.
+	if c := own.Results[0].Cite.Text; !strings.Contains(c, first) {
+		t.Errorf("example_search's first result is cited as %q, without its title %q", c, first)
+	}
 
 	// The search page: a checkbox, the organisation filter (its label and
 	// the list tool's values), and results under its title.

@@ -18,5 +18,14 @@
 // Kamerstuk's Tweede Kamer document by the reference tk_get_document
 // reads.
 //
+// And it writes them (Describe): from a result's document keys, title,
+// organisation, date and address, the citation Dutch practice uses for
+// its kind ("Rechtbank Den Haag 19 december 2024,
+// ECLI:NL:RBDHA:2024:19901", "Kamerstukken II 2025/26, 36800-VII, nr. 14",
+// "Stcrt. 2025, 18220", a council document by organisation, title, date
+// and address) and the parts a reference manager files it by, so that
+// the host cites every platform's results alike without knowing any of
+// them.
+//
 // Standard library only, like the rest of the sdk.
 package cite

@@ -78,7 +78,7 @@ func BenchmarkGroup(b *testing.B) {
 				b.Fatal(err)
 			}
 			secs[s] = Section{Platform: id, Status: StatusOK}
-			secs[s].Results, keys[s] = items(sr.Results)
+			secs[s].Results, keys[s] = items(sr.Results, time.Now())
 		}
 		return secs, keys
 	}

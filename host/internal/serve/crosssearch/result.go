@@ -1,5 +1,7 @@
 package crosssearch
 
+import "github.com/besluitbron/besluitbron/host/internal/serve/cite"
+
 // Result is the tool's answer.
 type Result struct {
 	Query        string `json:"query"`
@@ -75,6 +77,10 @@ type Item struct {
 	Organization string `json:"organization,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
 	URL          string `json:"url,omitempty"`
+	// Cite is the document's citation and the day it was retrieved
+	// (serve/cite, from the result's keys, title, organisation, date and
+	// address).
+	Cite *cite.Cite `json:"cite,omitempty"`
 	// AlsoOn are the other copies of this document, on this or other
 	// platforms, each with its own id and link.
 	AlsoOn []Copy `json:"also_on,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/cite"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -133,6 +134,7 @@ func (s *Searcher) Tool() invoke.HostTool {
 		d += " Limits: " + strings.Join(caveats, "; ") + "."
 	}
 	d += " Results carry id, title, date, organisation, snippet and url; read a text with <platform>_get_document and the id, and page further with <platform>_search and the arguments given in each section."
+	d += " Each result's cite is its citation (Dutch form, day retrieved); besluitbron_cite exports it."
 	d += " One document on several platforms (same source file, document number, Kamerstuk, ECLI or publication id) is listed once, its other copies in also_on (platform, id, url); result_count and document_count count both."
 	d += "\n\nCost: " + CostNote
 	return invoke.HostTool{
@@ -395,20 +397,21 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		return finish(StatusError, "the connector's answer is not a search result: "+err.Error())
 	}
 	sec.Total, sec.Approx, sec.HasMore = sr.Total, sr.TotalIsApproximate, sr.HasMore
-	sec.Results, sec.keys = items(sr.Results)
+	sec.Results, sec.keys = items(sr.Results, s.o.Now())
 	// The connector's caveats, then the host's (a stale answer's age).
 	notes = append(notes, sr.Notes...)
 	notes = append(notes, r.Summary.Notes...)
 	return finish(StatusOK, "")
 }
 
-// items are a connector's results as a section shows them, and their
-// document keys apart (grouping reads them; the answer does not show them).
-func items(rs []connector.Item) ([]Item, []map[string]string) {
+// items are a connector's results as a section shows them, each with its
+// citation retrieved now, and their document keys apart (grouping reads
+// them; the answer does not show them).
+func items(rs []connector.Item, now time.Time) ([]Item, []map[string]string) {
 	out := make([]Item, 0, len(rs))
 	keys := make([]map[string]string, 0, len(rs))
 	for _, it := range rs {
-		out = append(out, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL})
+		out = append(out, Item{ID: it.ID, Type: it.Type, Title: it.Title, Date: it.Date, Organization: it.Organization, Snippet: it.Snippet, URL: it.URL, Cite: cite.Of(it, now)})
 		keys = append(keys, it.Keys)
 	}
 	return out, keys

@@ -60,6 +60,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Observe, when set, sees every tool call.
 	Observe Observer
+	// Results, when set, rewrites every successful answer before it
+	// leaves the invoke path, kept or fresh (serve/cite gives each search
+	// result its citation dated the day of the call).
+	Results func(platform string, out connector.CallResult) connector.CallResult
 }
 
 // Engine is the one path every tool call takes, whoever asked: an MCP
@@ -177,9 +181,18 @@ func WithHost(ctx context.Context, wrap func(connector.Host, string) connector.H
 
 // Call is the invoke path: it validates the arguments, answers from a
 // kept result when it can, waits for an instance (admission), runs the
-// connector and keeps its result. It returns the connector's answer, the
-// call's summary, and a tool-level error when the call is not a success.
+// connector and keeps its result. It returns the connector's answer (as
+// Options.Results rewrites it), the call's summary, and a tool-level
+// error when the call is not a success.
 func (e *Engine) Call(ctx context.Context, info *callinfo.Info, t *Tool, args json.RawMessage) (connector.CallResult, callinfo.Summary, *CallError) {
+	out, sum, cerr := e.call(ctx, info, t, args)
+	if cerr == nil && e.o.Results != nil {
+		out = e.o.Results(t.Platform.Manifest.ID, out)
+	}
+	return out, sum, cerr
+}
+
+func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args json.RawMessage) (connector.CallResult, callinfo.Summary, *CallError) {
 	ctx = callinfo.With(ctx, info)
 	p := t.Platform
 	title := p.Manifest.Title

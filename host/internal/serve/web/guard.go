@@ -63,6 +63,11 @@ func (s *Server) routes() []route {
 		{"GET /resultaten", s.handleFragment, rule{label: "fragment", origin: true, cost: one}},
 		{"GET /document", s.handleDocument, rule{label: "document", origin: true, cost: one}},
 	}
+	if s.o.Cite != nil {
+		// A result just shown is cited without a call; another costs one
+		// document read.
+		rs = append(rs, route{"GET /cite", s.handleCite, rule{label: "cite", origin: true, cost: one}})
+	}
 	if s.o.Status != nil {
 		rs = append(rs,
 			route{"GET /status", s.handleStatus, rule{label: "status", origin: true, cost: one}},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/cite"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -98,6 +99,9 @@ type Options struct {
 	ListTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Cite, when set, serves the Citeer link of every result and
+	// document (/cite): its citation as RIS, BibTeX or CSL-JSON.
+	Cite *cite.Service
 }
 
 // ClusterLine is one line of the status page's replica section.
@@ -188,8 +192,10 @@ type page struct {
 	Query     url.Values
 	Version   string
 	HasStatus bool
-	Now       time.Time
-	Data      any
+	// HasCite: the pages offer a Citeer link (Options.Cite is set).
+	HasCite bool
+	Now     time.Time
+	Data    any
 	// names are the platforms' Dutch names by id, on a Dutch page.
 	names map[string]string
 	// byID are the platforms shown, for a row that names its platform
@@ -228,7 +234,7 @@ func (s *Server) newPage(w http.ResponseWriter, r *http.Request, title string) *
 	lang := language(w, r)
 	q := r.URL.Query()
 	q.Del("lang")
-	p := &page{Lang: lang, Path: r.URL.Path, Query: q, Version: s.o.Version, HasStatus: s.o.Status != nil, Now: s.o.Now(), byID: s.byID}
+	p := &page{Lang: lang, Path: r.URL.Path, Query: q, Version: s.o.Version, HasStatus: s.o.Status != nil, HasCite: s.o.Cite != nil, Now: s.o.Now(), byID: s.byID}
 	p.Title = p.T(title)
 	if lang == "nl" {
 		for id, pl := range s.byID {
@@ -301,19 +307,20 @@ var funcs = template.FuncMap{
 		}
 		return path + "?" + v.Encode()
 	},
-	"date":    func(lang, iso string) string { return formatDate(lang, iso) },
-	"stamp":   func(lang, ts string) string { return formatStamp(lang, ts) },
-	"when":    func(lang string, t, now time.Time) string { return formatWhen(lang, t, now) },
-	"ms":      func(ms int64) string { return fmt.Sprintf("%d ms", ms) },
-	"add":     func(a, b int) int { return a + b },
-	"sub":     func(a, b int) int { return a - b },
-	"deref":   func(n *int) int { return *n },
-	"secs":    func(ms int64) float64 { return float64(ms) / 1000 },
-	"mins":    func(secs float64) int { return int(secs / 60) },
-	"pair":    func(p *page, s *section) sectionView { return sectionView{P: p, S: s} },
-	"limit":   formatLimit,
-	"clock":   func(t time.Time) string { return t.In(amsterdam).Format("15:04:05") },
-	"sources": func(p *page, ss []loadstatus.Source) sourcesView { return sourcesView{P: p, Sources: ss} },
+	"date":     func(lang, iso string) string { return formatDate(lang, iso) },
+	"citelink": citeLink,
+	"stamp":    func(lang, ts string) string { return formatStamp(lang, ts) },
+	"when":     func(lang string, t, now time.Time) string { return formatWhen(lang, t, now) },
+	"ms":       func(ms int64) string { return fmt.Sprintf("%d ms", ms) },
+	"add":      func(a, b int) int { return a + b },
+	"sub":      func(a, b int) int { return a - b },
+	"deref":    func(n *int) int { return *n },
+	"secs":     func(ms int64) float64 { return float64(ms) / 1000 },
+	"mins":     func(secs float64) int { return int(secs / 60) },
+	"pair":     func(p *page, s *section) sectionView { return sectionView{P: p, S: s} },
+	"limit":    formatLimit,
+	"clock":    func(t time.Time) string { return t.In(amsterdam).Format("15:04:05") },
+	"sources":  func(p *page, ss []loadstatus.Source) sourcesView { return sourcesView{P: p, Sources: ss} },
 	"doclink": func(p *page, pl *Platform, it connector.Item) string {
 		v := url.Values{"p": {pl.ID}, "id": {it.ID}}
 		if it.Type != "" && contains(pl.DocumentCategories, it.Type) {

@@ -358,6 +358,7 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		sec.Status, sec.Error, sec.Notes = status, msg, notes
 		sum := sub.Summary()
 		sec.Cache, sec.QueuedMS, sec.UpstreamMS = sum.Cache, sum.Queued.Milliseconds(), sum.Upstream.Milliseconds()
+		sec.Units = sum.Units
 		if sum.Fetches == 0 {
 			sec.Cache = ""
 		}

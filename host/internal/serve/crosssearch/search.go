@@ -280,6 +280,7 @@ wait:
 		}
 		sum.Queued = max(sum.Queued, time.Duration(sec.QueuedMS)*time.Millisecond)
 		sum.Upstream = max(sum.Upstream, time.Duration(sec.UpstreamMS)*time.Millisecond)
+		sum.Units += sec.Units
 	}
 	if sum.Cache == "" {
 		sum.Cache = callinfo.Bypass

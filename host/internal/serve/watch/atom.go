@@ -116,7 +116,7 @@ func (m *Manager) Atom(w *Watch, self, site string) ([]byte, error) {
 	for _, e := range entries {
 		link := e.URL
 		if link == "" {
-			link = strings.TrimSuffix(site, "/") + "/document?platform=" + url.QueryEscape(e.Platform) + "&id=" + url.QueryEscape(e.ID)
+			link = strings.TrimSuffix(site, "/") + "/document?p=" + url.QueryEscape(e.Platform) + "&id=" + url.QueryEscape(e.ID)
 		}
 		title := e.Title
 		if strings.TrimSpace(title) == "" {

@@ -98,6 +98,19 @@ type Options struct {
 	ListTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Follow, when set, saves the search as a watch for the page's
+	// reader (POST /volg, the search page's "Volg deze zoekopdracht") and
+	// returns its feed's path; Feed serves the feeds (GET /watch/{feed}).
+	Follow func(r *http.Request, f FollowSearch) (feedPath string, err error)
+	Feed   http.HandlerFunc
+}
+
+// FollowSearch is a search page's search as a watch takes it: the terms,
+// the platforms the reader picked (nil: the default ones), one
+// organisation when every platform filter named the same, and the period.
+type FollowSearch struct {
+	Query, Organization, DateFrom, DateTo string
+	Platforms                             []string
 }
 
 // ClusterLine is one line of the status page's replica section.
@@ -148,7 +161,7 @@ func New(o Options) *Server {
 	}
 	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Invoke)
 	s.lists = &lists{s: s, m: map[string]*list{}, fetching: map[string]*pending{}}
-	for _, page := range []string{"search", "fragment", "document", "status", "limited"} {
+	for _, page := range []string{"search", "fragment", "document", "status", "limited", "follow"} {
 		t := template.New("").Funcs(funcs)
 		template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/results.html", "templates/"+page+".html"))
 		s.pages[page] = t

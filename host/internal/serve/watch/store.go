@@ -119,6 +119,14 @@ func (m *Manager) save() error {
 	m.saveMu.Lock()
 	defer m.saveMu.Unlock()
 	m.mu.Lock()
+	if len(m.watches) == 0 {
+		if _, err := os.Stat(m.o.File); errors.Is(err, os.ErrNotExist) {
+			// Nothing to keep and nothing kept: no file for a server
+			// whose users never made a watch.
+			m.mu.Unlock()
+			return nil
+		}
+	}
 	s := stored{Version: storeVersion, Spent: map[string][]storedSpend{}}
 	for _, w := range m.watches {
 		s.Watches = append(s.Watches, w)

@@ -29,14 +29,14 @@ func (m *Manager) Tool() invoke.HostTool {
 	schema := json.RawMessage(fmt.Sprintf(`{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "enum": ["create", "list", "delete"], "description": "create a watch, list yours, or delete one."},
-    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "create: the words to follow, as besluitbron_search takes them."},
-    "platforms": {"type": "array", "items": {"type": "string", "enum": %s}, "uniqueItems": true, "minItems": 1, "description": "create: connector ids to follow; default every platform with a free-text search."},
-    "organization": {"type": "string", "minLength": 2, "maxLength": 200, "description": "create: one organisation by name, as besluitbron_search takes it."},
-    "date_from": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "create: ISO date, inclusive."},
-    "date_to": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "create: ISO date, inclusive."},
+    "action": {"type": "string", "enum": ["create", "list", "delete"]},
+    "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "create: as besluitbron_search."},
+    "platforms": {"type": "array", "items": {"type": "string", "enum": %s}, "uniqueItems": true, "minItems": 1},
+    "organization": {"type": "string", "minLength": 2, "maxLength": 200},
+    "date_from": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+    "date_to": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
     "id": {"type": "string", "minLength": 1, "maxLength": 64, "description": "delete: the watch's id."},
-    "secret": {"type": "string", "minLength": 32, "maxLength": 32, "description": "list or delete: the secret in a feed address (/watch/<secret>.atom), for a watch another session of yours created (sessions end; the feed address stays)."}
+    "secret": {"type": "string", "minLength": 32, "maxLength": 32, "description": "list, delete: the secret of a feed address /watch/<secret>.atom."}
   },
   "required": ["action"],
   "additionalProperties": false
@@ -44,13 +44,11 @@ func (m *Manager) Tool() invoke.HostTool {
 	return invoke.HostTool{
 		Name:  ToolName,
 		Title: "Follow a search (watch)",
-		Description: "Follow a search across the platforms and be told what is new. " +
-			"action create (query, and platforms, organization, date_from, date_to as besluitbron_search takes them) answers the watch's resource URI besluitbron://watch/<id> and its Atom feed address /watch/<secret>.atom. " +
-			"Subscribe to the URI (resources/subscribe) to be told when new results come (notifications/resources/updated); read it (resources/read, optionally ?since=<RFC 3339 time>) for what was first seen since then, newest first, grouped as besluitbron_search groups copies of one document. " +
-			"action list shows your watches with how fresh each is; action delete (id, or secret) deletes one. Only the client that created a watch, or whoever has its feed address, may read, list or delete it. " +
-			"Cost: creating, listing and deleting call no platform. The server checks each search itself, at most every " + m.o.MinInterval.String() +
-			", sharing one check among identical watches, and all watches together use at most " + fmt.Sprintf("%g%%", m.o.Share*100) +
-			" of each platform's limit: with many watches each is checked less often, and every answer says how fresh it is.",
+		Description: "Follow a search and learn what is new. create (query; platforms, organization, date_from, date_to as besluitbron_search) answers the resource besluitbron://watch/<id> and an Atom feed address. " +
+			"Subscribe to the resource to be told of new results; read it (?since=<RFC 3339>) for those first seen since, newest first. " +
+			"list: your watches and how fresh each is; delete: by id or secret. Only the creating client, or whoever has the feed address, may reach a watch.\n\n" +
+			"Cost: no platform call. The server checks each search itself, at most every " + m.o.MinInterval.String() +
+			", one check for identical watches, all within " + fmt.Sprintf("%g%%", m.o.Share*100) + " of each platform's limit (less often when many).",
 		InputSchema: schema,
 		Handler:     m.handle,
 	}

@@ -503,3 +503,63 @@ func TestWatchSurvivesRestartOwnerOnly(t *testing.T) {
 		t.Fatalf("a deleted watch's feed answers %d", resp.StatusCode)
 	}
 }
+
+// TestWatchFollowFromSearchPage: the search page offers "Volg deze
+// zoekopdracht" (in English "Follow this search") for a query; posting it
+// answers an absolute feed address that a feed reader takes as is, and
+// that address is an Atom feed of the search. It fails if the page lacks
+// the offer, if the address is relative or not the feed, or if a page
+// without a query offers it.
+func TestWatchFollowFromSearchPage(t *testing.T) {
+	r := startWatchRig(t, 60, time.Minute, "min_interval = \"15m\"")
+	get := func(path string, header ...string) string {
+		req, _ := http.NewRequest("GET", r.base+path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if page := get("/?q=woningbouw"); !strings.Contains(page, "Volg deze zoekopdracht") || !strings.Contains(page, `action="/volg"`) {
+		t.Fatalf("the search page does not offer to follow the search: %.400s", page)
+	}
+	if page := get("/?q=woningbouw", "Cookie", "lang=en"); !strings.Contains(page, "Follow this search") {
+		t.Fatal("the English search page does not offer \"Follow this search\"")
+	}
+	if page := get("/"); strings.Contains(page, "Volg deze zoekopdracht") {
+		t.Fatal("the page without a query offers to follow one")
+	}
+	resp, err := http.PostForm(r.base+"/volg", map[string][]string{"q": {"woningbouw"}, "p": {"obv"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /volg: %d %.400s", resp.StatusCode, b)
+	}
+	i := strings.Index(string(b), r.base+"/watch/")
+	if i < 0 {
+		t.Fatalf("no absolute feed address on the follow page: %.600s", b)
+	}
+	addr := string(b[i:])
+	addr = addr[:strings.Index(addr, ".atom")+len(".atom")]
+	r.idle()
+	f := r.fetchFeed(strings.TrimPrefix(addr, r.base))
+	if !strings.Contains(f.Title, "woningbouw") || len(f.Entries) == 0 {
+		t.Fatalf("feed %s: title %q, %d entries; want the search's results", addr, f.Title, len(f.Entries))
+	}
+	resp, err = http.PostForm(r.base+"/volg", map[string][]string{"q": {""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("following an empty search: %d", resp.StatusCode)
+	}
+}

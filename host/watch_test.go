@@ -439,6 +439,15 @@ func TestWatchThousandWatchesOverFiftyQueries(t *testing.T) {
 	if !said {
 		t.Fatalf("besluitbron_status does not say the watches' share: %v", status.Summary)
 	}
+	resp, err := http.Get(r.base + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), "1000 gevolgde zoekopdrachten over 50 verschillende zoekvragen") || !strings.Contains(string(page), "obv: ") {
+		t.Fatalf("the Laadstatus page does not show the watches' share: %d bytes", len(page))
+	}
 	for _, feed := range feeds {
 		f := r.fetchFeed(feed)
 		if !strings.Contains(f.Subtitle, "Laatst gecontroleerd") || !strings.Contains(f.Subtitle, "slower than") {

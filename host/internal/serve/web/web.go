@@ -297,6 +297,12 @@ func language(w http.ResponseWriter, r *http.Request) string {
 }
 
 var funcs = template.FuncMap{
+	// span writes a number of seconds as a duration ("8m20s").
+	"span": func(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() },
+	// num writes a number of units without trailing zeros.
+	"num": func(f float64) string { return fmt.Sprint(f) },
+	// mul100 is a share as a percentage.
+	"mul100": func(f float64) float64 { return f * 100 },
 	"link": func(path string, q url.Values, kv ...string) string {
 		v := url.Values{}
 		for k, vs := range q {

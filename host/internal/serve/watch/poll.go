@@ -116,6 +116,7 @@ func (m *Manager) wake() {
 		return
 	}
 	m.running = true
+	m.loops.Add(1)
 	m.mu.Unlock()
 	go m.loop()
 }
@@ -123,6 +124,7 @@ func (m *Manager) wake() {
 // loop polls the groups whose turn it is, one at a time, then sets the
 // timer for the next turn.
 func (m *Manager) loop() {
+	defer m.loops.Done()
 	for {
 		m.mu.Lock()
 		if m.closed {
@@ -164,6 +166,7 @@ func (m *Manager) arm(at time.Time) {
 			return
 		}
 		m.running = true // before the goroutine, so Idle is never true in between
+		m.loops.Add(1)
 		m.mu.Unlock()
 		go m.loop()
 	})

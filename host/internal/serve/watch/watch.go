@@ -125,6 +125,9 @@ type Manager struct {
 	polls   int    // polls started, in all
 	turns   uint64 // the round robin's counter (group.turn)
 
+	// loops counts the poll loops running, which Close waits for before
+	// its last save.
+	loops  sync.WaitGroup
 	saveMu sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -184,6 +187,7 @@ func (m *Manager) Close() error {
 	}
 	m.mu.Unlock()
 	m.cancel()
+	m.loops.Wait() // a poll under way ends (cancelled) before the last save
 	return m.save()
 }
 

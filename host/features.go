@@ -16,6 +16,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
+	"github.com/besluitbron/besluitbron/host/internal/serve/watch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
@@ -33,6 +34,9 @@ func (h *Host) buildFeatures(context.Context) error {
 	h.registry.MustRegister(loadstatus.NewCollector(h.lstatus))
 	h.statusOpts = h.statusOptions()
 	h.plan = h.set.PlanExposure()
+	if err := h.buildWatches(h.plan.OnUnified); err != nil {
+		return err
+	}
 	h.tools = h.hostTools(h.plan.OnUnified)
 	var names []string
 	for _, t := range h.tools {
@@ -57,7 +61,11 @@ func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 	search := h.searchTools(onUnified)
 	var out []invoke.HostTool
 	search = append(search, h.citeService(onUnified).Tools()...) // besluitbron_cite, besluitbron_check_quote
-	for _, t := range append(search, h.lstatus.Tool(h.statusOpts)) {
+	all := append(search, h.lstatus.Tool(h.statusOpts))
+	if h.watches != nil {
+		all = append(all, h.watches.Tool())
+	}
+	for _, t := range all {
 		if h.cfg.Server.ToolExposed(t.Name) {
 			out = append(out, t)
 		}
@@ -68,6 +76,15 @@ func (h *Host) hostTools(onUnified []*platform) []invoke.HostTool {
 // searchTools returns besluitbron_search, the cross-platform search over
 // the loaded connectors that can take part (none: no tool).
 func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
+	s := h.searcher(platforms)
+	if len(s.IDs()) == 0 {
+		return nil
+	}
+	return []invoke.HostTool{s.Tool()}
+}
+
+// searcher is the cross-platform search over platforms.
+func (h *Host) searcher(platforms []*platform) *crosssearch.Searcher {
 	var ps []crosssearch.Platform
 	for _, p := range platforms {
 		var tools []string
@@ -83,11 +100,7 @@ func (h *Host) searchTools(platforms []*platform) []invoke.HostTool {
 	if h.o.Clock != nil {
 		o.Now = h.o.Clock.Now
 	}
-	s := crosssearch.New(o)
-	if len(s.IDs()) == 0 {
-		return nil
-	}
-	return []invoke.HostTool{s.Tool()}
+	return crosssearch.New(o)
 }
 
 // newStatusJob builds the Laadstatus job over every loaded platform.
@@ -112,7 +125,99 @@ func (h *Host) newStatusJob() *loadstatus.Job {
 		Clock:     h.o.Clock,
 		Logger:    h.log,
 		Quotas:    h.quotaStatus,
+		Watches: func() watch.Share {
+			if h.watches == nil {
+				return watch.Share{}
+			}
+			return h.watches.Status()
+		},
 	})
+}
+
+// buildWatches builds the watches ([watch], package watch) over the
+// cross-search of the platforms the unified address serves: their polls
+// are besluitbron_search calls of the public session, paced within
+// watch.quota_share of each platform's limit (watchLimit). Watches off,
+// or no platform to search: none.
+func (h *Host) buildWatches(onUnified []*platform) error {
+	s := h.searcher(onUnified)
+	if !h.cfg.Watch.Enabled || len(s.IDs()) == 0 {
+		return nil
+	}
+	w := h.cfg.Watch
+	m, err := watch.New(watch.Options{
+		Search: s.Handle, Platforms: s.IDs(), Defaults: s.IDs(), Limit: h.watchLimit,
+		Share: w.QuotaShare, MinInterval: w.MinInterval, MaxPerOwner: w.MaxPerOwner, MaxTotal: w.MaxTotal,
+		File: h.cfg.WatchFile(), Clock: h.o.Clock, Logger: h.log,
+		Notify: func(uri string) {
+			if h.mcp != nil {
+				h.mcp.ResourceUpdated(context.Background(), uri)
+			}
+		},
+	})
+	h.watches = m
+	return err
+}
+
+// watchLimit is platform id's limit as the watches take their share of
+// it: the strictest of its services' limited quotas, each divided among
+// the platforms that share it, so that the polls of all of them together
+// stay within the share of the one quota.
+func (h *Host) watchLimit(id string) watch.Limit {
+	var best watch.Limit
+	for _, c := range h.claims {
+		if c.Platform != id {
+			continue
+		}
+		for _, q := range h.quotas {
+			if q.Name != c.Quota || q.Limit.Units <= 0 || q.Limit.Per <= 0 {
+				continue
+			}
+			sharers := map[string]bool{}
+			for _, o := range h.claims {
+				if o.Quota == q.Name {
+					sharers[o.Platform] = true
+				}
+			}
+			l := watch.Limit{Units: q.Limit.Units / float64(len(sharers)), Per: q.Limit.Per, Ok: true}
+			if !best.Ok || l.Units/l.Per.Seconds() < best.Units/best.Per.Seconds() {
+				best = l
+			}
+		}
+	}
+	return best
+}
+
+// watchResource is besluitbron://watch/{+id}: a watch's new results,
+// read and subscribed to by its owner (or the holder of its feed's
+// secret) only.
+func (h *Host) watchResource() []mcpserver.HostTemplate {
+	if h.watches == nil {
+		return nil
+	}
+	m := h.watches
+	return []mcpserver.HostTemplate{{
+		Template: &mcp.ResourceTemplate{
+			URITemplate: watch.URIPrefix + "{+id}", Name: "watch", Title: "A watch's new results", MIMEType: "application/json",
+			Description: "What a watch (besluitbron_watch) found that is new: results first seen after ?since=<RFC 3339 time> (default: the watch's creation), newest first, grouped as besluitbron_search groups copies, with how fresh the watch is. " +
+				"Subscribe to besluitbron://watch/<id> to be told when new results come. Only the client that created it, or whoever has its feed's secret (&secret=), may read it. Reading it never calls a platform.",
+		},
+		Prefix:    watch.URIPrefix,
+		Read:      func(_ context.Context, caller, uri string) (string, error) { return m.Read(caller, uri) },
+		Subscribe: func(_ context.Context, caller, uri string) error { return m.Subscribable(caller, uri) },
+	}}
+}
+
+// follow saves a search page's search as a watch of the reader's
+// address (as callinfo.ChargedTo names a client without a session) and
+// returns its feed's path.
+func (h *Host) follow(r *http.Request, f web.FollowSearch) (string, error) {
+	owner := callinfo.ChargedTo(callinfo.Caller{Address: inbound.ClientIP(r, config.Prefixes(h.cfg.Server.TrustedProxies)).String()})
+	w, err := h.watches.Create(owner, watch.Query{Query: f.Query, Platforms: f.Platforms, Organization: f.Organization, DateFrom: f.DateFrom, DateTo: f.DateTo})
+	if err != nil {
+		return "", err
+	}
+	return w.Feed(), nil
 }
 
 // reachProbe is the light probe: one uncached HEAD of the platform's base
@@ -257,6 +362,9 @@ func (h *Host) guardPages(mcp *inbound.Guard, mux *http.ServeMux) http.Handler {
 // created after it.
 func (h *Host) newWeb() *web.Server {
 	o := web.Options{Invoke: h.engine.Invoke, Version: h.o.Version, Logger: h.log, Registerer: h.registry, Cite: h.citeService(h.platforms)}
+	if h.watches != nil {
+		o.Follow, o.Feed = h.follow, h.watches.FeedHandler()
+	}
 	if h.lstatus != nil {
 		o.Status = h.lstatus.Snapshot
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/serve/watch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
@@ -78,7 +79,8 @@ type Host struct {
 	warnings  []string           // said at start (exposure of the unified address)
 	plan      platforms.Exposure // what the unified address serves (buildFeatures)
 	tools     []invoke.HostTool
-	cites     *cite.Book // every search result's citation, and the last results (buildInvoke)
+	cites     *cite.Book     // every search result's citation, and the last results (buildInvoke)
+	watches   *watch.Manager // the watches (features.go), nil when off
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
 	statusOpts loadstatus.ToolOptions
@@ -119,6 +121,9 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		}
 	}
 	h.set.Start()
+	if h.watches != nil {
+		h.watches.Start()
+	}
 	h.ready = true
 	return h, nil
 }
@@ -219,6 +224,7 @@ func (h *Host) buildEdges(context.Context) error {
 		HostTools:     h.tools,
 		Logger:        h.log,
 		HostResources: []mcpserver.HostResource{h.statusResource()},
+		HostTemplates: h.watchResource(),
 		Instructions:  plan.Instructions(),
 	})
 	if err != nil {
@@ -422,6 +428,9 @@ func (h *Host) Ready(ctx context.Context) error {
 // Close saves the caches and releases every connector.
 func (h *Host) Close(ctx context.Context) error {
 	var errs []error
+	if h.watches != nil {
+		errs = append(errs, h.watches.Close())
+	}
 	if h.set != nil {
 		errs = append(errs, h.set.Close(ctx))
 	}

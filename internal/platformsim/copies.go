@@ -70,7 +70,11 @@ func kamerstukKey(dossier, addition, nr string) string {
 // elsewhere (council documents, TK documents, Kamerstukken).
 func copyRecords(s *Sim) []copyRecord {
 	var out []copyRecord
-	for _, e := range s.backends["obv"].(*obvSim).entities {
+	obv := s.backends["obv"].(*obvSim)
+	obv.mu.RLock()
+	entities := obv.entities
+	obv.mu.RUnlock()
+	for _, e := range entities {
 		if e.typ != "Document" || e.download == "" {
 			continue
 		}

@@ -8,11 +8,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // obvSim serves OpenBesluitvorming's REST API (/api/search,
 // /api/entities/{id}, /api/sources, /api/stats) from testdata/obv.
 type obvSim struct {
+	// mu guards entities and byID, which AddOBVEntity extends while the
+	// simulator serves.
+	mu       sync.RWMutex
 	entities []*obvEntity
 	byID     map[string]*obvEntity
 	sources  []obvSource
@@ -180,7 +184,9 @@ func (s *obvSim) serve(w http.ResponseWriter, r *http.Request) {
 			writeBody(w, http.StatusOK, "application/json", d.bytes())
 			return
 		}
+		s.mu.RLock()
 		e := s.byID[id]
+		s.mu.RUnlock()
 		if e == nil {
 			obvError(w, http.StatusNotFound, "Entiteit niet gevonden: "+id)
 			return
@@ -269,7 +275,10 @@ func (s *obvSim) search(w http.ResponseWriter, r *http.Request) {
 		score int
 	}
 	var hits []hit
-	for _, e := range s.entities {
+	s.mu.RLock()
+	entities := s.entities
+	s.mu.RUnlock()
+	for _, e := range entities {
 		if label != "" && e.org != label {
 			continue
 		}
@@ -351,4 +360,27 @@ func (s *obvSim) tooMany(retryAfter int) (string, []byte) {
 		Documentation: "https://openbesluitvorming.nl/docs/api",
 	})
 	return "application/json", b
+}
+
+// AddOBVEntity adds a document (an entity in the platform's own JSON, as
+// GET /api/entities/{id} answers it: entityId, entityType, title,
+// organization, date, sortDate, markdownText, …) to OpenBesluitvorming
+// while the simulator serves: a document published after a search was
+// saved, which the searches find from then on. An entity whose id is
+// already there is refused.
+func (s *Sim) AddOBVEntity(raw json.RawMessage) error {
+	e, err := parseOBVEntity(raw)
+	if err != nil {
+		return fmt.Errorf("platformsim: AddOBVEntity: %v", err)
+	}
+	o := s.backends["obv"].(*obvSim)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.byID[e.id] != nil {
+		return fmt.Errorf("platformsim: AddOBVEntity: entity %q is already there", e.id)
+	}
+	o.byID[e.id] = e
+	// A fresh slice: a search reading the old one keeps reading it whole.
+	o.entities = append(o.entities[:len(o.entities):len(o.entities)], e)
+	return nil
 }

@@ -47,6 +47,7 @@ type Config struct {
 	MCPRateLimit RateLimit            `koanf:"mcp_rate_limit"`
 	Status       Status               `koanf:"status"`
 	Cluster      Cluster              `koanf:"cluster"`
+	Watch        Watch                `koanf:"watch"`
 	Connectors   map[string]Connector `koanf:"connectors"`
 	// Dir is the directory relative paths resolve against.
 	Dir string `koanf:"-"`
@@ -148,6 +149,29 @@ type Status struct {
 	Interval time.Duration `koanf:"interval"`
 	// SlowAfter marks a platform slow when its probe takes longer.
 	SlowAfter time.Duration `koanf:"slow_after"`
+}
+
+// Watch configures the watches (saved searches that tell what is new,
+// host/internal/serve/watch): how much of each platform's quota all of
+// them together may spend, how often one may be polled at most, how many
+// may exist, and where they are kept across restarts.
+type Watch struct {
+	// Enabled serves besluitbron_watch, the feeds and the search page's
+	// "follow" link; false: none of them.
+	Enabled bool `koanf:"enabled"`
+	// QuotaShare is the part of each platform's limit (0 < share <= 0.5)
+	// that all watches' polls together may use in any window of the
+	// limit's length: the rest stays for the people searching.
+	QuotaShare float64 `koanf:"quota_share"`
+	// MinInterval is the shortest time between two polls of one search.
+	MinInterval time.Duration `koanf:"min_interval"`
+	// MaxPerOwner caps the watches of one client (an MCP session, a
+	// client address of the search page); MaxTotal caps them in all.
+	MaxPerOwner int `koanf:"max_per_owner"`
+	MaxTotal    int `koanf:"max_total"`
+	// File is the JSON file they are kept in; empty: watches.json beside
+	// cache.dir (in the folder that holds the cache folder).
+	File string `koanf:"file"`
 }
 
 // Cluster configures several replicas sharing each platform's limit
@@ -345,6 +369,11 @@ func defaults() map[string]any {
 		"status.enabled":                 true,
 		"status.interval":                "5m",
 		"status.slow_after":              "5s",
+		"watch.enabled":                  true,
+		"watch.quota_share":              0.1,
+		"watch.min_interval":             "15m",
+		"watch.max_per_owner":            50,
+		"watch.max_total":                10000,
 		"cluster.lease":                  "15s",
 		"cluster.timeout":                "2s",
 		"mcp_rate_limit.enabled":         true,
@@ -706,6 +735,18 @@ func (c *Config) validate() error {
 	if c.Status.SlowAfter <= 0 {
 		bad("status.slow_after: must be positive")
 	}
+	if w := c.Watch; w.QuotaShare <= 0 || w.QuotaShare > 0.5 || w.QuotaShare != w.QuotaShare {
+		bad("watch.quota_share %v: want a part of each quota above 0 and at most 0.5 (0.1 is a tenth)", w.QuotaShare)
+	}
+	if c.Watch.MinInterval < time.Second || c.Watch.MinInterval > 7*24*time.Hour {
+		bad("watch.min_interval %v: want between 1s and 168h", c.Watch.MinInterval)
+	}
+	if c.Watch.MaxPerOwner < 1 || c.Watch.MaxPerOwner > 10000 {
+		bad("watch.max_per_owner %d: want 1 to 10000", c.Watch.MaxPerOwner)
+	}
+	if c.Watch.MaxTotal < 1 || c.Watch.MaxTotal > 1000000 {
+		bad("watch.max_total %d: want 1 to 1000000", c.Watch.MaxTotal)
+	}
 	if c.Cluster.RedisURL != "" {
 		if u := c.Cluster.RedisURL; !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") && !strings.HasPrefix(u, "unix://") {
 			bad("cluster.redis_url: want redis://host:port, rediss://host:port or unix:///path")
@@ -868,6 +909,20 @@ func (c *Config) Path(p string) string {
 		return p
 	}
 	return filepath.Join(c.Dir, p)
+}
+
+// WatchFile is where the watches are kept: watch.file, or watches.json
+// beside cache.dir (its parent folder), so that a cache folder cleared by
+// `besluitbron cache clear` or deleted by hand keeps them.
+func (c *Config) WatchFile() string {
+	if c.Watch.File != "" {
+		return c.Path(c.Watch.File)
+	}
+	dir := c.Path(c.Cache.Dir)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(dir)), "watches.json")
 }
 
 // Check verifies a connector's limits and TTL overrides against its

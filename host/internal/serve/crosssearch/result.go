@@ -61,6 +61,9 @@ type Section struct {
 	QueuedMS   int64  `json:"queued_ms"`
 	UpstreamMS int64  `json:"upstream_ms"`
 	ElapsedMS  int64  `json:"elapsed_ms"`
+	// Units are what the platform call cost its limits (0 when the
+	// cache answered): the watches pace their polls by it.
+	Units float64 `json:"units,omitempty"`
 
 	// keys are the results' document keys, by result (not shown: the
 	// grouping is).

@@ -282,6 +282,7 @@ wait:
 		}
 		sum.Queued = max(sum.Queued, time.Duration(sec.QueuedMS)*time.Millisecond)
 		sum.Upstream = max(sum.Upstream, time.Duration(sec.UpstreamMS)*time.Millisecond)
+		sum.Units += sec.Units
 	}
 	if sum.Cache == "" {
 		sum.Cache = callinfo.Bypass
@@ -360,6 +361,7 @@ func (s *Searcher) one(ctx context.Context, f *forwarder, id string, a *Args, d 
 		sec.Status, sec.Error, sec.Notes = status, msg, notes
 		sum := sub.Summary()
 		sec.Cache, sec.QueuedMS, sec.UpstreamMS = sum.Cache, sum.Queued.Milliseconds(), sum.Upstream.Milliseconds()
+		sec.Units = sum.Units
 		if sum.Fetches == 0 {
 			sec.Cache = ""
 		}

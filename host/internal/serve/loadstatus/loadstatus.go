@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/watch"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -102,6 +103,9 @@ type Snapshot struct {
 	// quota), with the connectors that use each and their state now; then
 	// the hosts reached without a limit.
 	Quotas []Quota `json:"quotas,omitempty"`
+	// Watches is the watches' share of each platform's limit and how
+	// fresh the least fresh of them is (absent when watches are off).
+	Watches *watch.Share `json:"watches,omitempty"`
 }
 
 // Quota is one limit BesluitBron keeps on its own end, or a host it
@@ -254,6 +258,9 @@ type Options struct {
 	// Snapshot.Quotas; the job then also keeps each limited quota's
 	// recent traffic (History, sampled from [Job.StartHistory] on).
 	Quotas func() []Quota
+	// Watches, when set, gives the watches' share of the limits, for
+	// Snapshot.Watches.
+	Watches func() watch.Share
 	// History configures that sampling.
 	History HistoryOptions
 	// Updated, when set, is called after every round and every check of
@@ -523,6 +530,10 @@ func (j *Job) Snapshot() Snapshot {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := Snapshot{GeneratedAt: j.o.Clock.Now(), IntervalSeconds: j.o.Interval.Seconds(), Quotas: quotas}
+	if j.o.Watches != nil {
+		ws := j.o.Watches()
+		out.Watches = &ws
+	}
 	for _, t := range j.targets {
 		out.Platforms = append(out.Platforms, j.status[t.ID].clone())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
+	"github.com/besluitbron/besluitbron/host/internal/serve/watch"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -75,6 +76,8 @@ type ToolAnswer struct {
 	// that share each (only those of platform, when given).
 	Quotas        []Quota      `json:"quotas,omitempty"`
 	Organizations []OrgMatches `json:"organizations,omitempty"`
+	// Watches is the watches' share of each platform's limit.
+	Watches *watch.Share `json:"watches,omitempty"`
 }
 
 // ToolPlatform is one platform in besluitbron_status's answer.
@@ -164,6 +167,10 @@ func (j *Job) AnswerJSON(o ToolOptions, platform, org string) ([]byte, error) {
 		if line := describeQuota(q, snap.GeneratedAt); line != "" {
 			out.Summary = append(out.Summary, line)
 		}
+	}
+	if w := snap.Watches; w != nil {
+		out.Watches = w
+		out.Summary = append(out.Summary, describeWatches(*w, a.Platform))
 	}
 	// The per-minute history is for the Laadstatus charts; an assistant
 	// gets the state now, and 60 points per quota would only cost it
@@ -311,3 +318,30 @@ func and(ws []string) string {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// describeWatches says in a sentence what the watches (saved searches the
+// server checks itself) take of each platform's limit, and how fresh the
+// least fresh is: of one platform, or all.
+func describeWatches(w watch.Share, platform string) string {
+	line := fmt.Sprintf("Watches: %d over %d distinct searches, checked at most every %s and together allowed %g%% of each platform's limit.",
+		w.Watches, w.Searches, time.Duration(w.MinIntervalSeconds*float64(time.Second)), w.Share*100)
+	for _, p := range w.Platforms {
+		if platform != "" && p.Platform != platform {
+			continue
+		}
+		if !p.Limited {
+			line += fmt.Sprintf(" %s: %d searches, %g units used in all (no limit kept there).", p.Platform, p.Searches, p.UsedTotal)
+			continue
+		}
+		line += fmt.Sprintf(" %s: %g of %g units used in the last %s; a round of its %d searches takes %s.", p.Platform, p.UsedInWindow, p.Budget,
+			time.Duration(p.WindowSeconds*float64(time.Second)), p.Searches, time.Duration(p.RoundSeconds*float64(time.Second)))
+	}
+	if w.Searches > 0 {
+		line += fmt.Sprintf(" The least recently checked search was checked %s ago", ago(time.Duration(w.StalestSeconds*float64(time.Second))))
+		if w.Behind > 0 {
+			line += fmt.Sprintf("; %d are checked less often than the interval because of the share", w.Behind)
+		}
+		line += "."
+	}
+	return line
+}

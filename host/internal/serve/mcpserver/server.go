@@ -41,6 +41,10 @@ type Options struct {
 	HostTools []invoke.HostTool
 	// HostResources are added to the unified address (subscribe.go).
 	HostResources []HostResource
+	// HostTemplates are families of resources the host serves on the
+	// unified address, each read (and subscribed to) as its caller
+	// (subscribe.go).
+	HostTemplates []HostTemplate
 	// Instructions for clients.
 	Instructions string
 	Logger       *slog.Logger
@@ -106,6 +110,9 @@ func New(o Options) (*Server, error) {
 	uo := &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete}
 	if subscribable(o) {
 		subscriptionOptions(uo, s.watches[""])
+		if len(o.HostTemplates) > 0 {
+			s.templateSubscriptions(uo)
+		}
 	}
 	s.unified = mcp.NewServer(impl, uo)
 	s.unified.AddReceivingMiddleware(boundErrors, s.followPost)
@@ -154,6 +161,9 @@ func New(o Options) (*Server, error) {
 	for _, hr := range o.HostResources {
 		s.addHostResource(hr)
 	}
+	for _, ht := range o.HostTemplates {
+		s.addHostTemplate(ht)
+	}
 	for _, ht := range o.HostTools {
 		if _, dup := s.tools[ht.Name]; dup {
 			return nil, fmt.Errorf("mcpserver: host tool %q clashes with a connector tool", ht.Name)
@@ -177,6 +187,11 @@ func ptr[T any](v T) *T { return &v }
 func subscribable(o Options) bool {
 	for _, hr := range o.HostResources {
 		if hr.Subscribable {
+			return true
+		}
+	}
+	for _, ht := range o.HostTemplates {
+		if ht.Subscribe != nil {
 			return true
 		}
 	}

@@ -127,3 +127,80 @@ func (s *Server) addHostResource(hr HostResource) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: mime, Text: text}}}, nil
 	})
 }
+
+// HostTemplate is a family of resources the host itself serves on the
+// unified address under one URI template (the watches:
+// besluitbron://watch/{+id}), each URI readable and subscribable only by
+// whom its owner allows. Read and Subscribe are told the caller as
+// upstream/callinfo.ChargedTo names it (the MCP session, or the client's
+// address or stdio without one), so that ownership follows the one
+// function that says who a call is.
+type HostTemplate struct {
+	Template *mcp.ResourceTemplate
+	// Prefix is the start every URI of the family has (the template
+	// before its first variable): a subscription is offered to the
+	// family whose prefix the URI has.
+	Prefix string
+	// Read returns the content of uri for caller, or an error naming what
+	// is wrong (unknown, not the caller's, a bad parameter).
+	Read func(ctx context.Context, caller, uri string) (string, error)
+	// Subscribe, when set, says whether caller may subscribe to uri (nil)
+	// or why not; the host calls [Server.ResourceUpdated] with the URI
+	// when its content changes.
+	Subscribe func(ctx context.Context, caller, uri string) error
+}
+
+// addHostTemplate serves a host resource family on the unified address.
+func (s *Server) addHostTemplate(ht HostTemplate) {
+	t := *ht.Template
+	if ht.Subscribe != nil {
+		t.Meta = subscribableMeta()
+	}
+	mime := t.MIMEType
+	s.unified.AddResourceTemplate(&t, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		text, err := ht.Read(ctx, sessionOf(ctx, req.Session, req.Extra), req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: mime, Text: text}}}, nil
+	})
+}
+
+// templateSubscriptions lets the unified address's subscribe handlers
+// accept a URI of a subscribable host template, asking the template
+// whether this caller may follow it; every other URI is checked as
+// before.
+func (s *Server) templateSubscriptions(o *mcp.ServerOptions) {
+	w := s.watches[""]
+	check := func(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra, uri string, leaving bool) error {
+		for _, ht := range s.o.HostTemplates {
+			if ht.Subscribe != nil && ht.Prefix != "" && strings.HasPrefix(uri, ht.Prefix) {
+				if leaving {
+					return nil // ending a subscription needs no right: the watch may be gone
+				}
+				if err := ht.Subscribe(ctx, sessionOf(ctx, ss, extra), uri); err != nil {
+					return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: invoke.ClipText(err.Error(), 400)}
+				}
+				return nil
+			}
+		}
+		if err := w.subscribe(uri); err != nil {
+			var prefixes []string
+			for _, ht := range s.o.HostTemplates {
+				if ht.Subscribe != nil {
+					prefixes = append(prefixes, ht.Template.URITemplate)
+				}
+			}
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+				"resource %q cannot be subscribed to: platform documents do not change once published. Subscribable here: %s, and your own %s",
+				invoke.ClipText(uri, 200), strings.Join(w.list(), ", "), strings.Join(prefixes, ", "))}
+		}
+		return nil
+	}
+	o.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+		return check(ctx, req.Session, req.Extra, req.Params.URI, false)
+	}
+	o.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+		return check(ctx, req.Session, req.Extra, req.Params.URI, true)
+	}
+}

@@ -68,6 +68,14 @@ func (s *Server) routes() []route {
 		// document read.
 		rs = append(rs, route{"GET /cite", s.handleCite, rule{label: "cite", origin: true, cost: one}})
 	}
+	if s.o.Follow != nil && s.o.Feed != nil {
+		// Following creates a watch: a POST from this site's own form
+		// (Origin), one token; a feed read is what a feed reader polls,
+		// from anywhere (no Origin rule), one token.
+		rs = append(rs,
+			route{"POST /volg", s.handleFollow, rule{label: "follow", origin: true, cost: one}},
+			route{"GET /watch/{feed}", s.o.Feed, rule{label: "feed", cost: one}})
+	}
 	if s.o.Status != nil {
 		rs = append(rs,
 			route{"GET /status", s.handleStatus, rule{label: "status", origin: true, cost: one}},

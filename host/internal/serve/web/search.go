@@ -26,7 +26,9 @@ type form struct {
 	From, To  string
 	Offset    int
 	Submitted bool
-	Problems  []string // message keys of bad input
+	// Picked is true when the reader chose platforms (p given).
+	Picked   bool
+	Problems []string // message keys of bad input
 }
 
 var isoDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
@@ -71,6 +73,7 @@ func (s *Server) parseForm(q url.Values) form {
 		}
 	}
 	f.Submitted = f.Q != "" || len(f.Filters) > 0 || f.From != "" || f.To != ""
+	f.Picked = len(q["p"]) > 0
 	if len(q["p"]) == 0 {
 		// No choice made: every platform.
 		for _, p := range s.o.Platforms {
@@ -307,6 +310,8 @@ type searchData struct {
 	// TryDutch, when set, is a Dutch query to try instead: every platform
 	// answered with nothing, and the query reads as English.
 	TryDutch string
+	// Follow offers "Volg deze zoekopdracht" (watches are on).
+	Follow bool
 }
 
 // tryDutch is the Dutch query to suggest when every section answered
@@ -359,6 +364,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	groupCopies(sections)
 	d.Sections = sections
 	d.TryDutch = tryDutch(f.Q, sections)
+	d.Follow = s.o.Follow != nil && f.Q != ""
 	pg.Data = d
 	s.render(w, "search", "layout", http.StatusOK, pg)
 }

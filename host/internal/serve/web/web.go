@@ -102,6 +102,19 @@ type Options struct {
 	// Cite, when set, serves the Citeer link of every result and
 	// document (/cite): its citation as RIS, BibTeX or CSL-JSON.
 	Cite *cite.Service
+	// Follow, when set, saves the search as a watch for the page's
+	// reader (POST /volg, the search page's "Volg deze zoekopdracht") and
+	// returns its feed's path; Feed serves the feeds (GET /watch/{feed}).
+	Follow func(r *http.Request, f FollowSearch) (feedPath string, err error)
+	Feed   http.HandlerFunc
+}
+
+// FollowSearch is a search page's search as a watch takes it: the terms,
+// the platforms the reader picked (nil: the default ones), one
+// organisation when every platform filter named the same, and the period.
+type FollowSearch struct {
+	Query, Organization, DateFrom, DateTo string
+	Platforms                             []string
 }
 
 // ClusterLine is one line of the status page's replica section.
@@ -152,7 +165,7 @@ func New(o Options) *Server {
 	}
 	s.calls = newCalls(o.MaxInFlight, o.CallTimeout, o.Invoke)
 	s.lists = &lists{s: s, m: map[string]*list{}, fetching: map[string]*pending{}}
-	for _, page := range []string{"search", "fragment", "document", "status", "limited"} {
+	for _, page := range []string{"search", "fragment", "document", "status", "limited", "follow"} {
 		t := template.New("").Funcs(funcs)
 		template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/results.html", "templates/"+page+".html"))
 		s.pages[page] = t
@@ -290,6 +303,12 @@ func language(w http.ResponseWriter, r *http.Request) string {
 }
 
 var funcs = template.FuncMap{
+	// span writes a number of seconds as a duration ("8m20s").
+	"span": func(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() },
+	// num writes a number of units without trailing zeros.
+	"num": func(f float64) string { return fmt.Sprint(f) },
+	// mul100 is a share as a percentage.
+	"mul100": func(f float64) float64 { return f * 100 },
 	"link": func(path string, q url.Values, kv ...string) string {
 		v := url.Values{}
 		for k, vs := range q {

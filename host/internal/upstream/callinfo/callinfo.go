@@ -47,6 +47,7 @@ type Info struct {
 	queued   time.Duration
 	upstream time.Duration
 	fetches  int
+	units    float64
 	notes    []string
 }
 
@@ -103,6 +104,16 @@ func (i *Info) AddFetch(outcome string, queued, upstream time.Duration) {
 	}
 	i.queued += queued
 	i.upstream += upstream
+}
+
+// AddUnits records units charged to a platform's limit for this call
+// (the fetch gate, when a request is let through its quota): what the
+// call cost the platform, so that a feature that paces itself (the
+// watches' polls) measures its spend from the call's record.
+func (i *Info) AddUnits(units float64) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.units += units
 }
 
 // Until records that an answer the call used stays valid until t; the
@@ -190,7 +201,10 @@ type Summary struct {
 	Queued   time.Duration
 	Upstream time.Duration
 	Fetches  int
-	Notes    []string
+	// Units are the units charged to platform limits (0 for answers from
+	// the cache).
+	Units float64
+	Notes []string
 	// ValidUntil is when the earliest cached answer the call used expires;
 	// zero when the call used none, used a volatile one, or asked its
 	// client (its result depends on a person or a model, not only on
@@ -210,7 +224,7 @@ func (i *Info) Summary() Summary {
 	if c == "" {
 		c = Bypass
 	}
-	sum := Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Notes: append([]string(nil), i.notes...)}
+	sum := Summary{Cache: c, Queued: i.queued, Upstream: i.upstream, Fetches: i.fetches, Units: i.units, Notes: append([]string(nil), i.notes...)}
 	if !i.volatile && !i.asked && i.fetches > 0 {
 		sum.ValidUntil = i.until
 		sum.Classes = append([]string(nil), i.classes...)

@@ -465,6 +465,7 @@ func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.
 		if err != nil {
 			return resp, queued, upstream, err
 		}
+		info.AddUnits(req.Cost)
 	}
 	for attempt := 0; ; attempt++ {
 		start := g.o.Now()

@@ -145,7 +145,7 @@ func (h *Host) buildWatches(onUnified []*platform) error {
 		return nil
 	}
 	w := h.cfg.Watch
-	m, err := watch.New(watch.Options{
+	o := watch.Options{
 		Search: s.Handle, Platforms: s.IDs(), Defaults: s.IDs(), Limit: h.watchLimit,
 		Share: w.QuotaShare, MinInterval: w.MinInterval, MaxPerOwner: w.MaxPerOwner, MaxTotal: w.MaxTotal,
 		File: h.cfg.WatchFile(), Clock: h.o.Clock, Logger: h.log,
@@ -154,7 +154,13 @@ func (h *Host) buildWatches(onUnified []*platform) error {
 				h.mcp.ResourceUpdated(context.Background(), uri)
 			}
 		},
-	})
+	}
+	if h.cl != nil {
+		// One set of watches for the cluster, polled by one replica at a
+		// time within the share (a file per replica would multiply it).
+		o.Shared = h.cl.Watches()
+	}
+	m, err := watch.New(o)
 	h.watches = m
 	return err
 }

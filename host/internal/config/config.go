@@ -170,7 +170,9 @@ type Watch struct {
 	MaxPerOwner int `koanf:"max_per_owner"`
 	MaxTotal    int `koanf:"max_total"`
 	// File is the JSON file they are kept in; empty: watches.json beside
-	// cache.dir (in the folder that holds the cache folder).
+	// cache.dir (in the folder that holds the cache folder). In a
+	// cluster the watches are kept in Redis, and the file is read once,
+	// into a store that holds none yet.
 	File string `koanf:"file"`
 }
 

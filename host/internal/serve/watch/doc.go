@@ -49,6 +49,9 @@
 // Watches, their groups' seen results and poll times are kept in one
 // JSON file (config watch.file, by default watches.json beside the cache
 // folder), written whole to a temporary file and renamed over the old
-// one, after every change. In a cluster each replica keeps its own file;
-// sharing watches through Redis is not built.
+// one, after every change. In a cluster the replicas keep one state in
+// Redis instead ([Shared]: a change is written over the version it was
+// made on, or made again), one replica at a time polls (the holder of a
+// lease), and the others hear of new results on a Redis channel to tell
+// their own subscribers.
 package watch

@@ -126,15 +126,30 @@ func (m *Manager) wake() {
 func (m *Manager) loop() {
 	defer m.loops.Done()
 	for {
+		// In a cluster: another replica's new searches first, and only the
+		// replica holding the lease polls; the others look again before
+		// it would lapse.
+		m.current()
+		lead := m.leads()
 		m.mu.Lock()
 		if m.closed {
 			m.running = false
 			m.mu.Unlock()
 			return
 		}
-		g, next := m.pick(m.now())
+		now := m.now()
+		if !lead {
+			m.running = false
+			m.arm(now.Add(m.o.Lease / 2))
+			m.mu.Unlock()
+			return
+		}
+		g, next := m.pick(now)
 		if g == nil {
 			m.running = false
+			if m.o.Shared != nil && (next.IsZero() || next.After(now.Add(m.o.Lease/3))) {
+				next = now.Add(m.o.Lease / 3) // renew the lease
+			}
 			m.arm(next)
 			m.mu.Unlock()
 			return
@@ -276,46 +291,60 @@ func (m *Manager) poll(q Query) {
 	ans := m.o.Search(m.ctx, callinfo.Public(), raw)
 	var res crosssearch.Result
 	decoded := ans.Err == nil && json.Unmarshal(ans.JSON(), &res) == nil
-	m.mu.Lock()
-	g := m.groups[q.key()]
-	if g == nil {
-		// Deleted while it ran: its cost still counts.
-		g = newGroup(q)
-	}
-	g.prevPoll, g.lastPoll = g.lastPoll, start
-	g.polls++
-	var fresh []string
-	if !decoded {
-		msg := "the search answered nothing"
-		if ans.Err != nil {
-			msg = ans.Err.Error()
+	var uris []string
+	err := m.change(func() error {
+		uris = nil
+		g := m.groups[q.key()]
+		if g == nil {
+			// Deleted while it ran: its cost still counts.
+			g = newGroup(q)
 		}
-		g.lastErr = clip(msg, 500)
-		// The cost is known only in all: it counts on every platform the
-		// poll may have reached.
-		if u := ans.Summary.Units; u > 0 {
-			for _, p := range m.platformsOf(g) {
-				m.ledgerOf(p).spends = append(m.ledgerOf(p).spends, spend{start, u})
-				m.ledgerOf(p).total += u
+		if m.o.Shared != nil {
+			// The turn given at the pick, in the state read since.
+			m.turns++
+			g.turn = m.turns
+		}
+		g.prevPoll, g.lastPoll = g.lastPoll, start
+		g.polls++
+		var fresh []string
+		if !decoded {
+			msg := "the search answered nothing"
+			if ans.Err != nil {
+				msg = ans.Err.Error()
+			}
+			g.lastErr = clip(msg, 500)
+			// The cost is known only in all: it counts on every platform the
+			// poll may have reached.
+			if u := ans.Summary.Units; u > 0 {
+				for _, p := range m.platformsOf(g) {
+					m.ledgerOf(p).spends = append(m.ledgerOf(p).spends, spend{start, u})
+					m.ledgerOf(p).total += u
+				}
+			}
+		} else {
+			fresh = m.takeIn(g, res, start)
+		}
+		if len(fresh) > 0 {
+			for id := range g.watches {
+				uris = append(uris, URIPrefix+id)
 			}
 		}
-	} else {
-		fresh = m.takeIn(g, res, start)
+		return nil
+	})
+	if err != nil {
+		m.log.Warn("watches: a poll's results were not kept", "search", q.Query, "error", err)
+		return
 	}
-	var uris []string
-	if len(fresh) > 0 {
-		for id := range g.watches {
-			uris = append(uris, URIPrefix+id)
-		}
-	}
-	m.mu.Unlock()
 	slices.Sort(uris)
 	for _, u := range uris {
-		if m.o.Notify != nil {
+		switch {
+		case m.o.Shared != nil:
+			// Every replica tells its own subscribers, this one too.
+			m.announce(msgUpdated + u)
+		case m.o.Notify != nil:
 			m.o.Notify(u)
 		}
 	}
-	m.persist()
 }
 
 // takeIn records a poll's answer in g: what each platform cost, and the

@@ -242,6 +242,7 @@ type PlatformShare struct {
 
 // Status is the watches' share of each platform's limit now.
 func (m *Manager) Status() Share {
+	m.current()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()

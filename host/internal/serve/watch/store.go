@@ -20,6 +20,12 @@ type stored struct {
 	// Spent is the polls' spend per platform within the last window, so
 	// that a restart does not forget it and spend the share twice.
 	Spent map[string][]storedSpend `json:"spent,omitempty"`
+	// Total is each platform's spend since the first poll, and Typical
+	// the last cost a poll measured there (a new search's estimate):
+	// kept so that a replica that takes the polls over (in a cluster)
+	// reports and paces as the one before it.
+	Total   map[string]float64 `json:"total,omitempty"`
+	Typical map[string]float64 `json:"typical,omitempty"`
 }
 
 type storedGroup struct {
@@ -53,17 +59,27 @@ func (m *Manager) load() error {
 	if err != nil {
 		return fmt.Errorf("watch.file %s: %w", m.o.File, err)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.decode(b, "watch.file "+m.o.File, "move it away to start without its watches")
+}
+
+// decode replaces the state with the store b (the file, or the cluster's
+// copy), naming from in an error, with fix as the way out; m.mu is held.
+func (m *Manager) decode(b []byte, from, fix string) error {
 	var s stored
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("watch.file %s: not a watch store (%v); move it away to start without its watches", m.o.File, err)
+		return fmt.Errorf("%s: not a watch store (%v); %s", from, err, fix)
 	}
 	if s.Version != storeVersion {
-		return fmt.Errorf("watch.file %s: format version %d, this BesluitBron reads version %d", m.o.File, s.Version, storeVersion)
+		return fmt.Errorf("%s: format version %d, this BesluitBron reads version %d", from, s.Version, storeVersion)
 	}
+	watches, secrets, groups := map[string]*Watch{}, map[string]*Watch{}, map[string]*group{}
+	var turns uint64
 	for _, sg := range s.Groups {
 		g := newGroup(sg.Query)
 		g.lastPoll, g.prevPoll, g.lastOK, g.polls, g.lastErr, g.turn = sg.LastPoll, sg.PrevPoll, sg.LastOK, sg.Polls, sg.LastErr, sg.Turn
-		m.turns = max(m.turns, sg.Turn)
+		turns = max(turns, sg.Turn)
 		g.touched, g.entries = sg.Touched, sg.Entries
 		for p, c := range sg.Cost {
 			g.cost[p] = c
@@ -71,33 +87,59 @@ func (m *Manager) load() error {
 		for _, k := range sg.Seen {
 			g.see(k)
 		}
-		m.groups[sg.Query.key()] = g
+		groups[sg.Query.key()] = g
 	}
 	for _, w := range s.Watches {
 		if w == nil || w.ID == "" || len(w.Secret) != 32 {
-			return fmt.Errorf("watch.file %s: a watch without its id or its 128-bit secret", m.o.File)
+			return fmt.Errorf("%s: a watch without its id or its 128-bit secret", from)
 		}
-		m.watches[w.ID] = w
-		m.secrets[w.Secret] = w
-		g := m.groups[w.Query.key()]
+		watches[w.ID] = w
+		secrets[w.Secret] = w
+		g := groups[w.Query.key()]
 		if g == nil {
 			g = newGroup(w.Query)
-			m.groups[w.Query.key()] = g
+			groups[w.Query.key()] = g
 		}
 		g.watches[w.ID] = true
 	}
-	for k, g := range m.groups {
+	for k, g := range groups {
 		if len(g.watches) == 0 {
-			delete(m.groups, k)
+			delete(groups, k)
 		}
 	}
+	ledgers := map[string]*ledger{}
 	for p, ss := range s.Spent {
-		l := m.ledgerOf(p)
+		l := &ledger{total: s.Total[p]}
 		for _, sp := range ss {
 			l.spends = append(l.spends, spend{sp.At, sp.Units})
 		}
+		ledgers[p] = l
+	}
+	m.watches, m.secrets, m.groups, m.ledger = watches, secrets, groups, ledgers
+	m.turns = max(m.turns, turns)
+	for p, c := range s.Typical {
+		m.typical[p] = c
 	}
 	return nil
+}
+
+// encode is the whole state as the store keeps it; m.mu is held.
+func (m *Manager) encode() ([]byte, error) {
+	s := stored{Version: storeVersion, Spent: map[string][]storedSpend{}, Total: map[string]float64{}, Typical: m.typical}
+	for _, w := range m.watches {
+		s.Watches = append(s.Watches, w)
+	}
+	for _, g := range m.groups {
+		s.Groups = append(s.Groups, storedGroup{Query: g.q, LastPoll: g.lastPoll, PrevPoll: g.prevPoll, LastOK: g.lastOK, Polls: g.polls, Turn: g.turn,
+			LastErr: g.lastErr, Cost: g.cost, Touched: g.touched, Entries: g.entries, Seen: g.order})
+	}
+	for p, l := range m.ledger {
+		s.Total[p] = l.total
+		for _, sp := range l.spends {
+			s.Spent[p] = append(s.Spent[p], storedSpend{sp.at, sp.units})
+		}
+	}
+	return json.Marshal(s)
 }
 
 // persist saves, logging a failure: a poll or a change goes on whether
@@ -113,7 +155,7 @@ func (m *Manager) persist() {
 // new one, never half of one. Saves run one at a time, each with the
 // state at its start.
 func (m *Manager) save() error {
-	if m.o.File == "" {
+	if m.o.File == "" || m.o.Shared != nil {
 		return nil
 	}
 	m.saveMu.Lock()
@@ -127,20 +169,7 @@ func (m *Manager) save() error {
 			return nil
 		}
 	}
-	s := stored{Version: storeVersion, Spent: map[string][]storedSpend{}}
-	for _, w := range m.watches {
-		s.Watches = append(s.Watches, w)
-	}
-	for _, g := range m.groups {
-		s.Groups = append(s.Groups, storedGroup{Query: g.q, LastPoll: g.lastPoll, PrevPoll: g.prevPoll, LastOK: g.lastOK, Polls: g.polls, Turn: g.turn,
-			LastErr: g.lastErr, Cost: g.cost, Touched: g.touched, Entries: g.entries, Seen: g.order})
-	}
-	for p, l := range m.ledger {
-		for _, sp := range l.spends {
-			s.Spent[p] = append(s.Spent[p], storedSpend{sp.at, sp.units})
-		}
-	}
-	b, err := json.Marshal(s)
+	b, err := m.encode()
 	m.mu.Unlock()
 	if err != nil {
 		return err

@@ -65,7 +65,15 @@ type Options struct {
 	// MaxPerOwner and MaxTotal cap the watches.
 	MaxPerOwner, MaxTotal int
 	// File keeps the watches across restarts ("" keeps them in memory).
+	// With Shared it is read once, into a shared store that holds none
+	// yet (a single server becoming a cluster keeps its watches).
 	File string
+	// Shared, when set, keeps the watches in the cluster's store
+	// instead of File, and only the replica holding its lease polls.
+	Shared Shared
+	// Lease is how long the polling replica's lease holds without a
+	// renewal (default DefaultLease); it renews it every Lease/3.
+	Lease time.Duration
 	// Clock drives the polls (nil: the real clock).
 	Clock sched.Clock
 	// Notify is told the resource URI of a watch that has new results.
@@ -129,8 +137,13 @@ type Manager struct {
 	// its last save.
 	loops  sync.WaitGroup
 	saveMu sync.Mutex
-	ctx    context.Context
-	cancel context.CancelFunc
+	// version is the shared store's version of the state held (-1:
+	// unknown, read it again); stopListen ends the subscription to the
+	// replicas' messages.
+	version    int64
+	stopListen func()
+	ctx        context.Context
+	cancel     context.CancelFunc
 }
 
 // New builds a Manager and loads the kept watches; an unreadable file is
@@ -160,10 +173,47 @@ func New(o Options) (*Manager, error) {
 	m := &Manager{o: o, now: o.Clock.Now, log: o.Logger, watches: map[string]*Watch{}, secrets: map[string]*Watch{},
 		groups: map[string]*group{}, ledger: map[string]*ledger{}, typical: map[string]float64{}}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
+	if o.Shared != nil {
+		return m, m.openShared()
+	}
 	if err := m.load(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// openShared reads the shared store, moves the file's watches into it
+// when it holds none yet, and listens to the other replicas.
+func (m *Manager) openShared() error {
+	if m.o.Lease <= 0 {
+		m.o.Lease = DefaultLease
+	}
+	m.saveMu.Lock()
+	err := m.refresh(m.ctx)
+	m.saveMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if m.version == 0 && m.o.File != "" {
+		if err := m.load(); err != nil {
+			return err
+		}
+		m.mu.Lock()
+		n := len(m.watches)
+		m.mu.Unlock()
+		if n > 0 {
+			if err := m.change(func() error { return nil }); err != nil {
+				return fmt.Errorf("moving %d watches from watch.file %s into the cluster's store: %w", n, m.o.File, err)
+			}
+			m.log.Info("watches moved into the cluster's store; the file is no longer read", "watches", n, "file", m.o.File)
+		}
+	}
+	stop, err := m.o.Shared.Listen(m.heard)
+	if err != nil {
+		return err
+	}
+	m.stopListen = stop
+	return nil
 }
 
 // realClock is the wall clock, for a Manager given none.
@@ -188,6 +238,16 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	m.cancel()
 	m.loops.Wait() // a poll under way ends (cancelled) before the last save
+	if m.o.Shared != nil {
+		// Every change is in the store already; another replica polls
+		// at once.
+		if m.stopListen != nil {
+			m.stopListen()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		return m.o.Shared.Resign(ctx)
+	}
 	return m.save()
 }
 
@@ -201,31 +261,33 @@ func (m *Manager) Create(owner string, q Query) (*Watch, error) {
 	if owner == "" {
 		return nil, errors.New("a watch needs an owner (the caller is unknown)")
 	}
-	m.mu.Lock()
-	if len(m.watches) >= m.o.MaxTotal {
-		m.mu.Unlock()
-		return nil, fmt.Errorf("this server keeps at most %d watches (watch.max_total) and has that many; delete one first, or ask the administrator", m.o.MaxTotal)
+	var w *Watch
+	err = m.change(func() error {
+		if len(m.watches) >= m.o.MaxTotal {
+			return fmt.Errorf("this server keeps at most %d watches (watch.max_total) and has that many; delete one first, or ask the administrator", m.o.MaxTotal)
+		}
+		if n := m.countOf(owner); n >= m.o.MaxPerOwner {
+			return fmt.Errorf("you have %d watches, the most one client may keep here (watch.max_per_owner); delete one first (besluitbron_watch action delete)", n)
+		}
+		w = &Watch{ID: randomHex(8), Secret: randomHex(16), Owner: owner, Query: q, Created: m.now()}
+		for m.watches[w.ID] != nil {
+			w.ID = randomHex(8)
+		}
+		m.watches[w.ID] = w
+		m.secrets[w.Secret] = w
+		g := m.groups[q.key()]
+		if g == nil {
+			g = newGroup(q)
+			m.turns++
+			g.turn = m.turns
+			m.groups[q.key()] = g
+		}
+		g.watches[w.ID] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if n := m.countOf(owner); n >= m.o.MaxPerOwner {
-		m.mu.Unlock()
-		return nil, fmt.Errorf("you have %d watches, the most one client may keep here (watch.max_per_owner); delete one first (besluitbron_watch action delete)", n)
-	}
-	w := &Watch{ID: randomHex(8), Secret: randomHex(16), Owner: owner, Query: q, Created: m.now()}
-	for m.watches[w.ID] != nil {
-		w.ID = randomHex(8)
-	}
-	m.watches[w.ID] = w
-	m.secrets[w.Secret] = w
-	g := m.groups[q.key()]
-	if g == nil {
-		g = newGroup(q)
-		m.turns++
-		g.turn = m.turns
-		m.groups[q.key()] = g
-	}
-	g.watches[w.ID] = true
-	m.mu.Unlock()
-	m.persist()
 	m.wake()
 	return w, nil
 }
@@ -248,6 +310,7 @@ var ErrNotYours = errors.New("no such watch of yours")
 
 // Get returns the watch id if caller owns it or secret is its secret.
 func (m *Manager) Get(caller, id, secret string) (*Watch, error) {
+	m.current()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	w := m.watches[id]
@@ -259,6 +322,7 @@ func (m *Manager) Get(caller, id, secret string) (*Watch, error) {
 
 // BySecret returns the watch whose secret is secret.
 func (m *Manager) BySecret(secret string) (*Watch, bool) {
+	m.current()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	w, ok := m.secrets[secret]
@@ -276,6 +340,7 @@ func allowed(w *Watch, caller, secret string) bool {
 // List returns caller's watches, and the watch of secret when given,
 // oldest first.
 func (m *Manager) List(caller, secret string) []*Watch {
+	m.current()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Watch
@@ -296,27 +361,30 @@ func (m *Manager) List(caller, secret string) []*Watch {
 // Delete removes watch id (or the watch of secret when id is "") if
 // caller owns it or secret is its secret.
 func (m *Manager) Delete(caller, id, secret string) (*Watch, error) {
-	m.mu.Lock()
-	if id == "" && secret != "" {
-		if w := m.secrets[secret]; w != nil {
-			id = w.ID
+	var w *Watch
+	err := m.change(func() error {
+		if id == "" && secret != "" {
+			if w := m.secrets[secret]; w != nil {
+				id = w.ID
+			}
 		}
-	}
-	w := m.watches[id]
-	if w == nil || !allowed(w, caller, secret) {
-		m.mu.Unlock()
-		return nil, fmt.Errorf("watch %s: %w (only its creator, or whoever has its feed address, may delete it)", clip(id, 40), ErrNotYours)
-	}
-	delete(m.watches, w.ID)
-	delete(m.secrets, w.Secret)
-	if g := m.groups[w.Query.key()]; g != nil {
-		delete(g.watches, w.ID)
-		if len(g.watches) == 0 {
-			delete(m.groups, w.Query.key())
+		w = m.watches[id]
+		if w == nil || !allowed(w, caller, secret) {
+			return fmt.Errorf("watch %s: %w (only its creator, or whoever has its feed address, may delete it)", clip(id, 40), ErrNotYours)
 		}
+		delete(m.watches, w.ID)
+		delete(m.secrets, w.Secret)
+		if g := m.groups[w.Query.key()]; g != nil {
+			delete(g.watches, w.ID)
+			if len(g.watches) == 0 {
+				delete(m.groups, w.Query.key())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	m.mu.Unlock()
-	m.persist()
 	return w, nil
 }
 

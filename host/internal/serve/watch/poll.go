@@ -2,6 +2,7 @@ package watch
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -21,6 +22,10 @@ type group struct {
 	lastPoll, prevPoll, lastOK time.Time
 	polls                      int
 	lastErr                    string
+	// claimed is when a replica of a cluster took the group's next poll
+	// (it polls it now); no replica polls it again until that poll's
+	// result is kept, or claimHold after the claim when it never was.
+	claimed time.Time
 	// turn is the group's place in the round robin: given at creation
 	// and again at every poll, from one counter, so groups polled at
 	// one instant keep the order they were polled in.
@@ -144,7 +149,20 @@ func (m *Manager) loop() {
 			m.mu.Unlock()
 			return
 		}
-		g, next := m.pick(now)
+		var g *group
+		var next time.Time
+		if m.o.Shared == nil {
+			g, next = m.pick(now)
+		} else {
+			m.mu.Unlock()
+			g, next = m.claim(now)
+			m.mu.Lock()
+			if m.closed {
+				m.running = false
+				m.mu.Unlock()
+				return
+			}
+		}
 		if g == nil {
 			m.running = false
 			if m.o.Shared != nil && (next.IsZero() || next.After(now.Add(m.o.Lease/3))) {
@@ -214,6 +232,14 @@ func (m *Manager) pick(now time.Time) (*group, time.Time) {
 	}
 	blocked := map[string]bool{}
 	for _, g := range gs {
+		if !g.claimed.IsZero() {
+			// A replica polls it now (or did, and stopped before keeping
+			// the result: then the claim lapses).
+			if until := g.claimed.Add(claimHold); now.Before(until) {
+				later(until)
+				continue
+			}
+		}
 		if !g.lastPoll.IsZero() {
 			if due := g.lastPoll.Add(m.o.MinInterval); now.Before(due) {
 				// Sorted by last poll: every later group is due later still.
@@ -288,7 +314,14 @@ func (m *Manager) poll(q Query) {
 	}{q, pollLimit}
 	raw, _ := json.Marshal(args)
 	start := m.now()
-	ans := m.o.Search(m.ctx, callinfo.Public(), raw)
+	ctx := m.ctx
+	if m.o.Shared != nil {
+		// The claim lapses after claimHold: the poll must be over by then.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, claimHold)
+		defer cancel()
+	}
+	ans := m.o.Search(ctx, callinfo.Public(), raw)
 	var res crosssearch.Result
 	decoded := ans.Err == nil && json.Unmarshal(ans.JSON(), &res) == nil
 	var uris []string
@@ -304,7 +337,7 @@ func (m *Manager) poll(q Query) {
 			m.turns++
 			g.turn = m.turns
 		}
-		g.prevPoll, g.lastPoll = g.lastPoll, start
+		g.prevPoll, g.lastPoll, g.claimed = g.lastPoll, start, time.Time{}
 		g.polls++
 		var fresh []string
 		if !decoded {

@@ -192,3 +192,44 @@ func (m *Manager) leads() bool {
 	}
 	return ok
 }
+
+// claimHold is how long a claimed poll keeps other replicas from
+// polling the same search: a poll's search ends within its per-platform
+// deadline (at most a minute) and is cut off at claimHold, so a claim
+// older than that belongs to a replica that stopped mid-poll. Longer
+// than the lease on purpose: a replica whose lease lapsed during a slow
+// poll is still polling.
+const claimHold = 2 * time.Minute
+
+// errNothingDue ends a claim that found no group to poll.
+var errNothingDue = errors.New("no watch is due")
+
+// claim picks the group to poll now from the shared state and records
+// in it, under the version a write must match, that this replica polls
+// it: the lease says who polls, but a replica whose lease lapsed during
+// a slow poll, or that read the state just before another's poll was
+// kept, would otherwise poll the same search again. It returns nil and
+// when to look again when nothing is due (or the store did not answer:
+// then after a lease's third).
+func (m *Manager) claim(now time.Time) (*group, time.Time) {
+	var picked *group
+	var next time.Time
+	err := m.change(func() error {
+		g, nx := m.pick(now)
+		if g == nil {
+			next = nx
+			return errNothingDue
+		}
+		g.claimed = now
+		picked = g
+		return nil
+	})
+	switch {
+	case err == nil:
+		return picked, time.Time{}
+	case errors.Is(err, errNothingDue):
+		return nil, next
+	}
+	m.log.Warn("watches: claiming a poll in the shared store failed; trying again shortly", "error", err)
+	return nil, now.Add(m.o.Lease / 3)
+}

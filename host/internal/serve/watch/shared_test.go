@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/crosssearch"
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/sched/schedtest"
 )
@@ -236,4 +239,77 @@ func TestWatchShareHoldsAcrossReplicas(t *testing.T) {
 		t.Fatalf("%d of 30 searches polled", len(per))
 	}
 	t.Logf("3 replicas, 300 watches, 30 searches, 30 virtual minutes: %d polls, at most 6 a minute", len(polls))
+}
+
+// TestWatchSlowPollIsNotPolledAgain: the polling replica's search hangs
+// past its lease; the other replica takes the lease over, but the search
+// being polled is not polled a second time (its claim is in the shared
+// state) until the first poll's result is kept, and the next poll comes
+// an interval after the slow one began. It fails if the lease alone decides, as
+// the replica that takes over reads the search as due.
+func TestWatchSlowPollIsNotPolledAgain(t *testing.T) {
+	var mu sync.Mutex
+	var hold chan struct{}       // when set, the next search waits on it
+	entered := make(chan int, 1) // which replica's search waits
+	n := 0
+	rs := newReplicas(t, 2, func(o *Options) {
+		i, search := n, o.Search
+		n++
+		o.Search = func(ctx context.Context, info *callinfo.Info, raw json.RawMessage) invoke.Answer {
+			mu.Lock()
+			h := hold
+			hold = nil
+			mu.Unlock()
+			if h != nil {
+				entered <- i
+				<-h
+			}
+			return search(ctx, info, raw)
+		}
+	})
+	rs.fs.add("stikstof", crosssearch.Item{ID: "x", Title: "X"})
+	w, err := rs.ms[1].Create("client:redactie", Query{Query: "stikstof"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.until("the baseline", func() bool { return len(rs.fs.polls()) == 1 })
+
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) }) // before the replicas close
+	mu.Lock()
+	hold = release
+	mu.Unlock()
+	rs.clk.Advance(15 * time.Minute)
+	slow := <-entered
+	other := rs.ms[1-slow]
+	// Well past the slow replica's lease (within the claim's hold): the
+	// other takes the lease over and looks.
+	for range 2 {
+		rs.clk.Advance(45 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
+		for !other.Idle() {
+			if time.Now().After(deadline) {
+				t.Fatal("the other replica's poll loop did not go idle")
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	// The slow search has not reached the platform yet; only the baseline has.
+	if got := len(rs.fs.polls()); got != 1 {
+		t.Fatalf("%d searches reached the platform while the first replica's poll hung; want 1 (the baseline): the other replica polled the same search again", got)
+	}
+	once.Do(func() { close(release) })
+	rs.until("the slow poll kept", func() bool { return len(rs.fs.polls()) == 2 })
+	rs.advance(13*time.Minute, time.Minute) // 29:30 after the baseline
+	if got := len(rs.fs.polls()); got != 2 {
+		t.Fatalf("%d polls within the interval after the slow poll began; want 2", got)
+	}
+	rs.advance(time.Minute, time.Minute)
+	if got := len(rs.fs.polls()); got != 3 {
+		t.Fatalf("%d polls an interval after the slow poll began; want 3", got)
+	}
+	if text, err := other.Read("client:redactie", w.URI()); err != nil || !strings.Contains(text, `"checks":3`) {
+		t.Fatalf("the watch after the slow poll, through the other replica: %v %s", err, text)
+	}
 }

@@ -32,6 +32,7 @@ type storedGroup struct {
 	Query    Query              `json:"query"`
 	LastPoll time.Time          `json:"last_poll,omitzero"`
 	PrevPoll time.Time          `json:"prev_poll,omitzero"`
+	Claimed  time.Time          `json:"claimed,omitzero"`
 	LastOK   time.Time          `json:"last_ok,omitzero"`
 	Polls    int                `json:"polls"`
 	Turn     uint64             `json:"turn"`
@@ -78,7 +79,7 @@ func (m *Manager) decode(b []byte, from, fix string) error {
 	var turns uint64
 	for _, sg := range s.Groups {
 		g := newGroup(sg.Query)
-		g.lastPoll, g.prevPoll, g.lastOK, g.polls, g.lastErr, g.turn = sg.LastPoll, sg.PrevPoll, sg.LastOK, sg.Polls, sg.LastErr, sg.Turn
+		g.lastPoll, g.prevPoll, g.claimed, g.lastOK, g.polls, g.lastErr, g.turn = sg.LastPoll, sg.PrevPoll, sg.Claimed, sg.LastOK, sg.Polls, sg.LastErr, sg.Turn
 		turns = max(turns, sg.Turn)
 		g.touched, g.entries = sg.Touched, sg.Entries
 		for p, c := range sg.Cost {
@@ -130,7 +131,7 @@ func (m *Manager) encode() ([]byte, error) {
 		s.Watches = append(s.Watches, w)
 	}
 	for _, g := range m.groups {
-		s.Groups = append(s.Groups, storedGroup{Query: g.q, LastPoll: g.lastPoll, PrevPoll: g.prevPoll, LastOK: g.lastOK, Polls: g.polls, Turn: g.turn,
+		s.Groups = append(s.Groups, storedGroup{Query: g.q, LastPoll: g.lastPoll, PrevPoll: g.prevPoll, Claimed: g.claimed, LastOK: g.lastOK, Polls: g.polls, Turn: g.turn,
 			LastErr: g.lastErr, Cost: g.cost, Touched: g.touched, Entries: g.entries, Seen: g.order})
 	}
 	for p, l := range m.ledger {

@@ -108,7 +108,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer ln.Close()
 	}
-	h, err := host.New(ctx, &host.Options{Config: cfg, Version: version, Logger: logger})
+	opts := &host.Options{Config: cfg, Version: version, Logger: logger}
+	if cmd == "serve" {
+		// Served while the connectors load: /healthz answers at once and
+		// /readyz counts them (a first start compiles every module, a
+		// minute and more on two cores); Serve returns a load error.
+		h, err := host.Open(ctx, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+			return 1
+		}
+		defer h.Close(context.Background())
+		if err := h.Serve(ctx, ln); err != nil {
+			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	h, err := host.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 		return 1
@@ -123,11 +140,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 			return 1
 		}
-		return 0
-	}
-	if err := h.Serve(ctx, ln); err != nil {
-		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
-		return 1
 	}
 	return 0
 }

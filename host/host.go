@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -528,10 +530,18 @@ func (h *Host) whenLoaded(full func() http.Handler, public bool) http.Handler {
 }
 
 // ServeStdio serves the unified tools to one client over stdin/stdout
-// until the client disconnects or ctx is done.
+// until the client disconnects or ctx is done (see [Host.ServeIO]).
 func (h *Host) ServeStdio(ctx context.Context) error {
+	return h.ServeIO(ctx, os.Stdin, os.Stdout)
+}
+
+// ServeIO serves the unified tools to one client reading newline-delimited
+// JSON-RPC from in and writing it to out, until ctx is done or in ends;
+// every request read before the end is answered first (a client may pipe
+// its requests and close its end at once: mcpserver.StdioTransport).
+func (h *Host) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer h.startStatus(ctx)()
-	return h.mcp.Unified().Run(ctx, &mcp.StdioTransport{})
+	return h.mcp.Unified().Run(ctx, mcpserver.StdioTransport(in, out))
 }
 
 // Server exposes the unified MCP server (tests use in-memory transports).

@@ -136,7 +136,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printCheck(stdout, *configPath, cfg.Server.Addr, h)
 		return 0
 	case "stdio":
-		if err := h.ServeStdio(ctx); err != nil && ctx.Err() == nil {
+		if err := h.ServeIO(ctx, stdin, stdout); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 			return 1
 		}

@@ -65,7 +65,7 @@ func TestCheckConfig(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	good := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[connectors.obv]\nmodule='"+wasm+"'\n")
 	code, out, errs := runCmd("check-config", "--config", good)
-	if code != 0 || !strings.Contains(out, "config OK: "+good+", 1 connector, ") {
+	if code != 0 || !strings.Contains(out, "config OK: "+good+", 1 connector with ") {
 		t.Errorf("good config: %d %q %q", code, out, errs)
 	}
 	// The digest it prints pins the module: pasted, the start succeeds;

@@ -58,7 +58,7 @@ run: host $(call modules_of,$(CONFIG))
 # them over demo.toml. Every search result opens with its platform's
 # document tool and every list tool lists something. Ask it from another
 # terminal (Inspector 2.x; older ones post to /mcp whatever the URL says):
-#   npx -y @modelcontextprotocol/inspector@latest --cli http://127.0.0.1:8080/mcp/unified/v1 \
+#   npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://127.0.0.1:8080/mcp/unified/v1 \
 #     --transport http --method tools/call --tool-name besluitbron_search --tool-arg query=klimaat
 # (add --tool-arg organization=Soest, or --tool-arg 'platforms=["tk","rechtspraak"]').
 # Ctrl-C stops both. Faults while it runs: curl -X PUT -d '{"hang":true}'

@@ -19,6 +19,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 dir=var/readme-clients
 mkdir -p "$dir"
+# README pins the Inspector's version; the Makefile's and demo.toml's
+# comments show the same commands, and must pin the same one.
+pin=$(grep -o '@modelcontextprotocol/inspector@[^ ]*' README.md | sort -u)
+for f in Makefile demo.toml; do
+	other=$(grep -o '@modelcontextprotocol/inspector@[^ ]*' "$f" | sort -u)
+	if [ -z "$pin" ] || [ "$other" != "$pin" ]; then
+		echo "readme-clients: $f names ${other:-no Inspector}, README.md ${pin:-none}: pin one version everywhere" >&2
+		exit 1
+	fi
+done
+
 nodebin=$(scripts/node-deps.sh)
 export PATH="$nodebin:$PATH"
 node --version | grep -q '^v2[2-9]\.' || { echo "readme-clients: node on PATH is not ≥ 22" >&2; exit 1; }

@@ -102,7 +102,8 @@ soak:
 	BESLUITBRON_SOAK=$${SOAK:-10m} $(GO) test -count=1 -timeout 2h -v -run '^(TestLoad|TestFaultIsolation|TestKillDuringCacheSave|TestHostileLoad)$$' ./host/
 
 # The official MCP conformance suite against the conformance connector
-# (conformance.toml; Node 22 and the suite from npm into var/conformance).
+# (conformance.toml; Node 22 from npm into var/node, shared with
+# scripts/readme-clients.sh, and the suite into var/conformance).
 conformance:
 	MAKE=$(MAKE) scripts/conformance.sh
 

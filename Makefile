@@ -58,7 +58,7 @@ run: host $(call modules_of,$(CONFIG))
 # them over demo.toml. Every search result opens with its platform's
 # document tool and every list tool lists something. Ask it from another
 # terminal (Inspector 2.x; older ones post to /mcp whatever the URL says):
-#   npx -y @modelcontextprotocol/inspector@latest --cli http://127.0.0.1:8080/mcp/unified/v1 \
+#   npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://127.0.0.1:8080/mcp/unified/v1 \
 #     --transport http --method tools/call --tool-name besluitbron_search --tool-arg query=klimaat
 # (add --tool-arg organization=Soest, or --tool-arg 'platforms=["tk","rechtspraak"]').
 # Ctrl-C stops both. Faults while it runs: curl -X PUT -d '{"hang":true}'
@@ -102,7 +102,8 @@ soak:
 	BESLUITBRON_SOAK=$${SOAK:-10m} $(GO) test -count=1 -timeout 2h -v -run '^(TestLoad|TestFaultIsolation|TestKillDuringCacheSave|TestHostileLoad)$$' ./host/
 
 # The official MCP conformance suite against the conformance connector
-# (conformance.toml; Node 22 and the suite from npm into var/conformance).
+# (conformance.toml; Node 22 from npm into var/node, shared with
+# scripts/readme-clients.sh, and the suite into var/conformance).
 conformance:
 	MAKE=$(MAKE) scripts/conformance.sh
 

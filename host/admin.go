@@ -1,6 +1,11 @@
 package host
 
 import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/besluitbron/besluitbron/host/internal/platforms"
 )
 
@@ -43,4 +48,32 @@ func (h *Host) ModuleDigests() map[string]string {
 		out[p.ID] = p.SHA256
 	}
 	return out
+}
+
+// UnifiedTools names the tools /mcp/unified/v1 lists, in its order, as a
+// client's tools/list receives them: asked through an MCP session on the
+// unified server itself, so that check-config counts what the edge
+// serves, the host's own besluitbron_* tools included and whatever
+// server.tools and connectors.<id>.expose removed left out (counting the
+// connectors' tools instead said 27 where clients were listed 29).
+func (h *Host) UnifiedTools(ctx context.Context) ([]string, error) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := h.mcp.Unified().Connect(ctx, st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing the unified tools: %w", err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "besluitbron-check", Version: h.o.Version}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing the unified tools: %w", err)
+	}
+	defer cs.Close()
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing the unified tools: %w", err)
+		}
+		names = append(names, t.Name)
+	}
+	return names, nil
 }

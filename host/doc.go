@@ -6,9 +6,13 @@
 // page and the Laadstatus.
 //
 //	ln, err := host.Listen(cfg.Server.Addr) // a busy address fails before any connector loads
-//	h, err := host.New(ctx, &host.Options{Config: cfg, Version: "1.0.0"})
+//	h, err := host.Open(ctx, &host.Options{Config: cfg, Version: "1.0.0"}) // loads in the background
 //	defer h.Close(ctx)
-//	err = h.Serve(ctx, ln) // until ctx is done, then a graceful shutdown
+//	err = h.Serve(ctx, ln) // health checks at once, everything once loaded; until ctx is done
+//
+// New loads before it returns (check-config, stdio and tests use it);
+// Open returns at once, so that /healthz answers and /readyz counts the
+// connectors while a first start compiles them.
 //
 // # How New builds it (host.go, internal/platforms)
 //

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,7 +70,7 @@ type Host struct {
 	engine    *invoke.Engine // the invoke path every tool call takes
 	mcp       *mcpserver.Server
 	ccache    wazero.CompilationCache
-	ready     bool
+	ready     atomic.Bool // every connector loaded, the edges built: /readyz reads it during the load (Open)
 	registry  *prometheus.Registry
 	memo      *memo.Store
 	events    mcp.EventStore     // kept events of resumable streams (nil: none)
@@ -84,6 +88,14 @@ type Host struct {
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
 	statusOpts loadstatus.ToolOptions
+	// loaded is closed when the load ends, loadErr set before then:
+	// Serve, Wait and Close learn of the end and of a failure from it.
+	loaded  chan struct{}
+	loadErr error
+	// nLoaded of total connectors have their runtime and manifest: what
+	// /readyz says during the load.
+	nLoaded atomic.Int32
+	total   int
 }
 
 // New loads every enabled connector and builds the MCP server, in this
@@ -100,15 +112,56 @@ type Host struct {
 // A connector that fails to load fails the start with an error naming it:
 // an admin who enabled it expects it to work.
 func New(ctx context.Context, o *Options) (*Host, error) {
+	h, err := prepare("host.New", o)
+	if err != nil {
+		return nil, err
+	}
+	h.load(ctx)
+	if h.loadErr != nil {
+		h.Close(ctx)
+		return nil, h.loadErr
+	}
+	return h, nil
+}
+
+// Open is [New] for a server that answers while it loads: it checks the
+// configuration as New does and returns at once, loading the connectors
+// in the background. Meanwhile [Host.Serve] answers /healthz, /readyz
+// with 503 "loading n of N connectors", /metrics, and every other path
+// with 503 and a Retry-After; once the load ends it serves everything, or
+// returns the load's error. A first start without a compilation cache
+// compiles every module, 30 to 100 s on two cores: a monitor or an
+// orchestrator that saw no answer for that long would take the process
+// for dead.
+//
+// Until [Host.Wait] has returned nil, only Serve, Wait and Close may be
+// called. Close waits for the load to end, then releases what it opened,
+// whether it succeeded or not.
+func Open(ctx context.Context, o *Options) (*Host, error) {
+	h, err := prepare("host.Open", o)
+	if err != nil {
+		return nil, err
+	}
+	go h.load(ctx)
+	return h, nil
+}
+
+// prepare checks o and builds the host before its load.
+func prepare(caller string, o *Options) (*Host, error) {
 	if o == nil || o.Config == nil {
-		panic("host.New: nil Options or Config")
+		panic(caller + ": nil Options or Config")
 	}
 	// Refused before anything is opened: a server with no connector
 	// would start, with 0 tools, and hide the admin's mistake.
 	if err := o.Config.CheckServable(); err != nil {
 		return nil, err
 	}
-	h := newHost(o)
+	return newHost(o), nil
+}
+
+// load runs New's steps, records their error and closes h.loaded.
+func (h *Host) load(ctx context.Context) {
+	defer close(h.loaded)
 	for _, build := range []func(context.Context) error{
 		h.buildPlatforms, // cluster link, runtimes, quotas, caches, gates
 		h.buildInvoke,    // the one invoke path over every platform
@@ -116,23 +169,51 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		h.buildEdges,     // the MCP server over all of it
 	} {
 		if err := build(ctx); err != nil {
-			h.Close(ctx)
-			return nil, err
+			h.loadErr = err
+			return
 		}
 	}
 	h.set.Start()
 	if h.watches != nil {
 		h.watches.Start()
 	}
-	h.ready = true
-	return h, nil
+	h.ready.Store(true)
+}
+
+// Wait waits until the load [Open] started has ended and returns its
+// error, or ctx's error first. After [New] it returns nil at once.
+func (h *Host) Wait(ctx context.Context) error {
+	select {
+	case <-h.loaded:
+		return h.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// loadState is what /readyz and the paths that wait for the load say
+// before the host is ready.
+func (h *Host) loadState() string {
+	select {
+	case <-h.loaded:
+		if h.loadErr != nil {
+			return "the connectors failed to load (see the log)"
+		}
+	default:
+	}
+	return fmt.Sprintf("loading %d of %d connectors", h.nLoaded.Load(), h.total)
 }
 
 // newHost is a host with what every later step reads: the clock, the
 // logger, the metrics registry, the event store, the kept results and the
 // compilation cache.
 func newHost(o *Options) *Host {
-	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry(), now: time.Now}
+	h := &Host{o: *o, cfg: o.Config, log: o.Logger, registry: prometheus.NewRegistry(), now: time.Now, loaded: make(chan struct{})}
+	for _, c := range h.cfg.Connectors {
+		if c.Enabled {
+			h.total++
+		}
+	}
 	if o.Clock != nil {
 		// One clock for everything that reads the time: the schedulers,
 		// caches, kept results, admission and the status job.
@@ -188,6 +269,7 @@ func (h *Host) buildPlatforms(ctx context.Context) error {
 				h.memo.Clear(id)
 			}
 		},
+		Loaded: func(string) { h.nLoaded.Add(1) },
 	})
 	h.set = s
 	h.platforms, h.quotas, h.claims, h.cl = s.Platforms, s.Quotas, s.Claims, s.Cluster
@@ -286,8 +368,9 @@ func pollAfter(d time.Duration) time.Duration {
 
 // ListenAndServe serves HTTP on the configured address until ctx is done,
 // then shuts down gracefully within server.shutdown_timeout. A command
-// that loads connectors should call [Listen] before [New] and then
-// [Host.Serve] instead, so that a busy address fails the start at once.
+// that loads connectors should call [Listen] before [Open] and then
+// [Host.Serve] instead, so that a busy address fails the start at once
+// and the health checks answer while the connectors load.
 func (h *Host) ListenAndServe(ctx context.Context) error {
 	ln, err := Listen(h.cfg.Server.Addr)
 	if err != nil {
@@ -297,11 +380,10 @@ func (h *Host) ListenAndServe(ctx context.Context) error {
 }
 
 // Listen binds the TCP address for [Host.Serve]. `besluitbron serve` calls
-// it before [New]: loading seven connectors takes seconds (more without a
-// compilation cache), and an address already in use should stop the start
-// before that, not after. The kernel queues connections that arrive while
-// the connectors load; they are answered once Serve runs. Errors name the
-// address and what to do.
+// it before [Open]: loading seven connectors takes seconds (a minute and
+// more without a compilation cache), and an address already in use should
+// stop the start before that, not after. Errors name the address and what
+// to do.
 func Listen(addr string) (net.Listener, error) {
 	if err := config.CheckAddr(addr); err != nil {
 		return nil, fmt.Errorf("server.addr %v", err)
@@ -330,7 +412,9 @@ func CheckAddr(addr string) error { return config.CheckAddr(addr) }
 // left with no tool.
 func (h *Host) Warnings() []string { return append([]string(nil), h.warnings...) }
 
-// Serve serves HTTP on ln until ctx is done, within the [server] caps
+// Serve serves HTTP on ln until ctx is done, or until the load [Open]
+// started fails (its error is returned); while that load runs it answers
+// the health checks only (see Open). It serves within the [server] caps
 // and timeouts: at most max_connections open connections and
 // max_connections_per_ip from one peer address, shared among the
 // addresses when full and reserved_connections of them kept for
@@ -352,7 +436,7 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		// Connection deadlines are wall-clock time, whatever clock the
 		// schedulers read.
-		Handler: inbound.Deadlines(inbound.ReserveOnly(h.Handler(), nil), s.WriteTimeout, time.Now),
+		Handler: inbound.Deadlines(inbound.ReserveOnly(h.whenLoaded(h.Handler, true), nil), s.WriteTimeout, time.Now),
 		// The Conns learn which connections wait between requests (the
 		// first to go when a place is taken back) and which requests run
 		// on a reserved place (monitoring only).
@@ -371,35 +455,93 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 		if err != nil {
 			return fmt.Errorf("server.admin_addr: %w", err)
 		}
-		admin = &http.Server{Handler: h.AdminHandler(), ReadHeaderTimeout: s.ReadHeaderTimeout, ReadTimeout: s.ReadTimeout,
+		admin = &http.Server{Handler: h.whenLoaded(h.AdminHandler, false), ReadHeaderTimeout: s.ReadHeaderTimeout, ReadTimeout: s.ReadTimeout,
 			WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, ErrorLog: srv.ErrorLog}
 		h.log.Info("serving monitoring", "admin_addr", aln.Addr().String())
 		go admin.Serve(inbound.LimitConns(aln, 64, 0))
 		defer admin.Close()
 	}
-	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
-	defer h.startStatus(ctx)()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if !h.ready.Load() {
+		h.log.Info("listening while the connectors load: /healthz answers, /readyz says when they are loaded",
+			"addr", ln.Addr().String(), "connectors", h.total)
+		select {
+		case <-h.loaded:
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			h.shutdown(ctx, srv)
+			return nil
+		}
+		if h.loadErr != nil {
+			srv.Close() // nothing was served but the health checks
+			return h.loadErr
+		}
+	}
+	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
+	defer h.startStatus(ctx)()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
+	h.shutdown(ctx, srv)
+	return nil
+}
+
+// shutdown stops srv gracefully within server.shutdown_timeout, at once
+// past it.
+func (h *Host) shutdown(ctx context.Context, srv *http.Server) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.cfg.Server.ShutdownTimeout)
 	defer cancel()
 	h.log.Info("shutting down")
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
-	return nil
+}
+
+// whenLoaded serves what full builds once the load has succeeded, and
+// until then the health checks, the metrics (on the public address only
+// where server.admin_addr does not serve them) and a 503 with Retry-After
+// for every other path. full is built once, by the first request after
+// the load: a request that follows Wait's return is always served by it.
+func (h *Host) whenLoaded(full func() http.Handler, public bool) http.Handler {
+	get := sync.OnceValue(full)
+	loading := http.NewServeMux()
+	h.healthRoutes(loading)
+	switch {
+	case !public:
+		loading.Handle("GET /metrics", h.metricsHandler())
+	case h.cfg.Server.AdminAddr == "":
+		loading.Handle("GET /metrics", h.monitored(h.metricsHandler()))
+	}
+	loading.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, h.loadState()+"; try again shortly", http.StatusServiceUnavailable)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.ready.Load() {
+			get().ServeHTTP(w, r)
+			return
+		}
+		loading.ServeHTTP(w, r)
+	})
 }
 
 // ServeStdio serves the unified tools to one client over stdin/stdout
-// until the client disconnects or ctx is done.
+// until the client disconnects or ctx is done (see [Host.ServeIO]).
 func (h *Host) ServeStdio(ctx context.Context) error {
+	return h.ServeIO(ctx, os.Stdin, os.Stdout)
+}
+
+// ServeIO serves the unified tools to one client reading newline-delimited
+// JSON-RPC from in and writing it to out, until ctx is done or in ends;
+// every request read before the end is answered first (a client may pipe
+// its requests and close its end at once: mcpserver.StdioTransport).
+func (h *Host) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer h.startStatus(ctx)()
-	return h.mcp.Unified().Run(ctx, &mcp.StdioTransport{})
+	return h.mcp.Unified().Run(ctx, mcpserver.StdioTransport(in, out))
 }
 
 // Server exposes the unified MCP server (tests use in-memory transports).
@@ -427,6 +569,7 @@ func (h *Host) Ready(ctx context.Context) error {
 
 // Close saves the caches and releases every connector.
 func (h *Host) Close(ctx context.Context) error {
+	<-h.loaded // what a load in progress opens is closed with the rest
 	var errs []error
 	if h.watches != nil {
 		errs = append(errs, h.watches.Close())
@@ -581,8 +724,8 @@ func (h *Host) healthRoutes(mux *http.ServeMux) {
 		w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if !h.ready {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
+		if !h.ready.Load() {
+			http.Error(w, h.loadState(), http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ready\n"))

@@ -86,28 +86,33 @@ func getBody(t *testing.T, u string) string {
 	return string(b)
 }
 
-// readmeBlock returns the first ```sh block after marker in README.md.
-func readmeBlock(t *testing.T, marker string) string {
+// connectorsDoc is where the walkthrough for connector authors is
+// written (it was README's "Writing a connector" until issue 31).
+const connectorsDoc = "docs/connectors.md"
+
+// docBlock returns the first ```sh block after marker in the document at
+// path (from the repository's root).
+func docBlock(t *testing.T, path, marker string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(wasmbuild.Root(), "README.md"))
+	b, err := os.ReadFile(filepath.Join(wasmbuild.Root(), path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	i := strings.Index(s, marker)
 	if i < 0 {
-		t.Fatalf("README.md lacks %q", marker)
+		t.Fatalf("%s lacks %q", path, marker)
 	}
 	s = s[i:]
 	start := strings.Index(s, "```sh\n")
 	if start < 0 {
-		t.Fatalf("README.md has no sh block after %q", marker)
+		t.Fatalf("%s has no sh block after %q", path, marker)
 	}
 	s = s[start+len("```sh\n"):]
 	return s[:strings.Index(s, "```")]
 }
 
-// buildOutOfTree runs README's walkthrough as written, from the root of
+// buildOutOfTree runs docs/connectors.md's walkthrough as written, from the root of
 // the checkout with HOME in a temporary directory: copy plugins/example
 // out of the repository, point its sdk requirement at the checkout, run
 // its own tests and build its WebAssembly module. It returns the module's
@@ -119,7 +124,7 @@ func buildOutOfTree(t *testing.T) (wasm, sum string) {
 	if strings.HasPrefix(home, root+string(filepath.Separator)) {
 		t.Fatalf("the temporary directory %s is inside the repository", home)
 	}
-	script := readmeBlock(t, "**Copy it out of the tree")
+	script := docBlock(t, connectorsDoc, "**Copy it out of the tree")
 	// The go command's caches stay where they are (they default to
 	// places under HOME); a cold build cache would only make this slow.
 	env := []string{"HOME=" + home, "GOWORK=off"}
@@ -135,18 +140,18 @@ func buildOutOfTree(t *testing.T) (wasm, sum string) {
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("README's walkthrough failed: %v\n%s\n%s", err, script, out)
+		t.Fatalf(connectorsDoc+"'s walkthrough failed: %v\n%s\n%s", err, script, out)
 	}
 	dir := filepath.Join(home, "voorbeeld")
 	wasm = filepath.Join(dir, "voorbeeld.wasm")
 	b, err := os.ReadFile(wasm)
 	if err != nil {
-		t.Fatalf("README's walkthrough built no %s: %v\n%s", wasm, err, out)
+		t.Fatalf(connectorsDoc+"'s walkthrough built no %s: %v\n%s", wasm, err, out)
 	}
 	s := sha256.Sum256(b)
 	sum = hex.EncodeToString(s[:])
 	if !strings.Contains(string(out), sum) {
-		t.Errorf("README's walkthrough did not print the module's sha256 %s:\n%s", sum, out)
+		t.Errorf(connectorsDoc+"'s walkthrough did not print the module's sha256 %s:\n%s", sum, out)
 	}
 	// The copy's module graph is itself and the sdk: nothing else of this
 	// repository's requirements.

@@ -8,26 +8,30 @@
 #
 #   scripts/readme-clients.sh
 #
-# The Inspector needs Node ≥ 22 (Debian's may be older): Node is installed
-# from npm into var/readme-clients/ (git-ignored), the way the conformance
-# suite gets it, and put first on PATH; npx fetches the pinned Inspector
-# as README says. A command fails the script when it exits non-zero, prints
+# The Inspector needs Node ≥ 22 (Debian's may be older): the one
+# scripts/node-deps.sh installs into var/node/ (git-ignored), shared with
+# the conformance suite, is put first on PATH; npx fetches the pinned
+# Inspector as README says. A command fails the script when it exits non-zero, prints
 # an error object, or returns a tool error.
 set -euo pipefail
-
-NODE_VERSION=22.23.3
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 dir=var/readme-clients
 mkdir -p "$dir"
-if [ ! -x "$dir/node_modules/.bin/node" ] || [ "$(cat "$dir/installed" 2>/dev/null)" != "$NODE_VERSION" ]; then
-	echo "readme-clients: installing node@$NODE_VERSION into $dir"
-	[ -f "$dir/package.json" ] || echo '{"private":true}' >"$dir/package.json"
-	(cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node@$NODE_VERSION" >/dev/null)
-	echo "$NODE_VERSION" >"$dir/installed"
-fi
-export PATH="$root/$dir/node_modules/.bin:$PATH"
+# README pins the Inspector's version; the Makefile's and demo.toml's
+# comments show the same commands, and must pin the same one.
+pin=$(grep -o '@modelcontextprotocol/inspector@[^ ]*' README.md | sort -u)
+for f in Makefile demo.toml; do
+	other=$(grep -o '@modelcontextprotocol/inspector@[^ ]*' "$f" | sort -u)
+	if [ -z "$pin" ] || [ "$other" != "$pin" ]; then
+		echo "readme-clients: $f names ${other:-no Inspector}, README.md ${pin:-none}: pin one version everywhere" >&2
+		exit 1
+	fi
+done
+
+nodebin=$(scripts/node-deps.sh)
+export PATH="$nodebin:$PATH"
 node --version | grep -q '^v2[2-9]\.' || { echo "readme-clients: node on PATH is not ≥ 22" >&2; exit 1; }
 
 # free_port prints a loopback port nothing listens on.

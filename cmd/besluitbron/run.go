@@ -108,7 +108,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer ln.Close()
 	}
-	h, err := host.New(ctx, &host.Options{Config: cfg, Version: version, Logger: logger})
+	opts := &host.Options{Config: cfg, Version: version, Logger: logger}
+	if cmd == "serve" {
+		// Served while the connectors load: /healthz answers at once and
+		// /readyz counts them (a first start compiles every module, a
+		// minute and more on two cores); Serve returns a load error.
+		h, err := host.Open(ctx, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+			return 1
+		}
+		defer h.Close(context.Background())
+		if err := h.Serve(ctx, ln); err != nil {
+			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	h, err := host.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 		return 1
@@ -116,18 +133,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer h.Close(context.Background())
 	switch cmd {
 	case "check-config":
-		printCheck(stdout, *configPath, cfg.Server.Addr, h)
-		return 0
-	case "stdio":
-		if err := h.ServeStdio(ctx); err != nil && ctx.Err() == nil {
+		if err := printCheck(ctx, stdout, *configPath, cfg.Server.Addr, h); err != nil {
 			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
 			return 1
 		}
 		return 0
-	}
-	if err := h.Serve(ctx, ln); err != nil {
-		fmt.Fprintf(stderr, "besluitbron: %v\n", err)
-		return 1
+	case "stdio":
+		if err := h.ServeIO(ctx, stdin, stdout); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "besluitbron: %v\n", err)
+			return 1
+		}
 	}
 	return 0
 }
@@ -136,18 +151,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // tools, quotas, the client features it asked for and was granted, and
 // the sha256 line to paste under its table to pin the
 // module: a pinned module that changes on disk then stops the start),
-// the start's warnings, then "config OK".
-func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
+// the start's warnings, then "config OK" with the number of tools
+// /mcp/unified/v1 lists, as a client's tools/list does (the host's own
+// besluitbron_* tools included).
+func printCheck(ctx context.Context, w io.Writer, configPath, addr string, h *host.Host) error {
+	listed, err := h.UnifiedTools(ctx)
+	if err != nil {
+		return err
+	}
+	own := 0
+	for _, name := range listed {
+		if strings.HasPrefix(name, "besluitbron_") {
+			own++
+		}
+	}
 	sums := h.Summary()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "connector\tmodule\ttools\tupstream quotas\tclient features\tpin (under [connectors.<id>])")
-	tools, unified := 0, 0
+	tools := 0
 	for _, s := range sums {
 		n := plural(s.Tools, "tool")
 		if s.Unified != s.Tools {
 			n += fmt.Sprintf(" (%d on unified)", s.Unified)
 		}
-		tools, unified = tools+s.Tools, unified+s.Unified
+		tools += s.Tools
 		mod := s.Module
 		if s.Runtime != "wasm" {
 			mod += " (" + s.Runtime + ")"
@@ -165,8 +192,9 @@ func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
 	} else {
 		ln.Close()
 	}
-	fmt.Fprintf(w, "config OK: %s, %s, %s (%d on /mcp/unified/v1), serving on %s. To pin a module, paste its sha256 line under its [connectors.<id>] table.\n",
-		configPath, plural(len(sums), "connector"), plural(tools, "tool"), unified, addr)
+	fmt.Fprintf(w, "config OK: %s, %s with %s; /mcp/unified/v1 lists %s (%d of them BesluitBron's own besluitbron_*), serving on %s. To pin a module, paste its sha256 line under its [connectors.<id>] table.\n",
+		configPath, plural(len(sums), "connector"), plural(tools, "tool"), plural(len(listed), "tool"), own, addr)
+	return nil
 }
 
 func plural(n int, word string) string {

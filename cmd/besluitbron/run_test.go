@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,7 +65,7 @@ func TestCheckConfig(t *testing.T) {
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
 	good := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[connectors.obv]\nmodule='"+wasm+"'\n")
 	code, out, errs := runCmd("check-config", "--config", good)
-	if code != 0 || !strings.Contains(out, "config OK: "+good+", 1 connector, ") {
+	if code != 0 || !strings.Contains(out, "config OK: "+good+", 1 connector with ") {
 		t.Errorf("good config: %d %q %q", code, out, errs)
 	}
 	// The digest it prints pins the module: pasted, the start succeeds;
@@ -126,5 +127,37 @@ func TestStdio(t *testing.T) {
 	}
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatalf("after a tool error: %v", err)
+	}
+}
+
+// Requests piped into `besluitbron stdio`, with the input closed right
+// after them, are all answered before it exits: the handshake and
+// tools/list (with the connector's tools), then exit 0. Catches the
+// former stdio, which answered initialize only (3 of 3 runs of
+// printf … | besluitbron stdio): at the end of its input the go-sdk
+// cancelled tools/list and wrote no answer.
+func TestStdioAnswersPipedRequests(t *testing.T) {
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[log]\nlevel='warn'\n[status]\nenabled=false\n[connectors.obv]\nmodule='"+wasm+"'\n")
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+`
+	var out, errb bytes.Buffer
+	if code := run([]string{"stdio", "--config", cfg}, strings.NewReader(in), &out, &errb); code != 0 {
+		t.Fatalf("stdio: exit %d\n%s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines on stdout, want the answers to initialize and tools/list:\n%s", len(lines), out.String())
+	}
+	var list struct {
+		ID     int `json:"id"`
+		Result struct {
+			Tools []struct{ Name string } `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &list); err != nil || list.ID != 2 || len(list.Result.Tools) < 3 {
+		t.Errorf("second answer %q (%v): want tools/list's, with obv's tools", lines[1], err)
 	}
 }

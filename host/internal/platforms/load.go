@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
@@ -51,12 +52,32 @@ func (s *Set) loadConnectors(ctx context.Context) error {
 	sort.Strings(ids)
 	plats := make([]*Platform, len(ids))
 	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		done atomic.Int32
+	)
 	for i, id := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A first start compiles every module (30 to 100 s on two
+			// cores without a compilation cache): a line per connector
+			// when it starts and when it is done says the start is
+			// moving, and which connector is the slow one.
+			start := s.now()
+			s.log.Info(fmt.Sprintf("loading connector %s (%d of %d)…", id, i+1, len(ids)), "connector", id)
 			plats[i], errs[i] = s.loadOne(ctx, id, s.cfg.Connectors[id])
+			if errs[i] != nil {
+				return
+			}
+			// Counted before it is said: what reads the count after
+			// the line sees this connector in it.
+			if s.loaded != nil {
+				s.loaded(id)
+			}
+			n := done.Add(1)
+			took := s.now().Sub(start)
+			s.log.Info(fmt.Sprintf("%s ready in %.1f s (%d of %d loaded)", id, took.Seconds(), n, len(ids)), "connector", id, "took", took)
 		}()
 	}
 	wg.Wait()

@@ -46,6 +46,10 @@ type Options struct {
 	// what is cleared, and they belong to the serving side, which this
 	// package may not import.
 	OnClear func(platform string)
+	// Loaded is called with a connector's id once its runtime and
+	// manifest are loaded (nil: not called), from the goroutine that
+	// loaded it: the host counts these for /readyz while the rest load.
+	Loaded func(id string)
 }
 
 // Platform is one loaded connector with its policy, equipped: what the
@@ -101,6 +105,7 @@ type Set struct {
 	version string
 	ccache  wazero.CompilationCache
 	onClear func(platform string)
+	loaded  func(id string)
 	caches  caches
 }
 
@@ -115,7 +120,7 @@ type Set struct {
 // Close releases it.
 func Build(ctx context.Context, o Options) (*Set, error) {
 	s := &Set{cfg: o.Config, log: o.Logger, reg: o.Registerer, now: time.Now, clock: o.Clock,
-		version: o.Version, ccache: o.CompilationCache, onClear: o.OnClear}
+		version: o.Version, ccache: o.CompilationCache, onClear: o.OnClear, loaded: o.Loaded}
 	if o.Clock != nil {
 		s.now = o.Clock.Now
 	}

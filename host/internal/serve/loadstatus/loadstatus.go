@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -278,6 +279,10 @@ type Job struct {
 
 	notify atomic.Pointer[func()] // Notify's listener
 
+	// offline says OfflineHint once, at the first check that finds a
+	// platform's host name unresolvable.
+	offline sync.Once
+
 	mu     sync.Mutex
 	status map[string]*Status
 	timer  sched.Timer
@@ -463,9 +468,25 @@ func (j *Job) check(parent context.Context, t Target) {
 	}
 	if state != Up {
 		j.o.Logger.Warn("load status", "platform", t.ID, "state", string(state), "message", msg)
+		if state == Down && unresolvable(detail) {
+			j.offline.Do(func() { j.o.Logger.Warn(OfflineHint) })
+		}
 	} else {
 		j.o.Logger.Debug("load status", "platform", t.ID, "state", string(state), "latency_ms", s.LatencyMS)
 	}
+}
+
+// OfflineHint is logged once when a check finds a platform's host name
+// unresolvable: on a machine without a network, `make run` logs a warning
+// per platform, seven alike, and a newcomer does not know that the
+// repository serves the same tools offline.
+const OfflineHint = "a platform's host name does not resolve: no network? try `make demo` (the platform simulator: every connector served from recorded answers, offline)"
+
+// unresolvable reports whether an error's words are a failed DNS lookup,
+// as Go's resolver words it (the error has crossed the connector's
+// boundary as text).
+func unresolvable(detail string) bool {
+	return strings.Contains(detail, "no such host") || strings.Contains(detail, "server misbehaving")
 }
 
 func safeReach(ctx context.Context, t Target) (r Reach, err error) {

@@ -430,3 +430,51 @@ func TestSnapshotSaysWhereEachLimitComesFrom(t *testing.T) {
 		t.Errorf("limit_from (-want +got):\n%s", cmp.Diff(want, got))
 	}
 }
+
+// A check that finds a platform's host name unresolvable (no network)
+// says once, over every platform and round, to try `make demo`; a
+// platform that refuses the connection is no reason to. Catches the
+// seven "no such host" warnings `make run` logged offline with no hint.
+func TestOfflineHintOnce(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(b)
+	}), nil))
+	var ps []*platform
+	var ts []loadstatus.Target
+	for _, id := range []string{"obv", "ori", "tk"} {
+		p := &platform{}
+		p.set(loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchUnavailable,
+			Message: `Get "https://` + id + `.example/": dial tcp: lookup ` + id + `.example: no such host`})
+		ps, ts = append(ps, p), append(ts, p.target(id))
+	}
+	refusing := &platform{}
+	refusing.set(loadstatus.Reach{}, &connector.FetchError{Kind: connector.FetchUnavailable, Message: "connection refused"})
+	ts = append(ts, refusing.target("rechtspraak"))
+	j := loadstatus.New(ts, &loadstatus.Options{Clock: schedtest.NewClock(t0), Logger: logger})
+	j.CheckAll(context.Background())
+	j.CheckAll(context.Background())
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	if n := strings.Count(out, "make demo"); n != 1 {
+		t.Errorf("the hint logged %d times, want once:\n%s", n, out)
+	}
+	if n := strings.Count(out, "no such host"); n != 6 {
+		t.Errorf("%d warnings naming the lookup, want 3 platforms × 2 rounds:\n%s", n, out)
+	}
+
+	logs.Reset()
+	j = loadstatus.New([]loadstatus.Target{refusing.target("rechtspraak")}, &loadstatus.Options{Clock: schedtest.NewClock(t0), Logger: logger})
+	j.CheckAll(context.Background())
+	if strings.Contains(logs.String(), "make demo") {
+		t.Errorf("the hint for a refused connection:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

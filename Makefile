@@ -1,6 +1,6 @@
 # BesluitBron. `make run` builds and serves; `make test` runs every test.
 # The version from git tags v0.x.y (scripts/version.sh: 0.1.0 on the tag,
-# 0.1.0-3-g<commit> after it, 0.0.0-dev+<commit> without tags, dev without git).
+# 0.1.0-3-g<commit> after it, 0.0.0-dev.g<commit> without tags, dev without git).
 VERSION ?= $(shell scripts/version.sh 2>/dev/null || echo dev)
 GO      ?= go
 ADDR    ?=

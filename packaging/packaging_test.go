@@ -309,16 +309,22 @@ func TestVersionScript(t *testing.T) {
 		do   func()
 		want string
 	}{
-		{func() {}, `^0\.0\.0-dev\+[0-9a-f]{12}$`},
-		{func() { git("tag", "not-a-version") }, `^0\.0\.0-dev\+[0-9a-f]{12}$`},
+		{func() {}, `^0\.0\.0-dev\.g[0-9a-f]{12}$`},
+		{func() { os.WriteFile(filepath.Join(dir, "a"), []byte("2"), 0o644) }, `^0\.0\.0-dev\.g[0-9a-f]{12}-dirty$`},
+		{func() { git("commit", "-qam", "two"); git("tag", "not-a-version") }, `^0\.0\.0-dev\.g[0-9a-f]{12}$`},
 		{func() { git("tag", "v0.1.0") }, `^0\.1\.0$`},
-		{func() { os.WriteFile(filepath.Join(dir, "a"), []byte("2"), 0o644) }, `^0\.1\.0\+dirty$`},
-		{func() { git("commit", "-qam", "two") }, `^0\.1\.0-1-g[0-9a-f]{12}$`},
-		{func() { os.WriteFile(filepath.Join(dir, "a"), []byte("3"), 0o644) }, `^0\.1\.0-1-g[0-9a-f]{12}\+dirty$`},
+		{func() { os.WriteFile(filepath.Join(dir, "a"), []byte("3"), 0o644) }, `^0\.1\.0-dirty$`},
+		{func() { git("commit", "-qam", "three") }, `^0\.1\.0-1-g[0-9a-f]{12}$`},
+		{func() { os.WriteFile(filepath.Join(dir, "a"), []byte("4"), 0o644) }, `^0\.1\.0-1-g[0-9a-f]{12}-dirty$`},
 	} {
 		c.do()
-		if v := version(); !regexp.MustCompile(c.want).MatchString(v) {
+		v := version()
+		if !regexp.MustCompile(c.want).MatchString(v) {
 			t.Errorf("version %q, want %s", v, c.want)
+		}
+		// The image is tagged with it: an OCI distribution tag.
+		if !regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`).MatchString(v) {
+			t.Errorf("version %q is no image tag", v)
 		}
 	}
 }

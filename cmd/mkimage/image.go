@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -76,6 +77,12 @@ type Options struct {
 // Build writes the image index of every platform in o.Binaries as an OCI
 // image layout at dir and returns the index's digest.
 func Build(dir string, o Options) (v1.Hash, error) {
+	// The version tags the image in a registry too (skopeo copy
+	// oci:<dir>:<version> docker://…:<version>): a semver "+build" part,
+	// or anything else a tag cannot hold, is refused here, not at the push.
+	if !imageTag.MatchString(o.Version) {
+		return v1.Hash{}, fmt.Errorf("version %q is not a valid image tag ([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})", o.Version)
+	}
 	if o.Source == "" {
 		o.Source = DefaultSource
 	}
@@ -177,6 +184,9 @@ func platformImage(o Options, platform string, base, shared v1.Layer) (v1.Image,
 	cf.History = nil // one entry per layer would only repeat the labels
 	return mutate.ConfigFile(img, cf)
 }
+
+// imageTag is the OCI distribution spec's tag grammar.
+var imageTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
 // archOf maps "linux/amd64" to "amd64"; only the two built platforms pass.
 func archOf(platform string) (string, bool) {

@@ -240,6 +240,10 @@ func TestRunFlags(t *testing.T) {
 	if code := run([]string{"-out", t.TempDir(), "-version", "1", "-binary", "linux/s390x=x"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "only linux/amd64 and linux/arm64") {
 		t.Errorf("s390x: exit %d, %s", code, stderr.String())
 	}
+	if code := run([]string{"-out", t.TempDir(), "-version", "0.1.0+dirty", "-binary", "linux/amd64=" + o.Binaries["linux/amd64"],
+		"-plugins", o.PluginsDir, "-config", o.ConfigFile}, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), "not a valid image tag") {
+		t.Errorf("0.1.0+dirty: exit %d, %s", code, stderr.String())
+	}
 	out := filepath.Join(t.TempDir(), "oci")
 	t.Setenv("SOURCE_DATE_EPOCH", "1764936000")
 	var stdout bytes.Buffer

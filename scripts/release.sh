@@ -86,7 +86,7 @@ if [ "$what" = image ]; then
 	image
 	exit 0
 fi
-rm -f "$dist"/besluitbron-* "$dist/checksums.txt" "$dist/server.json"
+rm -rf "$dist"/besluitbron-* "$dist/checksums.txt" "$dist/server.json"
 image
 "$GO" build -o "$stage/mkdist" ./cmd/mkdist
 
@@ -99,7 +99,7 @@ for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 wi
 	cp "$stage/host-$os-$arch"/* "$d/bin/"
 	cp "$stage"/plugins/*.wasm "$d/bin/plugins/"
 	cp plugins.toml README.md CHANGELOG.md "$d/"
-	[ -f LICENSE ] && cp LICENSE "$d/"
+	if [ -f LICENSE ]; then cp LICENSE "$d/"; fi
 	if [ "$os" = windows ]; then
 		"$stage/mkdist" zip -o "$dist/$name.zip" -C "$d" -prefix "$name/"
 	else
@@ -114,7 +114,7 @@ b=$stage/mcpb
 mkdir -p "$b/bin/plugins" "$b/server"
 cp "$stage"/plugins/*.wasm "$b/bin/plugins/"
 cp plugins.toml README.md "$b/"
-[ -f LICENSE ] && cp LICENSE "$b/"
+if [ -f LICENSE ]; then cp LICENSE "$b/"; fi
 for p in linux-amd64 darwin-amd64 darwin-arm64 windows-amd64; do
 	mkdir -p "$b/server/$p"
 	cp "$stage/host-$p"/* "$b/server/$p/"
@@ -146,6 +146,7 @@ GOOS=linux GOARCH=amd64 CGO_ENABLED=0 "$stage/cyclonedx-gomod" app -json -licens
 	-mcpb "$dist/besluitbron-$VERSION.mcpb" \
 	-mcpb-url "$repo_url/releases/download/v$VERSION/besluitbron-$VERSION.mcpb"
 
-(cd "$dist" && sha256sum besluitbron-* server.json >checksums.txt && sha256sum -c --quiet checksums.txt)
+files="besluitbron-*.tar.gz besluitbron-*.zip besluitbron-*.mcpb besluitbron-*-oci.tar besluitbron-*.cdx.json server.json"
+(cd "$dist" && sha256sum $files >checksums.txt && sha256sum -c --quiet checksums.txt)
 echo "dist/:"
-(cd "$dist" && ls -l besluitbron-*.* server.json checksums.txt | awk '{printf "  %-48s %6.1f MB\n", $NF, $5/1048576}')
+(cd "$dist" && ls -l $files checksums.txt | awk '{printf "  %-52s %7.1f MB\n", $NF, $5/1048576}')

@@ -139,8 +139,13 @@ tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owne
 # One SBOM, of the linux/amd64 build (the image's and the most common
 # archive's; the other targets differ only in golang.org/x/sys's files).
 GOBIN=$PWD/$stage "$GO" install "$SBOM_TOOL"
-GOOS=linux GOARCH=amd64 CGO_ENABLED=0 "$stage/cyclonedx-gomod" app -json -licenses -main cmd/besluitbron \
-	-output "$dist/besluitbron-$VERSION.cdx.json" .
+# It reads git with go-git, which cannot open a `git worktree add` folder
+# (its .git is a file): release from a clone.
+if ! GOOS=linux GOARCH=amd64 CGO_ENABLED=0 "$stage/cyclonedx-gomod" app -json -licenses -main cmd/besluitbron \
+	-output "$dist/besluitbron-$VERSION.cdx.json" .; then
+	if [ -f .git ]; then echo "release: cyclonedx-gomod cannot read a git worktree (.git is a file here): run make release in a clone" >&2; fi
+	exit 1
+fi
 
 "$stage/mkdist" server-json -in server.json -out "$dist/server.json" -version "$VERSION" \
 	-mcpb "$dist/besluitbron-$VERSION.mcpb" \

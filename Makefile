@@ -1,5 +1,7 @@
 # BesluitBron. `make run` builds and serves; `make test` runs every test.
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The version from git tags v0.x.y (scripts/version.sh: 0.1.0 on the tag,
+# 0.1.0-3-g<commit> after it, 0.0.0-dev.g<commit> without tags, dev without git).
+VERSION ?= $(shell scripts/version.sh 2>/dev/null || echo dev)
 GO      ?= go
 ADDR    ?=
 PLUGINS := $(patsubst plugins/%/cmd/,%,$(wildcard plugins/*/cmd/))
@@ -12,7 +14,7 @@ NATIVE  := $(foreach p,$(filter-out example,$(PLUGINS)),bin/plugins/$(p))
 # not enter them, so test, vet and tidy visit each.
 SUBMODULES := sdk sdk/native plugins/example
 
-.PHONY: conformance fuzz-short soak all build host plugins native run demo test vet race bench clean browser-deps ts-client redis-deps
+.PHONY: release image conformance fuzz-short soak all build host plugins native run demo test vet race bench clean browser-deps ts-client redis-deps
 
 all: build
 
@@ -128,5 +130,16 @@ vet:
 bench: redis-deps
 	BESLUITBRON_TS_CLIENT_DIR=$$(scripts/ts-deps.sh) GO=$(GO) $(GO) run ./cmd/benchtable -o docs/benchmarks.md
 
+# Everything a release publishes, in dist/ (scripts/release.sh; see
+# docs/deploy.md): an archive per OS and architecture (linux, darwin,
+# windows on amd64 and arm64) with the host and the connectors,
+# checksums.txt, a CycloneDX SBOM, the OCI image as a layout and the MCPB
+# desktop bundle. make image writes only the image.
+release:
+	GO=$(GO) VERSION=$(VERSION) scripts/release.sh all
+
+image:
+	GO=$(GO) VERSION=$(VERSION) scripts/release.sh image
+
 clean:
-	rm -rf bin var
+	rm -rf bin var dist

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
 )
@@ -299,6 +300,10 @@ func isLegacySSE(r *http.Request) bool {
 type legacySession struct {
 	id     atomic.Pointer[string]
 	client string // the client's address, until the id is known
+	// principal is the client that authenticated the stream's GET
+	// (server.auth "keys" or "oauth"): the client of every call of the
+	// session.
+	principal auth.Principal
 	// stream is the GET's context: it ends when the stream closes, and
 	// the session's calls with it (cancel.go).
 	stream context.Context
@@ -306,17 +311,19 @@ type legacySession struct {
 
 type legacyKey struct{}
 
-func (l *legacySession) session() string {
-	c := callinfo.Caller{Address: l.client}
+func (l *legacySession) caller() callinfo.Caller {
+	c := l.principal.Caller()
+	c.Address = l.client
 	if id := l.id.Load(); id != nil {
 		c.Session = *id
 	}
-	return callinfo.ChargedTo(c)
+	return c
 }
 
 // legacyStream wraps the GET that opens an HTTP+SSE session.
 func legacyStream(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
 	ls := &legacySession{client: r.Header.Get(ClientHeader), stream: r.Context()}
+	ls.principal, _ = auth.FromContext(r.Context())
 	return &endpointWatch{ResponseWriter: w, s: ls}, r.WithContext(context.WithValue(r.Context(), legacyKey{}, ls))
 }
 

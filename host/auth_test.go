@@ -2,8 +2,12 @@ package host_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host"
@@ -287,4 +293,85 @@ func TestNamedClientsWrongKeyRunsNothing(t *testing.T) {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// TestOAuthThroughTheHost: with server.auth = "oauth" and a local issuer,
+// on the host's clock: a valid token gets an MCP session and its search
+// is served, charged to its subject; an expired token and one of a
+// foreign issuer get 401 naming the metadata address, and nothing runs;
+// that address serves the RFC 9728 document naming the issuer.
+func TestOAuthThroughTheHost(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var iss *httptest.Server
+	iss = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(map[string]string{"issuer": iss.URL, "jwks_uri": iss.URL + "/jwks"})
+		case "/jwks":
+			json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: "k1", Use: "sig"}}})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(iss.Close)
+	const aud = "https://besluitbron.example/mcp/unified/v1"
+	v := startVirtualAuth(t, `auth = "oauth"`, fmt.Sprintf("[server.oauth]\nissuer = %q\naudience = %q\n", iss.URL, aud))
+	now := v.clk.Now()
+	token := func(signer any, issuer string, exp time.Time) string {
+		s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: signer}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "k1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := jwt.Signed(s).Claims(jwt.Claims{Issuer: issuer, Subject: "reporter-7", Audience: jwt.Audience{aud}, Expiry: jwt.NewNumericDate(exp)}).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	metadata := v.base + "/.well-known/oauth-protected-resource/mcp/unified/v1"
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for name, tok := range map[string]string{
+		"expired":        token(key, iss.URL, now.Add(-time.Hour)),
+		"foreign issuer": token(other, "https://login.elsewhere.example", now.Add(time.Hour)),
+		"forged":         token(other, iss.URL, now.Add(time.Hour)),
+	} {
+		req, _ := http.NewRequest(http.MethodPost, v.base+"/mcp/unified/v1", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if want := `Bearer resource_metadata="` + metadata + `"`; res.StatusCode != 401 || !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), want) {
+			t.Errorf("%s token: %d, WWW-Authenticate %q; want 401 starting %q", name, res.StatusCode, res.Header.Get("WWW-Authenticate"), want)
+		}
+	}
+	if _, reqs, _ := v.plat.seen(); reqs != 0 || metricValue(v.base, "besluitbron_sessions_open") != 0 {
+		t.Errorf("refused tokens reached the platform (%d requests) or opened sessions", reqs)
+	}
+	res, err := http.Get(metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	err = json.NewDecoder(res.Body).Decode(&doc)
+	res.Body.Close()
+	servers, _ := doc["authorization_servers"].([]any)
+	if err != nil || res.StatusCode != 200 || doc["resource"] != v.base+"/mcp/unified/v1" || len(servers) != 1 || servers[0] != iss.URL || doc["bearer_methods_supported"] == nil {
+		t.Errorf("metadata: %d %v %v", res.StatusCode, doc, err)
+	}
+	s := v.namedSession("reporter", token(key, iss.URL, now.Add(time.Hour)))
+	v.now(s, 1)
+	if u := host.SchedulerUsage(v.h, "obv", "oauth:reporter-7", v.clk.Now()); u != 1 {
+		t.Errorf("the subject's usage: %g, want 1 (charged to oauth:reporter-7)", u)
+	}
+	if n := metricValue(v.base, `besluitbron_client_tool_calls_total{client="oauth"}`); n != 1 {
+		t.Errorf("the OAuth client's calls counted %g under the label oauth, want 1", n)
+	}
 }

@@ -1,8 +1,40 @@
 package host
 
 import (
+	"fmt"
+
+	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/platforms"
+	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
 )
+
+// NewClientKey makes a fresh API key for the named client name (`besluitbron
+// new-key <name>`): the key to hand the client, and the plugins.toml lines
+// that configure it, which hold only its sha256, and the environment
+// variable that may stand in for them. An unusable name is an error
+// saying what a name may be.
+func NewClientKey(name string) (key, tomlLines, envLine string, err error) {
+	if err := config.CheckClientName(name); err != nil {
+		return "", "", "", err
+	}
+	key, sum, err := auth.NewKey()
+	if err != nil {
+		return "", "", "", fmt.Errorf("new key: %w", err)
+	}
+	return key, fmt.Sprintf("[clients.%s]\nkey_sha256 = %q\n", name, sum),
+		fmt.Sprintf("%sCLIENTS__%s__KEY_SHA256=%s", config.EnvPrefix, upper(name), sum), nil
+}
+
+// upper is name in capitals, as an environment variable spells it.
+func upper(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
 
 // CacheReport is one platform's saved cache, as `besluitbron cache stats`
 // shows it (package platforms, which writes the caches, reads them).

@@ -16,6 +16,14 @@ import (
 // (BESLUITBRON_CLIENTS__<NAME>__KEY_SHA256), which Load lowercases.
 var clientName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
+// CheckClientName reports whether name may name a [clients.<name>].
+func CheckClientName(name string) error {
+	if !clientName.MatchString(name) {
+		return fmt.Errorf("client name %q: use 1 to 32 lower-case letters, digits, dashes or underscores, starting with a letter", name)
+	}
+	return nil
+}
+
 // ClientNames lists the configured [clients.<name>], sorted.
 func (c *Config) ClientNames() []string {
 	names := make([]string, 0, len(c.Clients))

@@ -271,6 +271,18 @@ func TestNamedClientsWrongKeyRunsNothing(t *testing.T) {
 	if n := metricValue(v.base, `besluitbron_client_tool_calls_total{client="alice"}`); n != 1 {
 		t.Errorf("alice's calls counted %g, want 1", n)
 	}
+	// An HTTP+SSE client (protocol 2024-11-05) with bob's key: its calls
+	// are bob's too.
+	sc, err := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.SSEClientTransport{Endpoint: v.base + "/sse", HTTPClient: &http.Client{Transport: bearer{testKeys["bob"], http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Close() })
+	v.now(&vSession{name: "legacy", cs: sc}, 1)
+	if u := host.SchedulerUsage(v.h, "obv", "key:bob", v.clk.Now()); u != 1 {
+		t.Errorf("bob's usage after a call over HTTP+SSE: %g, want 1", u)
+	}
 	// One client's session is no other client's: bob presenting alice's
 	// session id is refused by the go-sdk (403), and nothing runs.
 	req, _ := http.NewRequest(http.MethodPost, v.base+"/mcp/unified/v1", strings.NewReader(call))

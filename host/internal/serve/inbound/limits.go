@@ -620,6 +620,9 @@ type Stats struct {
 	// Clients and PeakClients are the client address buckets (all of an
 	// address's requests) held now and the most at once.
 	Clients, PeakClients int
+	// Named and PeakNamed are the authenticated clients' buckets
+	// ([Request.Principal]) held now and the most at once.
+	Named, PeakNamed int
 }
 
 // ConnectorRefusals are one connector bucket's refusals.
@@ -641,6 +644,7 @@ func (l *Limits) Stats() Stats {
 	s.Sessions, s.PeakSessions = l.sessions.len(), l.sessions.peak
 	s.IPs, s.PeakIPs = l.ips.len(), l.ips.peak
 	s.Clients, s.PeakClients = l.clients.len(), l.clients.peak
+	s.Named, s.PeakNamed = l.named.len(), l.named.peak
 	l.mu.Unlock()
 	return s
 }

@@ -210,8 +210,12 @@ func TestNamedClientsShareAndReconnect(t *testing.T) {
 // WWW-Authenticate: Bearer and a JSON-RPC error naming what was wrong;
 // no session is made and the platform sees no request. The pages, the
 // health checks and the metrics stay reachable without a key.
+//
+// The caps per address count a named client's sessions as its own: with
+// max_sessions_per_ip = 2, alice's third session is refused while bob,
+// on the same address, still gets his.
 func TestNamedClientsWrongKeyRunsNothing(t *testing.T) {
-	v := startVirtualAuth(t, `auth = "keys"`, keyTables())
+	v := startVirtualAuth(t, "auth = \"keys\"\nmax_sessions_per_ip = 2", keyTables())
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"obv_search","arguments":{"query":"stolen"}}}`
 	for _, c := range []struct {
@@ -270,6 +274,12 @@ func TestNamedClientsWrongKeyRunsNothing(t *testing.T) {
 	v.now(alice, 1)
 	if n := metricValue(v.base, `besluitbron_client_tool_calls_total{client="alice"}`); n != 1 {
 		t.Errorf("alice's calls counted %g, want 1", n)
+	}
+	v.namedSession("alice", testKeys["alice"])
+	_, err := mcp.NewClient(&mcp.Implementation{Name: "alice3", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: v.base + "/mcp/unified/v1", HTTPClient: &http.Client{Transport: bearer{testKeys["alice"], http.DefaultTransport}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+		t.Errorf("alice's third session: %v; want it refused (429, max_sessions_per_ip)", err)
 	}
 	// An HTTP+SSE client (protocol 2024-11-05) with bob's key: its calls
 	// are bob's too.

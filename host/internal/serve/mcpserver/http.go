@@ -171,16 +171,23 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			ip := o.ClientAddr(r)
 			r.Header.Set(ClientHeader, ip)
 			r.Header.Del(postHeader)
+			// The caps per address hold per client for an authenticated
+			// one (server.auth): its sessions and streams are counted
+			// as its own, not its address's (a newsroom behind one NAT).
+			holder := ip
+			if p, ok := auth.FromContext(r.Context()); ok {
+				holder = p.ID()
+			}
 			switch {
 			case r.Method == http.MethodGet && isLegacySSE(r):
 				// An HTTP+SSE client: its stream is its session.
-				slot, no := lv.openSession(ip)
+				slot, no := lv.openSession(holder)
 				if no != nil {
 					no.write(w)
 					return
 				}
 				defer slot.abandon()
-				done, no := lv.openStream(nil, ip)
+				done, no := lv.openStream(nil, holder)
 				if no != nil {
 					no.write(w)
 					return
@@ -194,7 +201,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				if r.Header.Get(lastEventIDHeader) != "" {
 					slot = nil
 				}
-				done, no := lv.openStream(slot, ip)
+				done, no := lv.openStream(slot, holder)
 				if no != nil {
 					no.write(w)
 					return
@@ -214,7 +221,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 					w = e.watch
 				}
 				if r.Header.Get(sessionHeader) == "" {
-					slot, no := lv.openSession(ip)
+					slot, no := lv.openSession(holder)
 					if no != nil {
 						no.write(w)
 						return

@@ -93,6 +93,7 @@ type Failure struct {
 	Message string
 }
 
+// Error is the Failure's message.
 func (f *Failure) Error() string { return f.Message }
 
 // unauthorized is a 401 Failure.

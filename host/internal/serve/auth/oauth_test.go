@@ -297,3 +297,53 @@ func TestOAuthMetadata(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthDiscovery: the keys' address comes from jwks_url when set,
+// else from the OpenID configuration, else from the RFC 8414 metadata
+// (for an issuer with a path, under the well-known path's end); a
+// document naming another issuer is not believed (503, saying so).
+func TestOAuthDiscovery(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	jwks := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: "k", Use: "sig"}}})
+	}
+	var srv *httptest.Server
+	var docIssuer string
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/oauth-authorization-server/tenant":
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]string{"issuer": docIssuer, "jwks_uri": srv.URL + "/tenant/keys"})
+		case "/tenant/keys", "/elsewhere/keys":
+			jwks(w)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	iss := srv.URL + "/tenant"
+	tok := sign(t, key, "k", jwt.Claims{Issuer: iss, Subject: "s", Audience: jwt.Audience{audience}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))})
+	for _, c := range []struct {
+		name, jwksURL, docIssuer string
+		code                     int
+	}{
+		{"RFC 8414, path inserted", "", iss, 200},
+		{"explicit jwks_url", srv.URL + "/elsewhere/keys", "https://not-read.example", 200},
+		{"metadata of another issuer", "", "https://evil.example", 503},
+	} {
+		docIssuer = c.docIssuer
+		v, err := NewOAuthVerifier(OAuthOptions{Issuer: iss, Audience: audience, JWKSURL: c.jwksURL, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := New(Options{Mode: OAuth, OAuth: v})
+		r := httptest.NewRequest(http.MethodPost, "http://example.com/mcp/unified/v1", nil)
+		r.Header.Set("Authorization", "Bearer "+tok)
+		rec, _, _ := serve(a, r)
+		if rec.Code != c.code || c.code == 503 && !strings.Contains(rec.Body.String(), "evil.example") {
+			t.Errorf("%s: %d %s, want %d", c.name, rec.Code, rec.Body, c.code)
+		}
+	}
+}

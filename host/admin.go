@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/platforms"
@@ -23,6 +24,20 @@ func NewClientKey(name string) (key, tomlLines, envLine string, err error) {
 	}
 	return key, fmt.Sprintf("[clients.%s]\nkey_sha256 = %q\n", name, sum),
 		fmt.Sprintf("%sCLIENTS__%s__KEY_SHA256=%s", config.EnvPrefix, upper(name), sum), nil
+}
+
+// AuthSummary is the line check-config prints of server.auth: "" when it
+// is "none"; else the mode and whom it admits.
+func (h *Host) AuthSummary() string {
+	switch h.cfg.Server.AuthMode() {
+	case config.AuthKeys:
+		names := h.cfg.ClientNames()
+		return fmt.Sprintf("auth: keys, %d named clients (%s): requests to the MCP addresses need Authorization: Bearer <key>", len(names), strings.Join(names, ", "))
+	case config.AuthOAuth:
+		o := h.cfg.Server.OAuth
+		return fmt.Sprintf("auth: oauth, access tokens of %s for %s; metadata at %s", o.Issuer, o.Audience, auth.MetadataPath)
+	}
+	return ""
 }
 
 // upper is name in capitals, as an environment variable spells it.

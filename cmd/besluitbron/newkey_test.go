@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/host"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 )
 
 var (
@@ -49,5 +50,15 @@ func TestNewKey(t *testing.T) {
 		if code != 2 || out != "" || !(strings.Contains(errs, "client name") || strings.Contains(errs, "want one client name")) {
 			t.Errorf("%q: %d %q %q", args, code, out, errs)
 		}
+	}
+}
+
+// check-config says which server.auth is on and whom it admits.
+func TestCheckConfigSaysAuth(t *testing.T) {
+	obv := wasmbuild.Path(t, "./plugins/obv/cmd")
+	cfg := writeConfig(t, "[runtime]\ncompilation_cache_dir='"+compileDir(t)+"'\n[server]\naddr='127.0.0.1:0'\nauth='keys'\n[clients.alice]\nkey_sha256='"+strings.Repeat("ab", 32)+"'\n[clients.bob]\nkey_sha256='"+strings.Repeat("cd", 32)+"'\n[connectors.obv]\nmodule='"+obv+"'\n")
+	code, out, errs := runCmd("check-config", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "auth: keys, 2 named clients (alice, bob)") {
+		t.Errorf("check-config: %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -161,6 +161,9 @@ func printCheck(w io.Writer, configPath, addr string, h *host.Host) {
 	for _, warning := range h.Warnings() {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
+	if a := h.AuthSummary(); a != "" {
+		fmt.Fprintln(w, a)
+	}
 	// The address is not bound (a running server may hold it), only
 	// tried: a busy one is worth knowing before serve.
 	if ln, err := host.Listen(addr); err != nil {

@@ -3,11 +3,56 @@ package host
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/platforms"
+	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
 )
+
+// NewClientKey makes a fresh API key for the named client name (`besluitbron
+// new-key <name>`): the key to hand the client, and the plugins.toml lines
+// that configure it, which hold only its sha256, and the environment
+// variable that may stand in for them. An unusable name is an error
+// saying what a name may be.
+func NewClientKey(name string) (key, tomlLines, envLine string, err error) {
+	if err := config.CheckClientName(name); err != nil {
+		return "", "", "", err
+	}
+	key, sum, err := auth.NewKey()
+	if err != nil {
+		return "", "", "", fmt.Errorf("new key: %w", err)
+	}
+	return key, fmt.Sprintf("[clients.%s]\nkey_sha256 = %q\n", name, sum),
+		fmt.Sprintf("%sCLIENTS__%s__KEY_SHA256=%s", config.EnvPrefix, upper(name), sum), nil
+}
+
+// AuthSummary is the line check-config prints of server.auth: "" when it
+// is "none"; else the mode and whom it admits.
+func (h *Host) AuthSummary() string {
+	switch h.cfg.Server.AuthMode() {
+	case config.AuthKeys:
+		names := h.cfg.ClientNames()
+		return fmt.Sprintf("auth: keys, %d named clients (%s): requests to the MCP addresses need Authorization: Bearer <key>", len(names), strings.Join(names, ", "))
+	case config.AuthOAuth:
+		o := h.cfg.Server.OAuth
+		return fmt.Sprintf("auth: oauth, access tokens of %s for %s; metadata at %s", o.Issuer, o.Audience, auth.MetadataPath)
+	}
+	return ""
+}
+
+// upper is name in capitals, as an environment variable spells it.
+func upper(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
 
 // CacheReport is one platform's saved cache, as `besluitbron cache stats`
 // shows it (package platforms, which writes the caches, reads them).

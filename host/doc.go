@@ -33,8 +33,13 @@
 //
 // # How a call flows
 //
-//  1. serve/inbound: the Origin check and the client limits (process,
-//     connector, session, address) answer before anything else runs.
+//  1. serve/auth (server.auth "keys" or "oauth"): a request without a
+//     valid API key or access token is answered 401 before anything
+//     else runs; an admitted one carries its named client or OAuth
+//     subject, whom the limits, the scheduler and the logs count across
+//     its sessions. Then serve/inbound: the Origin check and the client
+//     limits (process, connector, session, address; an authenticated
+//     client's own) answer before anything else runs.
 //  2. serve/invoke, the one invoke path under every edge: the tool's
 //     arguments are checked against its schema, with errors in words
 //     (serve/mcpserver, the MCP edge, has decoded the request and asked

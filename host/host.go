@@ -23,6 +23,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/platforms"
+	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
 	"github.com/besluitbron/besluitbron/host/internal/serve/cite"
 	"github.com/besluitbron/besluitbron/host/internal/serve/eventstore"
 	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
@@ -83,8 +84,9 @@ type Host struct {
 	warnings  []string           // said at start (exposure of the unified address)
 	plan      platforms.Exposure // what the unified address serves (buildFeatures)
 	tools     []invoke.HostTool
-	cites     *cite.Book     // every search result's citation, and the last results (buildInvoke)
-	watches   *watch.Manager // the watches (features.go), nil when off
+	cites     *cite.Book          // every search result's citation, and the last results (buildInvoke)
+	watches   *watch.Manager      // the watches (features.go), nil when off
+	authn     *auth.Authenticator // who may call the MCP addresses (server.auth)
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
 	statusOpts loadstatus.ToolOptions
@@ -167,6 +169,7 @@ func (h *Host) load(ctx context.Context) {
 		h.buildInvoke,    // the one invoke path over every platform
 		h.buildFeatures,  // the Laadstatus, the host tools, the pages
 		h.buildEdges,     // the MCP server over all of it
+		h.buildAuth,      // who may call it (server.auth)
 	} {
 		if err := build(ctx); err != nil {
 			h.loadErr = err
@@ -350,11 +353,73 @@ func (h *Host) Handler() http.Handler {
 		Clock:                h.o.Clock,
 		Registerer:           h.registry,
 	})
-	guarded := h.protect(mcpH)
-	mux.Handle("/mcp/", guarded)
-	mux.Handle("/sse", guarded) // the unified tools for HTTP+SSE clients that look there
+	// server.auth: a request without a valid credential is refused
+	// (401) before the limits or the MCP handler see it; the go-sdk
+	// binds each session to the client that started it.
+	guarded := h.protect(h.authn.SDK(mcpH))
+	mux.Handle("/mcp/", h.authn.Wrap(guarded))
+	mux.Handle("/sse", h.authn.Wrap(guarded)) // the unified tools for HTTP+SSE clients that look there
+	if md := h.authMetadata(); md != nil {
+		mux.Handle("GET "+auth.MetadataPath, md)
+		mux.Handle("GET "+auth.MetadataPath+"/", md)
+	}
 	h.routes(mux)
 	return h.guardPages(guarded, mux)
+}
+
+// buildAuth builds the authenticator of server.auth: the named clients'
+// key hashes, or the OAuth token verifier on the host's clock; its
+// admissions and refusals are counted on the metrics
+// (besluitbron_auth_requests_total{client,outcome}, client a configured
+// name, "oauth" or "refused").
+func (h *Host) buildAuth(context.Context) error {
+	s := h.cfg.Server
+	o := auth.Options{Mode: s.AuthMode()}
+	switch o.Mode {
+	case auth.Keys:
+		hashes := map[string]string{}
+		for name, c := range h.cfg.Clients {
+			hashes[name] = c.KeySHA256
+		}
+		ks, err := auth.NewKeySet(hashes)
+		if err != nil {
+			return err
+		}
+		o.Keys = ks
+	case auth.OAuth:
+		v, err := auth.NewOAuthVerifier(auth.OAuthOptions{Issuer: s.OAuth.Issuer, Audience: s.OAuth.Audience,
+			JWKSURL: s.OAuth.JWKSURL, PublicURL: s.OAuth.PublicURL, Leeway: s.OAuth.Leeway, Now: h.now})
+		if err != nil {
+			return err
+		}
+		o.OAuth = v
+	}
+	if o.Mode != auth.None {
+		reqs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "besluitbron_auth_requests_total",
+			Help: "Requests to the MCP addresses judged by server.auth: by client (a configured name, oauth, or refused) and outcome (ok, or why refused)."},
+			[]string{"client", "outcome"})
+		if err := h.registry.Register(reqs); err != nil {
+			return err
+		}
+		o.Observe = func(label, outcome string) { reqs.WithLabelValues(label, outcome).Inc() }
+	}
+	a, err := auth.New(o)
+	h.authn = a
+	return err
+}
+
+// authMetadata serves the protected-resource metadata (RFC 9728) under
+// server.auth = "oauth": the server's at /.well-known/oauth-protected-resource
+// and each MCP address's with its path after that; nil otherwise.
+func (h *Host) authMetadata() http.Handler {
+	if h.authn.Mode() != auth.OAuth {
+		return nil
+	}
+	paths := map[string]bool{"/mcp/unified/v1": true, "/sse": true}
+	for _, id := range h.mcp.IDs() {
+		paths["/mcp/"+id+"/v1"] = true
+	}
+	return h.authn.OAuthVerifier().MetadataHandler(func(p string) bool { return paths[p] })
 }
 
 // pollAfter is server.stream_poll_after for the MCP handler, where 0
@@ -479,7 +544,8 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 			return h.loadErr
 		}
 	}
-	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version)
+	h.log.Info("serving", "addr", ln.Addr().String(), "unified", "http://"+ln.Addr().String()+"/mcp/unified/v1", "version", h.o.Version,
+		"auth", h.authn.Mode(), "clients", len(h.cfg.Clients))
 	defer h.startStatus(ctx)()
 	select {
 	case err := <-errc:
@@ -633,11 +699,15 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 	}
 	now := h.now
 	g := inbound.NewGuard(next, inbound.GuardOptions{
-		Limits:       lim,
-		Origins:      origins,
-		ClientIP:     func(r *http.Request) netip.Addr { return inbound.ClientIP(r, trusted) },
-		Now:          now,
-		Route:        route,
+		Limits:   lim,
+		Origins:  origins,
+		ClientIP: func(r *http.Request) netip.Addr { return inbound.ClientIP(r, trusted) },
+		Now:      now,
+		Route:    route,
+		Principal: func(r *http.Request) string {
+			p, _ := auth.FromContext(r.Context())
+			return p.ID()
+		},
 		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
 		MaxBatch:     s.MaxBatch,
 	})

@@ -25,6 +25,7 @@ commands:
   check-config   validate a config file and load the connectors it names, as
                  serve would; prints a line per connector (-v: the log too)
   cache          cache stats [--json] | cache clear <connector>: the saved platform caches
+  new-key        new-key <name>: a fresh API key for a named client, and its plugins.toml lines
   version        print the version
 `
 
@@ -43,6 +44,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "cache":
 		return runCache(args, stdout, stderr)
+	case "new-key":
+		return runNewKey(args, stdout, stderr)
 	case "serve", "stdio", "check-config":
 	default:
 		fmt.Fprintf(stderr, "besluitbron: unknown command %q\n\n%s", cmd, usage)
@@ -184,6 +187,9 @@ func printCheck(ctx context.Context, w io.Writer, configPath, addr string, h *ho
 	tw.Flush()
 	for _, warning := range h.Warnings() {
 		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+	if a := h.AuthSummary(); a != "" {
+		fmt.Fprintln(w, a)
 	}
 	// The address is not bound (a running server may hold it), only
 	// tried: a busy one is worth knowing before serve.

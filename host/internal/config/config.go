@@ -49,6 +49,10 @@ type Config struct {
 	Cluster      Cluster              `koanf:"cluster"`
 	Watch        Watch                `koanf:"watch"`
 	Connectors   map[string]Connector `koanf:"connectors"`
+	// Clients are the named clients ([clients.<name>]): who may call the
+	// MCP addresses when server.auth = "keys", each by the sha256 of its
+	// API key, and whom the fair scheduler and the client limits count.
+	Clients map[string]Client `koanf:"clients"`
 	// Dir is the directory relative paths resolve against.
 	Dir string `koanf:"-"`
 	// File is the file the configuration was read from ("" when none),
@@ -134,6 +138,54 @@ type Server struct {
 	// to resume (0: never).
 	StreamPollAfter time.Duration `koanf:"stream_poll_after"`
 	StreamRetry     time.Duration `koanf:"stream_retry"`
+
+	// Auth says who may call the MCP addresses: "none" (the default:
+	// anyone, counted per session and per address), "keys" (only the
+	// [clients.<name>] with their API key, sent as Authorization: Bearer,
+	// each counted as one client across its sessions) or "oauth" (JWT
+	// access tokens of the [server.oauth] issuer; the token's subject is
+	// the client).
+	Auth string `koanf:"auth" form:"\"none\", \"keys\" or \"oauth\" in quotes"`
+	// OAuth configures server.auth = "oauth".
+	OAuth OAuth `koanf:"oauth"`
+}
+
+// Auth modes (server.auth).
+const (
+	AuthNone  = "none"
+	AuthKeys  = "keys"
+	AuthOAuth = "oauth"
+)
+
+// Client is one [clients.<name>] table: a named client of the MCP
+// addresses. Only the sha256 of its API key is stored (`besluitbron
+// new-key <name>` makes a key and prints this line).
+type Client struct {
+	KeySHA256 string `koanf:"key_sha256" form:"64 hexadecimal digits in quotes (the sha256 of the key; besluitbron new-key <name> prints it)"`
+}
+
+// OAuth configures BesluitBron as an OAuth 2.1 resource server
+// (server.auth = "oauth"): it accepts JWT access tokens the issuer signed
+// for the audience, and serves its protected-resource metadata (RFC 9728)
+// naming the issuer.
+type OAuth struct {
+	// Issuer is the authorization server's issuer identifier (the tokens'
+	// iss), an https URL (http only for a loopback host).
+	Issuer string `koanf:"issuer" form:"a URL in quotes, such as \"https://login.example\""`
+	// Audience is the aud a token must carry: this server's resource
+	// identifier, usually its public unified address.
+	Audience string `koanf:"audience" form:"a URL in quotes, such as \"https://besluitbron.example/mcp/unified/v1\""`
+	// JWKSURL is where the issuer's signing keys are; empty: the jwks_uri
+	// of the issuer's /.well-known/openid-configuration, else of its
+	// /.well-known/oauth-authorization-server.
+	JWKSURL string `koanf:"jwks_url" form:"a URL in quotes"`
+	// PublicURL is this server's address as clients reach it
+	// ("https://besluitbron.example"), from which the protected-resource
+	// metadata's resource and its address in the 401 are made; empty:
+	// the request's own scheme and Host.
+	PublicURL string `koanf:"public_url" form:"a URL in quotes, such as \"https://besluitbron.example\""`
+	// Leeway is the clock skew allowed on exp and nbf.
+	Leeway time.Duration `koanf:"leeway"`
 }
 
 // Log configures log/slog.
@@ -362,6 +414,8 @@ func defaults() map[string]any {
 		"server.resume_grace":            "30s",
 		"server.stream_poll_after":       "45s",
 		"server.stream_retry":            "2s",
+		"server.auth":                    "none",
+		"server.oauth.leeway":            "30s",
 		"log.level":                      "info",
 		"log.format":                     "text",
 		"runtime.compilation_cache_dir":  "var/wazero",
@@ -872,6 +926,7 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	errs = append(errs, c.validateAuth()...)
 	return errors.Join(errs...)
 }
 

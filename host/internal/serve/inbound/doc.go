@@ -64,6 +64,17 @@
 // refilled; on the process and connector layers, which it shares, others
 // may of course have taken the room meanwhile.
 //
+// # Authenticated clients
+//
+// Under server.auth "keys" or "oauth" the Guard learns who a request comes
+// from ([GuardOptions.Principal]). An authenticated client's requests
+// count against a session-limit bucket and a client-limit bucket of its
+// own, whatever session (or none) they carry, instead of its sessions'
+// and its address's ([Request.Principal]): its limits hold across every
+// session it opens, a reconnect does not refill them, and they do not
+// fall on the others behind the same address. The process and connector
+// buckets are shared as before.
+//
 // # Bounded memory
 //
 // The process and connector buckets are fixed at construction; messages

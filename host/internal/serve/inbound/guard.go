@@ -48,6 +48,10 @@ type GuardOptions struct {
 	// body is passed on unread, as one message, for the handler to refuse.
 	// Default 1 MiB.
 	MaxBodyBytes int64
+	// Principal returns the authenticated client a request comes from
+	// ([Request.Principal]; "" when anonymous). Nil: every request is
+	// anonymous.
+	Principal func(*http.Request) string
 	// MaxBatch is the MCP handler's cap on a batch's messages
 	// (server.max_batch): a larger batch is refused whole by the handler,
 	// none of its messages run, so it costs one token, as one request,
@@ -123,6 +127,9 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sid, legacy := sessionOf(r)
 	if l != nil {
 		req := Request{Address: r.URL.Path, Session: sid, IP: ip}
+		if g.o.Principal != nil {
+			req.Principal = g.o.Principal(r)
+		}
 		// A request the layers that need no body refuse anyway is refused
 		// before its body is read.
 		d := l.PeekAt(g.o.Now(), req)

@@ -298,6 +298,8 @@ func TestCollector(t *testing.T) {
 		"besluitbron_mcp_rate_limited_total{layer=client}":                    0,
 		"besluitbron_mcp_rate_limit_buckets{kind=client}":                     0,
 		"besluitbron_mcp_rate_limit_buckets_peak{kind=client}":                0,
+		"besluitbron_mcp_rate_limit_buckets{kind=named}":                      0,
+		"besluitbron_mcp_rate_limit_buckets_peak{kind=named}":                 0,
 		"besluitbron_mcp_rate_limit_buckets{kind=session}":                    1,
 		"besluitbron_mcp_rate_limit_buckets{kind=ip}":                         1,
 		"besluitbron_mcp_rate_limit_buckets_peak{kind=session}":               1,

@@ -147,6 +147,15 @@ type Request struct {
 	// IP is the client's address (after the trusted-proxy rules); IPv6
 	// addresses share a bucket per /64, the block one subscriber gets.
 	IP netip.Addr
+	// Principal is the authenticated client the request comes from
+	// (server.auth "keys" or "oauth": who callinfo.ChargedTo charges its
+	// calls to), "" when anonymous. An authenticated client's requests
+	// count against buckets of its own instead of its sessions' and its
+	// address's: one of the session limit for all its sessions together
+	// (and its requests without a session), one of the client limit,
+	// so that its limits hold across every session it opens and do not
+	// fall on the others behind the same address (a newsroom's proxy).
+	Principal string
 	// Uses are the JSON-RPC messages the request carries, by the
 	// connector each counts against. Each message costs one token of its
 	// connector's bucket, and one of the process's and of the session's
@@ -237,7 +246,12 @@ type Limits struct {
 	sessions   table[sessionKey]
 	ips        table[netip.Addr]
 	clients    table[netip.Addr]
-	refused    [numLayers]atomic.Uint64
+	// The buckets of authenticated clients (Request.Principal): their
+	// session-limit bucket, over all their sessions, and their client-
+	// limit bucket.
+	named        table[string]
+	namedClients table[string]
+	refused      [numLayers]atomic.Uint64
 }
 
 // New validates o and returns a Limiter with full buckets.
@@ -287,9 +301,14 @@ func New(o *Options) (*Limits, error) {
 	l.ips.init(l.o.MaxIPs, o.IP.refill())
 	if l.o.Client != (Limit{}) {
 		l.clients.init(l.o.MaxIPs, l.o.Client.refill())
+		l.namedClients.init(l.o.MaxSessions, l.o.Client.refill())
 	} else {
 		l.clients.init(l.o.MaxIPs, time.Second)
+		l.namedClients.init(l.o.MaxSessions, time.Second)
 	}
+	// A named client's bucket outlives its sessions: dropped only once
+	// full again, when dropping it changes no answer.
+	l.named.init(l.o.MaxSessions, o.Session.refill())
 	return l, nil
 }
 
@@ -363,6 +382,9 @@ func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 		}
 		charges = append(charges, charge{bucket: cb.bucket, layer: Connector, conn: cb, n: m})
 	}
+	if r.Principal != "" {
+		return l.decideNamed(now, r, n, charges, take)
+	}
 	var (
 		ipEntry *entry[netip.Addr]
 		sess    *entry[sessionKey]
@@ -392,6 +414,92 @@ func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 		charges = append(charges, charge{bucket: newBucket(l.o.IP), layer: IP, n: n})
 	}
 
+	if d, refused := l.judge(now, charges, take); refused {
+		return d
+	}
+	if !take {
+		return Decision{OK: true}
+	}
+	for _, c := range charges {
+		c.bucket.AllowN(now, c.n)
+	}
+	switch {
+	case sess != nil:
+		l.sessions.touch(sess, now)
+	case ipEntry != nil:
+		l.ips.touch(ipEntry, now)
+	default:
+		ipEntry = l.ips.put(ip, now, newBucket(l.o.IP))
+		ipEntry.bucket.AllowN(now, n)
+	}
+	switch {
+	case client != nil:
+		l.clients.touch(client, now)
+	case l.o.Client != (Limit{}):
+		client = l.clients.put(ip, now, newBucket(l.o.Client))
+		client.bucket.AllowN(now, n)
+	}
+	l.sweep(now)
+	return Decision{OK: true}
+}
+
+// decideNamed decides the request of an authenticated client: the shared
+// charges (process, connectors) and the client's own session-limit and
+// client-limit buckets, each made on its first admitted request.
+func (l *Limits) decideNamed(now time.Time, r Request, n int, charges []charge, take bool) Decision {
+	sess := l.named.get(r.Principal, now)
+	switch {
+	case sess != nil:
+		charges = append(charges, charge{bucket: sess.bucket, layer: Session, n: n})
+	case n > l.o.Session.Burst:
+		charges = append(charges, charge{bucket: newBucket(l.o.Session), layer: Session, n: n})
+	}
+	var client *entry[string]
+	if l.o.Client != (Limit{}) {
+		client = l.namedClients.get(r.Principal, now)
+		if client != nil {
+			charges = append(charges, charge{bucket: client.bucket, layer: Client, n: n})
+		} else if n > l.o.Client.Burst {
+			charges = append(charges, charge{bucket: newBucket(l.o.Client), layer: Client, n: n})
+		}
+	}
+	if d, refused := l.judge(now, charges, take); refused {
+		return d
+	}
+	if !take {
+		return Decision{OK: true}
+	}
+	for _, c := range charges {
+		c.bucket.AllowN(now, c.n)
+	}
+	if sess != nil {
+		l.named.touch(sess, now)
+	} else {
+		l.named.put(r.Principal, now, newBucket(l.o.Session)).bucket.AllowN(now, n)
+	}
+	switch {
+	case client != nil:
+		l.namedClients.touch(client, now)
+	case l.o.Client != (Limit{}):
+		l.namedClients.put(r.Principal, now, newBucket(l.o.Client)).bucket.AllowN(now, n)
+	}
+	l.sweep(now)
+	return Decision{OK: true}
+}
+
+// sweep drops the expired entries of every table.
+func (l *Limits) sweep(now time.Time) {
+	l.sessions.sweep(now)
+	l.ips.sweep(now)
+	l.clients.sweep(now)
+	l.named.sweep(now)
+	l.namedClients.sweep(now)
+}
+
+// judge checks every charge against its bucket without taking a token:
+// refused (and the Decision naming the layer with the longest wait, or
+// one no wait admits), counted when take.
+func (l *Limits) judge(now time.Time, charges []charge, take bool) (Decision, bool) {
 	var (
 		d       Decision
 		refused bool
@@ -420,38 +528,10 @@ func (l *Limits) decide(now time.Time, r Request, take bool) Decision {
 		}
 		refused = true
 	}
-	if refused {
-		if take {
-			l.count(d)
-		}
-		return d
+	if refused && take {
+		l.count(d)
 	}
-	if !take {
-		return Decision{OK: true}
-	}
-	for _, c := range charges {
-		c.bucket.AllowN(now, c.n)
-	}
-	switch {
-	case sess != nil:
-		l.sessions.touch(sess, now)
-	case ipEntry != nil:
-		l.ips.touch(ipEntry, now)
-	default:
-		ipEntry = l.ips.put(ip, now, newBucket(l.o.IP))
-		ipEntry.bucket.AllowN(now, n)
-	}
-	switch {
-	case client != nil:
-		l.clients.touch(client, now)
-	case l.o.Client != (Limit{}):
-		client = l.clients.put(ip, now, newBucket(l.o.Client))
-		client.bucket.AllowN(now, n)
-	}
-	l.sessions.sweep(now)
-	l.ips.sweep(now)
-	l.clients.sweep(now)
-	return Decision{OK: true}
+	return d, refused
 }
 
 // count records a refusal in the statistics.
@@ -540,6 +620,9 @@ type Stats struct {
 	// Clients and PeakClients are the client address buckets (all of an
 	// address's requests) held now and the most at once.
 	Clients, PeakClients int
+	// Named and PeakNamed are the authenticated clients' buckets
+	// ([Request.Principal]) held now and the most at once.
+	Named, PeakNamed int
 }
 
 // ConnectorRefusals are one connector bucket's refusals.
@@ -561,6 +644,7 @@ func (l *Limits) Stats() Stats {
 	s.Sessions, s.PeakSessions = l.sessions.len(), l.sessions.peak
 	s.IPs, s.PeakIPs = l.ips.len(), l.ips.peak
 	s.Clients, s.PeakClients = l.clients.len(), l.clients.peak
+	s.Named, s.PeakNamed = l.named.len(), l.named.peak
 	l.mu.Unlock()
 	return s
 }

@@ -10,9 +10,9 @@ var (
 	descOrigin = prometheus.NewDesc("besluitbron_mcp_origin_refused_total",
 		"Requests to the MCP addresses refused with 403 for their Origin.", nil, nil)
 	descTracked = prometheus.NewDesc("besluitbron_mcp_rate_limit_buckets",
-		"Per-session and per-client-address buckets held now.", []string{"kind"}, nil)
+		"Per-session, per-client-address and per-authenticated-client buckets held now.", []string{"kind"}, nil)
 	descPeak = prometheus.NewDesc("besluitbron_mcp_rate_limit_buckets_peak",
-		"Most per-session and per-client-address buckets ever held at once.", []string{"kind"}, nil)
+		"Most per-session, per-client-address and per-authenticated-client buckets ever held at once.", []string{"kind"}, nil)
 )
 
 // Collector exports a Guard's refusals per layer and per connector bucket,
@@ -48,6 +48,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, float64(st.PeakIPs), "ip")
 	ch <- prometheus.MustNewConstMetric(descTracked, prometheus.GaugeValue, float64(st.Clients), "client")
 	ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, float64(st.PeakClients), "client")
+	ch <- prometheus.MustNewConstMetric(descTracked, prometheus.GaugeValue, float64(st.Named), "named")
+	ch <- prometheus.MustNewConstMetric(descPeak, prometheus.GaugeValue, float64(st.PeakNamed), "named")
 }
 
 var _ prometheus.Collector = (*Collector)(nil)

@@ -43,11 +43,14 @@ type CallEvent struct {
 	Tool     string
 	Platform string
 	Session  string
-	Outcome  string // "ok", "tool_error", "invalid_arguments", "connector_error", "busy"
-	Summary  callinfo.Summary
-	Bytes    int
-	Err      string
-	Elapsed  float64 // seconds
+	// Client is the caller's bounded label (callinfo.Label: a named
+	// client's name, "oauth", "anonymous"; "" for the host's own calls).
+	Client  string
+	Outcome string // "ok", "tool_error", "invalid_arguments", "connector_error", "busy"
+	Summary callinfo.Summary
+	Bytes   int
+	Err     string
+	Elapsed float64 // seconds
 }
 
 // Options configure an Engine.
@@ -299,10 +302,10 @@ func (e *Engine) Record(ctx context.Context, tool, platform string, info *callin
 		}
 	}
 	elapsed := time.Since(start)
-	e.o.Logger.Info("tool call", "session", info.Session, "tool", tool, "outcome", outcome, "cache", sum.Cache,
+	e.o.Logger.Info("tool call", "session", info.Session, "client", info.Label, "tool", tool, "outcome", outcome, "cache", sum.Cache,
 		"queued_ms", sum.Queued.Milliseconds(), "upstream_ms", sum.Upstream.Milliseconds(), "elapsed_ms", elapsed.Milliseconds(),
 		"result_bytes", size, "error", errText)
 	if e.o.Observe != nil {
-		e.o.Observe(ctx, CallEvent{Tool: tool, Platform: platform, Session: info.Session, Outcome: outcome, Summary: sum, Bytes: size, Err: errText, Elapsed: elapsed.Seconds()})
+		e.o.Observe(ctx, CallEvent{Tool: tool, Platform: platform, Session: info.Session, Client: info.Label, Outcome: outcome, Summary: sum, Bytes: size, Err: errText, Elapsed: elapsed.Seconds()})
 	}
 }

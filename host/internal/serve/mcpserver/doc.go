@@ -52,5 +52,12 @@
 // control character is refused as invalid params before the go-sdk sees
 // it (rpcbounds.go).
 //
+// Who a call is charged to comes from what the edge knows of it
+// (tools.go, callerOf): the named client or OAuth subject that
+// serve/auth admitted (the go-sdk hands it on in RequestExtra.TokenInfo;
+// an HTTP+SSE client's is its stream's), else the session, the address or
+// the local client; callinfo.ChargedTo decides, and callinfo.Label gives
+// the logs and metrics a bounded name.
+//
 // A [Server] is safe for concurrent use.
 package mcpserver

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sched"
 )
@@ -170,16 +171,23 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			ip := o.ClientAddr(r)
 			r.Header.Set(ClientHeader, ip)
 			r.Header.Del(postHeader)
+			// The caps per address hold per client for an authenticated
+			// one (server.auth): its sessions and streams are counted
+			// as its own, not its address's (a newsroom behind one NAT).
+			holder := ip
+			if p, ok := auth.FromContext(r.Context()); ok {
+				holder = p.ID()
+			}
 			switch {
 			case r.Method == http.MethodGet && isLegacySSE(r):
 				// An HTTP+SSE client: its stream is its session.
-				slot, no := lv.openSession(ip)
+				slot, no := lv.openSession(holder)
 				if no != nil {
 					no.write(w)
 					return
 				}
 				defer slot.abandon()
-				done, no := lv.openStream(nil, ip)
+				done, no := lv.openStream(nil, holder)
 				if no != nil {
 					no.write(w)
 					return
@@ -193,7 +201,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				if r.Header.Get(lastEventIDHeader) != "" {
 					slot = nil
 				}
-				done, no := lv.openStream(slot, ip)
+				done, no := lv.openStream(slot, holder)
 				if no != nil {
 					no.write(w)
 					return
@@ -213,7 +221,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 					w = e.watch
 				}
 				if r.Header.Get(sessionHeader) == "" {
-					slot, no := lv.openSession(ip)
+					slot, no := lv.openSession(holder)
 					if no != nil {
 						no.write(w)
 						return
@@ -299,6 +307,10 @@ func isLegacySSE(r *http.Request) bool {
 type legacySession struct {
 	id     atomic.Pointer[string]
 	client string // the client's address, until the id is known
+	// principal is the client that authenticated the stream's GET
+	// (server.auth "keys" or "oauth"): the client of every call of the
+	// session.
+	principal auth.Principal
 	// stream is the GET's context: it ends when the stream closes, and
 	// the session's calls with it (cancel.go).
 	stream context.Context
@@ -306,17 +318,19 @@ type legacySession struct {
 
 type legacyKey struct{}
 
-func (l *legacySession) session() string {
-	c := callinfo.Caller{Address: l.client}
+func (l *legacySession) caller() callinfo.Caller {
+	c := l.principal.Caller()
+	c.Address = l.client
 	if id := l.id.Load(); id != nil {
 		c.Session = *id
 	}
-	return callinfo.ChargedTo(c)
+	return c
 }
 
 // legacyStream wraps the GET that opens an HTTP+SSE session.
 func legacyStream(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
 	ls := &legacySession{client: r.Header.Get(ClientHeader), stream: r.Context()}
+	ls.principal, _ = auth.FromContext(r.Context())
 	return &endpointWatch{ResponseWriter: w, s: ls}, r.WithContext(context.WithValue(r.Context(), legacyKey{}, ls))
 }
 

@@ -67,7 +67,8 @@ func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp
 			args[n] = v
 		}
 		raw, _ := json.Marshal(args)
-		info := &callinfo.Info{Session: sessionOf(ctx, req.Session, req.Extra)}
+		caller := callerOf(ctx, req.Session, req.Extra)
+		info := &callinfo.Info{Session: callinfo.ChargedTo(caller), Label: callinfo.Label(caller)}
 		res := s.run(ctx, info, e, raw)
 		if res.IsError {
 			text := ""

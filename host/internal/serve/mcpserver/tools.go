@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -28,27 +29,44 @@ const (
 const ClientHeader = "X-Besluitbron-Client"
 
 // sessionOf names the session a call counts against
-// ([callinfo.ChargedTo] decides): the MCP session id; for an HTTP+SSE
-// client, the ?sessionid= of its stream (see legacySession); for a client
-// speaking a protocol version without sessions, its address; for stdio,
-// the local client.
+// ([callinfo.ChargedTo] decides, from callerOf).
 func sessionOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) string {
+	return callinfo.ChargedTo(callerOf(ctx, ss, extra))
+}
+
+// callerOf is what the MCP edge knows of a call's caller: the client that
+// authenticated (server.auth "keys" or "oauth": the go-sdk hands on what
+// the authenticator admitted, or for an HTTP+SSE client its stream's),
+// and the MCP session id; for an HTTP+SSE client, the ?sessionid= of its
+// stream (see legacySession); for a client speaking a protocol version
+// without sessions, its address; for stdio, the local client.
+func callerOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) callinfo.Caller {
+	var c callinfo.Caller
+	if extra != nil {
+		if p, ok := auth.FromTokenInfo(extra.TokenInfo); ok {
+			c = p.Caller()
+		}
+	}
 	if ss != nil {
 		if id := ss.ID(); id != "" {
-			return callinfo.ChargedTo(callinfo.Caller{Session: id})
+			c.Session = id
+			return c
 		}
 	}
 	if ls, ok := ctx.Value(legacyKey{}).(*legacySession); ok {
-		return ls.session()
+		return ls.caller()
 	}
 	if extra != nil && extra.Header != nil {
-		return callinfo.ChargedTo(callinfo.Caller{Address: extra.Header.Get(ClientHeader)})
+		c.Address = extra.Header.Get(ClientHeader)
+		return c
 	}
-	return callinfo.ChargedTo(callinfo.Caller{Local: true})
+	c.Local = true
+	return c
 }
 
 func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinfo.Info {
-	info := &callinfo.Info{Session: sessionOf(ctx, req.Session, req.Extra)}
+	caller := callerOf(ctx, req.Session, req.Extra)
+	info := &callinfo.Info{Session: callinfo.ChargedTo(caller), Label: callinfo.Label(caller)}
 	if c := clientFrom(ctx); c != nil && c.token != nil {
 		info.OnQueued = func(position int, eta time.Duration) {
 			c.bump(ctx, fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds()))

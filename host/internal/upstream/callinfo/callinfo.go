@@ -26,6 +26,10 @@ type Info struct {
 	// sessions). Public marks the shared, uncounted public session.
 	Session string
 	Public  bool
+	// Label is the caller's bounded name for logs and metrics ([Label]:
+	// a named client's name, "oauth", or Anonymous); "" when the layer
+	// that made the record knew no caller.
+	Label string
 	// OnQueued, when set, is told the position and expected wait each time
 	// the call waits at a platform's limit (for MCP progress notifications).
 	OnQueued func(position int, eta time.Duration)

@@ -20,6 +20,13 @@ type Caller struct {
 	// Local marks a client on the standard streams: one user, one
 	// session for the process's life.
 	Local bool
+	// Named is the configured client ([clients.<name>]) whose API key
+	// the request carried (server.auth = "keys"): all its sessions are
+	// one client, whose usage outlives them.
+	Named string
+	// Subject is the sub of the OAuth access token the request carried
+	// (server.auth = "oauth"): the client, across its sessions.
+	Subject string
 }
 
 // The names ChargedTo gives callers that carry no session id.
@@ -32,23 +39,53 @@ const (
 	// Anonymous is an HTTP caller with neither a session nor an
 	// address (a request the inbound layer did not see).
 	Anonymous = "anonymous"
+	// NamedPrefix precedes the name of a configured client that
+	// authenticated with its API key.
+	NamedPrefix = "key:"
+	// SubjectPrefix precedes the subject of an OAuth access token.
+	SubjectPrefix = "oauth:"
 )
 
-// ChargedTo is who a call is charged to: the public session, the MCP
-// session, the client's address, or the process's one local client. It is
-// the only place that decides it; the MCP edge calls it when a call
-// arrives (and stores the answer in Info.Session) and every layer below
-// reads [Info.ChargedTo].
+// ChargedTo is who a call is charged to: the public session, the named
+// client or OAuth subject that authenticated, the MCP session, the
+// client's address, or the process's one local client. It is the only
+// place that decides it; the MCP edge calls it when a call arrives (and
+// stores the answer in Info.Session), the client limits ask it for an
+// authenticated client's buckets, and every layer below reads
+// [Info.ChargedTo].
+//
+// An authenticated client wins over its session: the scheduler and the
+// limits count it across all its sessions, and a new session (a
+// reconnect) starts from the usage the client already has.
 func ChargedTo(c Caller) string {
 	switch {
 	case c.Public:
 		return sched.PublicSession
+	case c.Named != "":
+		return NamedPrefix + c.Named
+	case c.Subject != "":
+		return SubjectPrefix + c.Subject
 	case c.Session != "":
 		return c.Session
 	case c.Address != "":
 		return AddressPrefix + c.Address
 	case c.Local:
 		return Stdio
+	}
+	return Anonymous
+}
+
+// Label is a caller's bounded metrics label: a named client's name (only
+// configured names authenticate), "oauth" for every OAuth subject
+// (subjects are unbounded), Anonymous for everyone else.
+func Label(c Caller) string {
+	switch {
+	case c.Public:
+		return sched.PublicSession
+	case c.Named != "":
+		return c.Named
+	case c.Subject != "":
+		return "oauth"
 	}
 	return Anonymous
 }

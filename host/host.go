@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"syscall"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sched"
 )
 
@@ -81,6 +83,9 @@ type Host struct {
 	tools     []invoke.HostTool
 	cites     *cite.Book     // every search result's citation, and the last results (buildInvoke)
 	watches   *watch.Manager // the watches (features.go), nil when off
+	// traces is the OpenTelemetry provider when [tracing] or the OTEL_*
+	// variables name an endpoint; nil (off) otherwise.
+	traces *tracing.Provider
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
 	statusOpts loadstatus.ToolOptions
@@ -109,6 +114,10 @@ func New(ctx context.Context, o *Options) (*Host, error) {
 		return nil, err
 	}
 	h := newHost(o)
+	if err := h.startTracing(); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
 	for _, build := range []func(context.Context) error{
 		h.buildPlatforms, // cluster link, runtimes, quotas, caches, gates
 		h.buildInvoke,    // the one invoke path over every platform
@@ -165,6 +174,24 @@ func newHost(o *Options) *Host {
 		}
 	}
 	return h
+}
+
+// startTracing turns traces on when [tracing] endpoint or the standard
+// OTEL_EXPORTER_OTLP_* variables name a collector, before anything logs
+// a call: the host's logger then adds the trace and span ids of a traced
+// call to its lines. Off, the logger and every call path stay as they
+// were.
+func (h *Host) startTracing() error {
+	t := h.cfg.Tracing
+	p, err := tracing.New(tracing.Config{Endpoint: t.Endpoint, ServiceName: t.ServiceName, SampleRatio: t.SampleRatio,
+		Version: h.o.Version, Getenv: os.Getenv, Now: h.now})
+	if err != nil || p == nil {
+		return err
+	}
+	h.traces = p
+	h.log = slog.New(tracing.LogHandler(h.log.Handler()))
+	h.log.Info("tracing on", "endpoint", p.Where(), "sample_ratio", t.SampleRatio)
+	return nil
 }
 
 // platform is one loaded connector with its policy, as package platforms
@@ -226,6 +253,7 @@ func (h *Host) buildEdges(context.Context) error {
 		HostResources: []mcpserver.HostResource{h.statusResource()},
 		HostTemplates: h.watchResource(),
 		Instructions:  plan.Instructions(),
+		Tracing:       h.traces,
 	})
 	if err != nil {
 		return err
@@ -437,6 +465,8 @@ func (h *Host) Close(ctx context.Context) error {
 	if h.ccache != nil {
 		errs = append(errs, h.ccache.Close(ctx))
 	}
+	// Last: the spans of calls that ended while closing go out too.
+	errs = append(errs, h.traces.Shutdown(ctx))
 	return errors.Join(errs...)
 }
 

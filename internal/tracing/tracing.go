@@ -212,9 +212,10 @@ func (p *Provider) StartCall(ctx context.Context, tool string, meta map[string]a
 		ctx = p.prop.Extract(ctx, metaCarrier(meta))
 	}
 	ctx = context.WithValue(ctx, providerKey{}, p)
-	ctx, s := p.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(p.now()),
+	at := p.now()
+	ctx, s := p.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(at),
 		trace.WithAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("gen_ai.tool.name", tool)))
-	return ctx, Span{s: s, p: p}
+	return ctx, Span{s: s, p: p, start: at}
 }
 
 // Start opens a child span named name under the span ctx carries, at the
@@ -232,7 +233,7 @@ func Start(ctx context.Context, name string, at time.Time) (context.Context, Spa
 		at = p.now()
 	}
 	ctx, s := p.tracer.Start(ctx, name, trace.WithTimestamp(at))
-	return ctx, Span{s: s, p: p}
+	return ctx, Span{s: s, p: p, start: at}
 }
 
 // StartClient is [Start] for a request to a platform (span kind client).
@@ -241,19 +242,27 @@ func StartClient(ctx context.Context, name string) (context.Context, Span) {
 	if p == nil {
 		return ctx, Span{}
 	}
-	ctx, s := p.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(p.now()))
-	return ctx, Span{s: s, p: p}
+	at := p.now()
+	ctx, s := p.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(at))
+	return ctx, Span{s: s, p: p, start: at}
 }
 
-// Record adds a finished span named name under ctx's span, from start to
-// end, for a wait a layer measured itself and only knows about once it
-// is over (the departure pacer's). Off, it does nothing.
-func Record(ctx context.Context, name string, start, end time.Time, attrs ...attribute.KeyValue) {
+// Phase is the attribute that tells a quota's two waits apart: "queue"
+// (the fair scheduler's, once per fetch) and "depart" (the departure
+// pacer's, before each request leaves, the pause after a 429 included).
+const Phase = "besluitbron.phase"
+
+// RecordWait adds a finished wait span named name under ctx's span, from
+// start to end, with its phase and [WaitMS]: for a wait a layer measured
+// itself and only knows about once it is over (the departure pacer's).
+// Off, it does nothing.
+func RecordWait(ctx context.Context, name, phase string, start, end time.Time) {
 	p, _ := ctx.Value(providerKey{}).(*Provider)
 	if p == nil {
 		return
 	}
-	_, s := p.tracer.Start(ctx, name, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+	_, s := p.tracer.Start(ctx, name, trace.WithTimestamp(start),
+		trace.WithAttributes(attribute.String(Phase, phase), attribute.Int64(WaitMS, end.Sub(start).Milliseconds())))
 	s.End(trace.WithTimestamp(end))
 }
 
@@ -276,9 +285,13 @@ func Current(ctx context.Context) Span {
 // a call not sampled). Its methods build attributes only when it
 // records, so a caller may call them unconditionally on the hot path.
 type Span struct {
-	s trace.Span
-	p *Provider
+	s     trace.Span
+	p     *Provider
+	start time.Time // when it started, for EndWait's wait_ms
 }
+
+// Started is when the span started (zero for the zero Span).
+func (s Span) Started() time.Time { return s.start }
 
 // Recording reports whether the span records: a caller checks it before
 // work done only for the span (taking a lock to read a queue's length).
@@ -331,6 +344,27 @@ func (s Span) FailErr(err error) {
 func (s Span) End() {
 	if s.s != nil {
 		s.s.End(trace.WithTimestamp(s.p.now()))
+	}
+}
+
+// WaitMS is the attribute a wait's span carries its duration in, whole
+// milliseconds as the call's _meta queued_ms counts them.
+const WaitMS = "besluitbron.wait_ms"
+
+// EndWait ends a wait's span at the provider's clock, with its duration
+// in [WaitMS].
+func (s Span) EndWait() {
+	if s.s != nil {
+		s.EndWaitAt(s.p.now())
+	}
+}
+
+// EndWaitAt is [Span.EndWait] at t (a layer that measured the end
+// itself).
+func (s Span) EndWaitAt(t time.Time) {
+	if s.s != nil {
+		s.SetInt(WaitMS, t.Sub(s.start).Milliseconds())
+		s.s.End(trace.WithTimestamp(t))
 	}
 }
 

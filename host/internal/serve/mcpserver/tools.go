@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/querylang"
@@ -60,6 +61,9 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
+		ctx, span := s.o.Tracing.StartCall(ctx, req.Params.Name, req.Params.Meta)
+		defer span.End()
+		span.SetString("besluitbron.platform", e.platform.Manifest.ID)
 		info := s.newInfo(ctx, req)
 		// A connector tool called by an MCP client may ask that client
 		// (the client features its grant allows). The host's own tools
@@ -227,6 +231,8 @@ func hostToolDef(ht invoke.HostTool) *mcp.Tool {
 func (s *Server) hostToolHandler(ht invoke.HostTool, as *invoke.ArgSchema) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
+		ctx, span := s.o.Tracing.StartCall(ctx, req.Params.Name, req.Params.Meta)
+		defer span.End()
 		info := s.newInfo(ctx, req)
 		start := time.Now()
 		args, err := as.Check(req.Params.Arguments)
@@ -342,6 +348,23 @@ func (s *Server) observe(ctx context.Context, tool, platform string, info *calli
 			if res.IsError {
 				errText = t.Text
 			}
+		}
+	}
+	if sp := tracing.Current(ctx); sp.Recording() {
+		// The call's span says what its _meta and log line say.
+		sum := info.Summary()
+		sp.SetString("besluitbron.cache", sum.Cache)
+		sp.SetInt("besluitbron.queued_ms", sum.Queued.Milliseconds())
+		sp.SetInt("besluitbron.upstream_ms", sum.Upstream.Milliseconds())
+		sp.SetInt("besluitbron.fetches", int64(sum.Fetches))
+		if outcome == "" && res.IsError {
+			outcome = "tool_error"
+		} else if outcome == "" {
+			outcome = "ok"
+		}
+		sp.SetString("besluitbron.outcome", outcome)
+		if res.IsError {
+			sp.Fail(errText)
 		}
 	}
 	s.record(ctx, tool, platform, info, start, outcome, res.IsError, size, errText)

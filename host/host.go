@@ -527,6 +527,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		Route:        route,
 		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
 		MaxBatch:     s.MaxBatch,
+		MarkChecked:  h.traces != nil,
 	})
 	if err := h.registry.Register(inbound.NewCollector(g)); err != nil {
 		// A second Handler on the same Host: the first one's figures stay.

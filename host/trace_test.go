@@ -117,9 +117,10 @@ func (rx *otlpReceiver) got() ([]gotSpan, int) {
 }
 
 // startTraced is startVirtual (OBV's own limit, 60 units a minute) with
-// tracing, a plugins.toml section, and the host's log kept in logs.
-// tracingTOML may be "" (tracing off).
-func startTraced(t *testing.T, tracingTOML string, logs io.Writer) *vHost {
+// the client limits on (bursts no test here reaches, so that they check
+// every request and refuse none) and the sections of extraTOML (tracing
+// off without one), the host's log kept in logs.
+func startTraced(t *testing.T, extraTOML string, logs io.Writer) *vHost {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a host with the WebAssembly connector")
@@ -135,17 +136,20 @@ compilation_cache_dir = %q
 dir = %q
 [status]
 enabled = false
-[mcp_rate_limit]
-enabled = false
 [server]
 stream_poll_after = "0s"
+[mcp_rate_limit]
+enabled = true
+process_burst = 100000
+session_burst = 10000
+ip_burst = 10000
 %s
 [connectors.obv]
 module = %q
 base_url = %q
 private_networks = ["127.0.0.0/8"]
 pool_size = 2
-`, proofCompileDir(t), t.TempDir(), tracingTOML, wasmbuild.Path(t, "./plugins/obv/cmd"), up.URL))
+`, proofCompileDir(t), t.TempDir(), extraTOML, wasmbuild.Path(t, "./plugins/obv/cmd"), up.URL))
 	v := &vHost{t: t, cfgPath: cfgPath, clk: clk, plat: plat, unit: time.Second}
 	c, err := host.LoadConfig(cfgPath, []string{})
 	if err != nil {
@@ -203,7 +207,8 @@ func waitedCall(t *testing.T, v *vHost, s *vSession, query string) *mcp.CallTool
 // exported to the receiver, is one trace under the client's traceparent:
 // the tool call's span is the child of the client's span, and the
 // admission wait, the connector run, the cache lookup (a miss), the quota
-// wait and the platform's request are its descendants. The quota wait
+// wait and the platform's request are its descendants, and the client
+// limits' check of the request its first child. The quota wait
 // spans last, together, what _meta queued_ms reports (within its
 // rounding to whole milliseconds), more than nothing; the request span
 // names its method, host and status; the call's log line carries the
@@ -294,7 +299,7 @@ func TestTraceOfACallThatWaited(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"admission wait", "connector run", "cache lookup", "quota wait", "GET"} {
+	for _, want := range []string{"client limits", "admission wait", "connector run", "cache lookup", "quota wait", "GET"} {
 		if count[want] == 0 {
 			t.Errorf("no span %q under the tool call; under it: %v", want, count)
 		}

@@ -199,12 +199,19 @@ func (m metaCarrier) Keys() []string {
 	return []string{MetaTraceparent, MetaTracestate}
 }
 
+// Window is a stretch of time a layer measured before the call's span
+// existed: the client limits, checked on the HTTP request before the MCP
+// message in it was decoded.
+type Window struct{ Start, End time.Time }
+
 // StartCall starts the span of one tool call, "tools/call <tool>", as a
 // child of the trace context the client sent in meta (the request's
 // _meta: traceparent and tracestate), or as a new trace, and returns the
-// context every layer below adds its spans to. Off (nil p), it returns ctx
-// and a zero Span and reads nothing.
-func (p *Provider) StartCall(ctx context.Context, tool string, meta map[string]any) (context.Context, Span) {
+// context every layer below adds its spans to. A non-zero limits window
+// (when the client limits checked the request) starts the call's span
+// there, with a "client limits" child over it. Off (nil p), it returns
+// ctx and a zero Span and reads nothing.
+func (p *Provider) StartCall(ctx context.Context, tool string, meta map[string]any, limits Window) (context.Context, Span) {
 	if p == nil {
 		return ctx, Span{}
 	}
@@ -213,8 +220,15 @@ func (p *Provider) StartCall(ctx context.Context, tool string, meta map[string]a
 	}
 	ctx = context.WithValue(ctx, providerKey{}, p)
 	at := p.now()
+	if !limits.Start.IsZero() && !limits.Start.After(at) {
+		at = limits.Start
+	}
 	ctx, s := p.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(at),
 		trace.WithAttributes(attribute.String("mcp.method.name", "tools/call"), attribute.String("gen_ai.tool.name", tool)))
+	if at == limits.Start && s.IsRecording() {
+		_, l := p.tracer.Start(ctx, "client limits", trace.WithTimestamp(limits.Start))
+		l.End(trace.WithTimestamp(limits.End))
+	}
 	return ctx, Span{s: s, p: p, start: at}
 }
 

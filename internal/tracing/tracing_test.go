@@ -64,7 +64,7 @@ func TestOffIsNil(t *testing.T) {
 	ctx := context.Background()
 	meta := map[string]any{MetaTraceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 	allocs := testing.AllocsPerRun(100, func() {
-		c, call := p.StartCall(ctx, "obv_search", meta)
+		c, call := p.StartCall(ctx, "obv_search", meta, Window{})
 		c2, s := Start(c, "admission wait", time.Time{})
 		s.SetString("k", "v")
 		s.SetFloat("w", 0.5)
@@ -104,7 +104,7 @@ func testProvider(t *testing.T, ratio float64) (*Provider, *tracetest.InMemoryEx
 func TestCallUnderClientTrace(t *testing.T) {
 	p, exp := testProvider(t, 1)
 	ctx, call := p.StartCall(context.Background(), "obv_search", map[string]any{
-		MetaTraceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", MetaTracestate: "client=1"})
+		MetaTraceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", MetaTracestate: "client=1"}, Window{})
 	cctx, wait := Start(ctx, "quota wait", time.Time{})
 	start := wait.Started()
 	wait.EndWaitAt(start.Add(1500 * time.Millisecond))
@@ -155,7 +155,7 @@ func TestCallUnderClientTrace(t *testing.T) {
 // the helpers see a span that does not record.
 func TestUnsampledClientTraceRecordsNothing(t *testing.T) {
 	p, exp := testProvider(t, 1)
-	ctx, call := p.StartCall(context.Background(), "t", map[string]any{MetaTraceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"})
+	ctx, call := p.StartCall(context.Background(), "t", map[string]any{MetaTraceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"}, Window{})
 	_, s := Start(ctx, "connector run", time.Time{})
 	if s.Recording() || call.Recording() || Current(ctx).Recording() {
 		t.Error("an unsampled trace records")
@@ -174,7 +174,7 @@ func TestLogHandler(t *testing.T) {
 	p, _ := testProvider(t, 1)
 	var buf bytes.Buffer
 	log := slog.New(LogHandler(slog.NewTextHandler(&buf, nil))).With("app", "bb")
-	ctx, call := p.StartCall(context.Background(), "t", nil)
+	ctx, call := p.StartCall(context.Background(), "t", nil, Window{})
 	log.InfoContext(ctx, "tool call")
 	log.InfoContext(context.Background(), "other")
 	call.End()
@@ -207,7 +207,7 @@ func BenchmarkStartOn(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer p.Shutdown(context.Background())
-	ctx, call := p.StartCall(context.Background(), "t", nil)
+	ctx, call := p.StartCall(context.Background(), "t", nil, Window{})
 	defer call.End()
 	b.ReportAllocs()
 	for b.Loop() {

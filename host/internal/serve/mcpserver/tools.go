@@ -10,9 +10,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
-	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
@@ -58,10 +59,24 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 	return info
 }
 
+// startCall starts a tool call's span (nothing when tracing is off):
+// under the client's trace context from _meta, from the moment the client
+// limits checked the request (inbound.CheckedHeader).
+func (s *Server) startCall(ctx context.Context, req *mcp.CallToolRequest) (context.Context, tracing.Span) {
+	if s.o.Tracing == nil {
+		return ctx, tracing.Span{}
+	}
+	var limits tracing.Window
+	if req.Extra != nil && req.Extra.Header != nil {
+		limits.Start, limits.End, _ = inbound.Checked(req.Extra.Header)
+	}
+	return s.o.Tracing.StartCall(ctx, req.Params.Name, req.Params.Meta, limits)
+}
+
 func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
-		ctx, span := s.o.Tracing.StartCall(ctx, req.Params.Name, req.Params.Meta)
+		ctx, span := s.startCall(ctx, req)
 		defer span.End()
 		span.SetString("besluitbron.platform", e.platform.Manifest.ID)
 		info := s.newInfo(ctx, req)
@@ -231,7 +246,7 @@ func hostToolDef(ht invoke.HostTool) *mcp.Tool {
 func (s *Server) hostToolHandler(ht invoke.HostTool, as *invoke.ArgSchema) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
-		ctx, span := s.o.Tracing.StartCall(ctx, req.Params.Name, req.Params.Meta)
+		ctx, span := s.startCall(ctx, req)
 		defer span.End()
 		info := s.newInfo(ctx, req)
 		start := time.Now()

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
-	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/fetch"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )

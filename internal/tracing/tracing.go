@@ -232,6 +232,17 @@ func (p *Provider) StartCall(ctx context.Context, tool string, meta map[string]a
 	return ctx, Span{s: s, p: p, start: at}
 }
 
+// recording is the provider of ctx's call when its span records; nil when
+// tracing is off, ctx holds no traced call, or the call is not sampled
+// (its children would not be either: nothing is built for them).
+func recording(ctx context.Context) *Provider {
+	p, _ := ctx.Value(providerKey{}).(*Provider)
+	if p == nil || !trace.SpanFromContext(ctx).IsRecording() {
+		return nil
+	}
+	return p
+}
+
 // Start opens a child span named name under the span ctx carries, at the
 // provider's clock, or at at when it is not zero (a layer that measured
 // the start itself). When ctx holds no call started by
@@ -239,7 +250,7 @@ func (p *Provider) StartCall(ctx context.Context, tool string, meta map[string]a
 // returns ctx unchanged and a zero Span: one context lookup, nothing
 // allocated.
 func Start(ctx context.Context, name string, at time.Time) (context.Context, Span) {
-	p, _ := ctx.Value(providerKey{}).(*Provider)
+	p := recording(ctx)
 	if p == nil {
 		return ctx, Span{}
 	}
@@ -252,7 +263,7 @@ func Start(ctx context.Context, name string, at time.Time) (context.Context, Spa
 
 // StartClient is [Start] for a request to a platform (span kind client).
 func StartClient(ctx context.Context, name string) (context.Context, Span) {
-	p, _ := ctx.Value(providerKey{}).(*Provider)
+	p := recording(ctx)
 	if p == nil {
 		return ctx, Span{}
 	}
@@ -271,7 +282,7 @@ const Phase = "besluitbron.phase"
 // itself and only knows about once it is over (the departure pacer's).
 // Off, it does nothing.
 func RecordWait(ctx context.Context, name, phase string, start, end time.Time) {
-	p, _ := ctx.Value(providerKey{}).(*Provider)
+	p := recording(ctx)
 	if p == nil {
 		return
 	}

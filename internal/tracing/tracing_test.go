@@ -107,8 +107,9 @@ func TestCallUnderClientTrace(t *testing.T) {
 		MetaTraceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", MetaTracestate: "client=1"}, Window{})
 	cctx, wait := Start(ctx, "quota wait", time.Time{})
 	start := wait.Started()
-	wait.EndWaitAt(start.Add(1500 * time.Millisecond))
 	RecordWait(cctx, "quota wait", "depart", start, start.Add(time.Second))
+	wait.EndWaitAt(start.Add(1500 * time.Millisecond))
+	RecordWait(cctx, "quota wait", "late", start, start.Add(time.Second)) // under an ended span: dropped
 	call.End()
 	p.ForceFlush(context.Background())
 	spans := exp.GetSpans()

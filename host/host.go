@@ -35,6 +35,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/quota"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sched"
 )
 
@@ -87,6 +88,9 @@ type Host struct {
 	cites     *cite.Book          // every search result's citation, and the last results (buildInvoke)
 	watches   *watch.Manager      // the watches (features.go), nil when off
 	authn     *auth.Authenticator // who may call the MCP addresses (server.auth)
+	// traces is the OpenTelemetry provider when [tracing] or the OTEL_*
+	// variables name an endpoint; nil (off) otherwise.
+	traces *tracing.Provider
 	// statusOpts is what besluitbron_status says of this installation
 	// (fixed once the platforms are loaded).
 	statusOpts loadstatus.ToolOptions
@@ -158,7 +162,13 @@ func prepare(caller string, o *Options) (*Host, error) {
 	if err := o.Config.CheckServable(); err != nil {
 		return nil, err
 	}
-	return newHost(o), nil
+	h := newHost(o)
+	// Before the load, so that its logs carry trace ids; nothing is
+	// opened when it fails.
+	if err := h.startTracing(); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // load runs New's steps, records their error and closes h.loaded.
@@ -251,6 +261,24 @@ func newHost(o *Options) *Host {
 	return h
 }
 
+// startTracing turns traces on when [tracing] endpoint or the standard
+// OTEL_EXPORTER_OTLP_* variables name a collector, before anything logs
+// a call: the host's logger then adds the trace and span ids of a traced
+// call to its lines. Off, the logger and every call path stay as they
+// were.
+func (h *Host) startTracing() error {
+	t := h.cfg.Tracing
+	p, err := tracing.New(tracing.Config{Endpoint: t.Endpoint, ServiceName: t.ServiceName, SampleRatio: t.SampleRatio,
+		Version: h.o.Version, Getenv: os.Getenv, Now: h.now})
+	if err != nil || p == nil {
+		return err
+	}
+	h.traces = p
+	h.log = slog.New(tracing.LogHandler(h.log.Handler()))
+	h.log.Info("tracing on", "endpoint", p.Where(), "sample_ratio", t.SampleRatio)
+	return nil
+}
+
 // platform is one loaded connector with its policy, as package platforms
 // equips it.
 type platform = platforms.Platform
@@ -311,6 +339,7 @@ func (h *Host) buildEdges(context.Context) error {
 		HostResources: []mcpserver.HostResource{h.statusResource()},
 		HostTemplates: h.watchResource(),
 		Instructions:  plan.Instructions(),
+		Tracing:       h.traces,
 	})
 	if err != nil {
 		return err
@@ -646,6 +675,8 @@ func (h *Host) Close(ctx context.Context) error {
 	if h.ccache != nil {
 		errs = append(errs, h.ccache.Close(ctx))
 	}
+	// Last: the spans of calls that ended while closing go out too.
+	errs = append(errs, h.traces.Shutdown(ctx))
 	return errors.Join(errs...)
 }
 
@@ -710,6 +741,7 @@ func (h *Host) protect(next http.Handler) *inbound.Guard {
 		},
 		MaxBodyBytes: int64(s.MaxBodyKB) << 10,
 		MaxBatch:     s.MaxBatch,
+		MarkChecked:  h.traces != nil,
 	})
 	if err := h.registry.Register(inbound.NewCollector(g)); err != nil {
 		// A second Handler on the same Host: the first one's figures stay.

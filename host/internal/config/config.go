@@ -48,6 +48,7 @@ type Config struct {
 	Status       Status               `koanf:"status"`
 	Cluster      Cluster              `koanf:"cluster"`
 	Watch        Watch                `koanf:"watch"`
+	Tracing      Tracing              `koanf:"tracing"`
 	Connectors   map[string]Connector `koanf:"connectors"`
 	// Clients are the named clients ([clients.<name>]): who may call the
 	// MCP addresses when server.auth = "keys", each by the sha256 of its
@@ -226,6 +227,25 @@ type Watch struct {
 	// cluster the watches are kept in Redis, and the file is read once,
 	// into a store that holds none yet.
 	File string `koanf:"file"`
+}
+
+// Tracing configures OpenTelemetry traces of tool calls (internal/tracing),
+// sent over OTLP/HTTP. Off unless Endpoint is set here or the standard
+// OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+// variables are; OTEL_SERVICE_NAME names the service when ServiceName
+// does not.
+type Tracing struct {
+	// Endpoint is the collector's OTLP/HTTP base URL, such as
+	// "http://127.0.0.1:4318" (/v1/traces is appended when it has no
+	// path); it wins over the OTEL_* variables.
+	Endpoint string `koanf:"endpoint" form:"a URL in quotes, such as \"http://127.0.0.1:4318\""`
+	// ServiceName is the traces' service.name (default: OTEL_SERVICE_NAME,
+	// then "besluitbron").
+	ServiceName string `koanf:"service_name"`
+	// SampleRatio is the part of the calls that start a trace here which
+	// are recorded (default 1, every call); a call that arrives with a
+	// client's traceparent follows the client's sampled flag.
+	SampleRatio float64 `koanf:"sample_ratio" form:"a number from 0 to 1, such as 0.25"`
 }
 
 // Cluster configures several replicas sharing each platform's limit
@@ -431,6 +451,7 @@ func defaults() map[string]any {
 		"watch.max_per_owner":            50,
 		"watch.max_total":                10000,
 		"cluster.lease":                  "15s",
+		"tracing.sample_ratio":           1.0,
 		"cluster.timeout":                "2s",
 		"mcp_rate_limit.enabled":         true,
 		"mcp_rate_limit.process_rps":     500.0,
@@ -802,6 +823,17 @@ func (c *Config) validate() error {
 	}
 	if c.Watch.MaxTotal < 1 || c.Watch.MaxTotal > 1000000 {
 		bad("watch.max_total %d: want 1 to 1000000", c.Watch.MaxTotal)
+	}
+	if e := c.Tracing.Endpoint; e != "" {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("tracing.endpoint %q: want the collector's OTLP/HTTP URL, such as \"http://127.0.0.1:4318\"", e)
+		}
+	}
+	if r := c.Tracing.SampleRatio; r < 0 || r > 1 || r != r {
+		bad("tracing.sample_ratio %v: want a part of the calls from 0 to 1 (0.25 records a quarter)", r)
+	}
+	if n := c.Tracing.ServiceName; len(n) > 256 || strings.ContainsAny(n, "\n\r") {
+		bad("tracing.service_name: want one line of at most 256 characters")
 	}
 	if c.Cluster.RedisURL != "" {
 		if u := c.Cluster.RedisURL; !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") && !strings.HasPrefix(u, "unix://") {

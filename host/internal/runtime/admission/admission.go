@@ -20,6 +20,7 @@ type Admission struct {
 	free     int
 	inflight map[string]int
 	q        *sched.FairQueue[*waiter]
+	weight   Weight
 }
 
 type waiter struct {
@@ -33,7 +34,16 @@ func New(slots int, weight Weight) *Admission {
 	if slots < 1 {
 		panic("admission: slots < 1")
 	}
-	return &Admission{free: slots, inflight: map[string]int{}, q: sched.NewFairQueue[*waiter](weight)}
+	return &Admission{free: slots, inflight: map[string]int{}, q: sched.NewFairQueue[*waiter](weight), weight: weight}
+}
+
+// Weight is session's weight now, the share the fair queue gives it (1
+// without a Weight): a traced call reports the weight it waited with.
+func (a *Admission) Weight(session string) float64 {
+	if a.weight == nil {
+		return 1
+	}
+	return a.weight(session)
 }
 
 // Acquire waits for a slot for session and returns the function that gives

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -52,6 +53,11 @@ type GuardOptions struct {
 	// ([Request.Principal]; "" when anonymous). Nil: every request is
 	// anonymous.
 	Principal func(*http.Request) string
+	// MarkChecked, when set (tracing is on), stamps every request the
+	// limits let through with when they were checked ([CheckedHeader]),
+	// so that the call's trace shows the check as its own span; whatever
+	// a client sent in that header is dropped first.
+	MarkChecked bool
 	// MaxBatch is the MCP handler's cap on a batch's messages
 	// (server.max_batch): a larger batch is refused whole by the handler,
 	// none of its messages run, so it costs one token, as one request,
@@ -125,7 +131,14 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip))
 	l := g.o.Limits
 	sid, legacy := sessionOf(r)
+	if g.o.MarkChecked {
+		r.Header.Del(CheckedHeader)
+	}
 	if l != nil {
+		var checked time.Time
+		if g.o.MarkChecked {
+			checked = g.o.Now()
+		}
 		req := Request{Address: r.URL.Path, Session: sid, IP: ip}
 		if g.o.Principal != nil {
 			req.Principal = g.o.Principal(r)
@@ -142,6 +155,9 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !d.OK {
 			refuse(w, d)
 			return
+		}
+		if g.o.MarkChecked {
+			r.Header.Set(CheckedHeader, strconv.FormatInt(checked.UnixNano(), 10)+","+strconv.FormatInt(g.o.Now().UnixNano(), 10))
 		}
 	}
 	if origin != "" && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
@@ -163,6 +179,27 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// client ended it): its id is now as good as invented.
 		l.SessionEnded(r.URL.Path, sid)
 	}
+}
+
+// CheckedHeader carries, from the Guard to the MCP edge, when the client
+// limits checked a request that passed them: "<start>,<end>" in Unix
+// nanoseconds (see GuardOptions.MarkChecked). The Guard overwrites
+// whatever a client sends in it.
+const CheckedHeader = "X-Besluitbron-Limits-Checked"
+
+// Checked reads [CheckedHeader]: when the limits began and ended checking
+// the request; ok is false when the header is absent or malformed.
+func Checked(h http.Header) (start, end time.Time, ok bool) {
+	a, b, found := strings.Cut(h.Get(CheckedHeader), ",")
+	if !found {
+		return start, end, false
+	}
+	s, err1 := strconv.ParseInt(a, 10, 64)
+	e, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || e < s {
+		return start, end, false
+	}
+	return time.Unix(0, s), time.Unix(0, e), true
 }
 
 // legacyPrefix marks, among the Limits' session ids, those of HTTP+SSE

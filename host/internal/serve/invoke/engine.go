@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -215,6 +216,7 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 			memoKey = k
 			if out, classes, ok := e.o.Memo.Get(k); ok {
 				info.AddFetch(callinfo.Hit, 0, 0)
+				tracing.Current(ctx).SetBool("besluitbron.kept_result", true)
 				if p.Reused != nil {
 					p.Reused(classes)
 				}
@@ -227,7 +229,18 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 		return connector.CallResult{}, info.Summary(), failed("invalid_arguments", fmt.Sprintf("%s: invalid arguments for %s: %v", title, t.Full, err))
 	}
 	if adm := p.Admission; adm != nil {
-		release, err := adm.Acquire(ctx, info.ChargedTo())
+		session := info.ChargedTo()
+		actx, span := tracing.Start(ctx, "admission wait", time.Time{})
+		if span.Recording() {
+			// Read only for the trace: Stats takes the admission's lock.
+			free, waiting := adm.Stats()
+			span.SetInt("besluitbron.instances.free", int64(free))
+			span.SetInt("besluitbron.queue.length", int64(waiting))
+			span.SetFloat("besluitbron.session.weight", adm.Weight(session))
+		}
+		release, err := adm.Acquire(actx, session)
+		span.FailErr(err)
+		span.EndWait()
 		if err != nil {
 			return connector.CallResult{}, info.Summary(), failed("busy", fmt.Sprintf("%s: every instance of the connector is busy and the call ended first: %v", title, err))
 		}
@@ -237,7 +250,12 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 	if wrap, ok := ctx.Value(hostWrapKey{}).(func(connector.Host, string) connector.Host); ok && wrap != nil {
 		host = wrap(host, p.Manifest.ID)
 	}
-	out, err := p.Connector.Call(ctx, connector.CallRequest{Tool: t.Def.Name, Arguments: args}, host)
+	rctx, span := tracing.Start(ctx, "connector run", time.Time{})
+	span.SetString("besluitbron.platform", p.Manifest.ID)
+	span.SetString("besluitbron.tool", t.Def.Name)
+	out, err := p.Connector.Call(rctx, connector.CallRequest{Tool: t.Def.Name, Arguments: args}, host)
+	span.FailErr(err)
+	span.End()
 	sum := info.Summary()
 	if err != nil {
 		info.Failed()
@@ -302,7 +320,8 @@ func (e *Engine) Record(ctx context.Context, tool, platform string, info *callin
 		}
 	}
 	elapsed := time.Since(start)
-	e.o.Logger.Info("tool call", "session", info.Session, "client", info.Label, "tool", tool, "outcome", outcome, "cache", sum.Cache,
+	// With ctx: a traced call's line carries its trace and span ids.
+	e.o.Logger.InfoContext(ctx, "tool call", "session", info.Session, "client", info.Label, "tool", tool, "outcome", outcome, "cache", sum.Cache,
 		"queued_ms", sum.Queued.Milliseconds(), "upstream_ms", sum.Upstream.Milliseconds(), "elapsed_ms", elapsed.Milliseconds(),
 		"result_bytes", size, "error", errText)
 	if e.o.Observe != nil {

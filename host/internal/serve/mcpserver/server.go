@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -58,6 +59,10 @@ type Options struct {
 	// Memo, when set and Engine is nil, keeps whole tool results while
 	// the cached answers they were built from stay fresh.
 	Memo *memo.Store
+	// Tracing, when set, gives every tool call its span ("tools/call
+	// <tool>"), a child of the trace context the client sent in the
+	// request's _meta; nil: no traces.
+	Tracing *tracing.Provider
 }
 
 // Server holds the MCP servers of every address.

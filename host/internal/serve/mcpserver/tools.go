@@ -11,8 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 	"github.com/besluitbron/besluitbron/sdk/querylang"
 )
@@ -75,9 +77,26 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 	return info
 }
 
+// startCall starts a tool call's span (nothing when tracing is off):
+// under the client's trace context from _meta, from the moment the client
+// limits checked the request (inbound.CheckedHeader).
+func (s *Server) startCall(ctx context.Context, req *mcp.CallToolRequest) (context.Context, tracing.Span) {
+	if s.o.Tracing == nil {
+		return ctx, tracing.Span{}
+	}
+	var limits tracing.Window
+	if req.Extra != nil && req.Extra.Header != nil {
+		limits.Start, limits.End, _ = inbound.Checked(req.Extra.Header)
+	}
+	return s.o.Tracing.StartCall(ctx, req.Params.Name, req.Params.Meta, limits)
+}
+
 func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
+		ctx, span := s.startCall(ctx, req)
+		defer span.End()
+		span.SetString("besluitbron.platform", e.platform.Manifest.ID)
 		info := s.newInfo(ctx, req)
 		// A connector tool called by an MCP client may ask that client
 		// (the client features its grant allows). The host's own tools
@@ -245,6 +264,8 @@ func hostToolDef(ht invoke.HostTool) *mcp.Tool {
 func (s *Server) hostToolHandler(ht invoke.HostTool, as *invoke.ArgSchema) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = withClient(ctx, req)
+		ctx, span := s.startCall(ctx, req)
+		defer span.End()
 		info := s.newInfo(ctx, req)
 		start := time.Now()
 		args, err := as.Check(req.Params.Arguments)
@@ -360,6 +381,23 @@ func (s *Server) observe(ctx context.Context, tool, platform string, info *calli
 			if res.IsError {
 				errText = t.Text
 			}
+		}
+	}
+	if sp := tracing.Current(ctx); sp.Recording() {
+		// The call's span says what its _meta and log line say.
+		sum := info.Summary()
+		sp.SetString("besluitbron.cache", sum.Cache)
+		sp.SetInt("besluitbron.queued_ms", sum.Queued.Milliseconds())
+		sp.SetInt("besluitbron.upstream_ms", sum.Upstream.Milliseconds())
+		sp.SetInt("besluitbron.fetches", int64(sum.Fetches))
+		if outcome == "" && res.IsError {
+			outcome = "tool_error"
+		} else if outcome == "" {
+			outcome = "ok"
+		}
+		sp.SetString("besluitbron.outcome", outcome)
+		if res.IsError {
+			sp.Fail(errText)
 		}
 	}
 	s.record(ctx, tool, platform, info, start, outcome, res.IsError, size, errText)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
 
@@ -444,7 +445,16 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 		info.Volatile() // an uncached answer: the call's result may not be kept
 		resp, _, err = fill(ctx)
 	} else {
-		resp, outcome, err = g.o.Cache.Do(ctx, req.CacheClass, Key(req, u), fill)
+		// On a miss the lookup's span holds the fill: the quota wait and
+		// the platform's request are its children.
+		cctx, span := tracing.Start(ctx, "cache lookup", time.Time{})
+		resp, outcome, err = g.o.Cache.Do(cctx, req.CacheClass, Key(req, u), fill)
+		if span.Recording() {
+			span.SetString("besluitbron.cache", outcome)
+			span.SetString("besluitbron.cache_class", req.CacheClass)
+			span.FailErr(err)
+		}
+		span.End()
 	}
 	info.AddFetch(outcome, time.Duration(queued.Load()), time.Duration(upstream.Load()))
 	if err != nil || outcome == callinfo.Stale || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests {
@@ -460,11 +470,22 @@ func (g *Gate) Fetch(ctx context.Context, req connector.FetchRequest) (connector
 func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.FetchRequest, u *url.URL) (resp connector.FetchResponse, queued, upstream time.Duration, err error) {
 	lim := g.o.Limiters[req.Service]
 	if lim != nil {
-		q, err := lim.Wait(ctx, info, req.Cost, false)
+		wctx, span := tracing.Start(ctx, "quota wait", time.Time{})
+		if span.Recording() {
+			span.SetString(tracing.Phase, "queue")
+			span.SetString("besluitbron.service", req.Service)
+			span.SetFloat("besluitbron.cost", req.Cost)
+		}
+		q, err := lim.Wait(wctx, info, req.Cost, false)
 		queued += q
 		if err != nil {
+			span.FailErr(err)
+			span.EndWait()
 			return resp, queued, upstream, err
 		}
+		// The span lasts what the scheduler says the call queued, the
+		// figure _meta queued_ms adds up.
+		span.EndWaitAt(span.Started().Add(q))
 		info.AddUnits(req.Cost)
 	}
 	for attempt := 0; ; attempt++ {
@@ -496,7 +517,30 @@ func (g *Gate) exchange(ctx context.Context, info *callinfo.Info, req connector.
 // (zero without lim, or when it never departed), answered the instant the
 // response's headers had come; *waited is how long it waited at lim to
 // depart (after a 429, the pause), which the call reports as queued.
-func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter, waited *time.Duration) (_ connector.FetchResponse, _ http.Header, sent, answered time.Time, _ error) {
+func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL, lim Limiter, waited *time.Duration) (_ connector.FetchResponse, _ http.Header, sent, answered time.Time, err error) {
+	parent, span := tracing.StartClient(parent, req.Method)
+	var status int
+	defer func() {
+		if !span.Recording() {
+			return
+		}
+		span.SetString("http.request.method", req.Method)
+		span.SetString("server.address", u.Hostname())
+		span.SetString("url.scheme", u.Scheme)
+		span.SetString("besluitbron.service", req.Service)
+		if status != 0 {
+			span.SetInt("http.response.status_code", int64(status))
+		}
+		if status >= 400 {
+			span.Fail(http.StatusText(status))
+		}
+		span.FailErr(err)
+		if *waited > 0 && !sent.IsZero() {
+			// The pacer counted the request at sent, after the wait.
+			tracing.RecordWait(parent, "quota wait", "depart", sent.Add(-*waited), sent)
+		}
+		span.End()
+	}()
 	ctx, cancel := context.WithTimeout(parent, g.o.RequestTimeout)
 	defer cancel()
 	var stopped error // why the request did not leave
@@ -564,6 +608,7 @@ func (g *Gate) do(parent context.Context, req connector.FetchRequest, u *url.URL
 	if err != nil {
 		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: reading the response: %v", u.Host, err)
 	}
+	status = r.StatusCode
 	if int64(len(b)) > g.o.MaxResponseBytes {
 		return connector.FetchResponse{}, nil, sent, answered, unavailable("%s: response exceeds the %d-byte limit", u.Host, g.o.MaxResponseBytes)
 	}

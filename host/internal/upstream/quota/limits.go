@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/fetch"
+	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sched"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -235,7 +236,23 @@ func (l *Limiter) WeightAt(t time.Time, session string) float64 { return l.s.Wei
 // Wait implements fetch.Limiter.
 func (l *Limiter) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
 	session := info.ChargedTo()
-	g, err := l.s.Wait(ctx, sched.Request{Session: session, Cost: cost, Front: front, OnQueued: info.OnQueued})
+	onQueued := info.OnQueued
+	if span := tracing.Current(ctx); span.Recording() {
+		// What the fair queue decides by, read only for a traced call:
+		// the session's weight and the calls already waiting.
+		span.SetString("besluitbron.quota", l.Name)
+		span.SetFloat("besluitbron.session.weight", l.s.WeightAt(l.now(), session))
+		span.SetInt("besluitbron.queue.length", int64(l.s.Stats().Queued))
+		if onQueued != nil {
+			// A client that asked for progress has the queue planned:
+			// its position is known, and recorded.
+			onQueued = func(position int, eta time.Duration) {
+				span.SetInt("besluitbron.queue.position", int64(position))
+				info.OnQueued(position, eta)
+			}
+		}
+	}
+	g, err := l.s.Wait(ctx, sched.Request{Session: session, Cost: cost, Front: front, OnQueued: onQueued})
 	if err != nil {
 		var re *sched.RetryError
 		switch {

@@ -43,6 +43,16 @@ func (h *Host) AuthSummary() string {
 	return ""
 }
 
+// TracingSummary is the line check-config prints of tracing: "" when it
+// is off; else where the traces go and which part of the calls.
+func (h *Host) TracingSummary() string {
+	if h.traces == nil {
+		return ""
+	}
+	ratio := h.cfg.Tracing.SampleRatio
+	return fmt.Sprintf("tracing: every tool call's trace to %s (OTLP/HTTP), %g of the calls that start here; a client's traceparent decides for its own", h.traces.Where(), ratio)
+}
+
 // upper is name in capitals, as an environment variable spells it.
 func upper(name string) string {
 	b := []byte(name)

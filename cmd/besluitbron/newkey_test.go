@@ -62,3 +62,18 @@ func TestCheckConfigSaysAuth(t *testing.T) {
 		t.Errorf("check-config: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// check-config says where traces go when tracing is on, and says nothing
+// of tracing when it is off.
+func TestCheckConfigSaysTracing(t *testing.T) {
+	obv := wasmbuild.Path(t, "./plugins/obv/cmd")
+	base := "[runtime]\ncompilation_cache_dir='" + compileDir(t) + "'\n[server]\naddr='127.0.0.1:0'\n[connectors.obv]\nmodule='" + obv + "'\n"
+	code, out, errs := runCmd("check-config", "--config", writeConfig(t, base+"[tracing]\nendpoint='http://127.0.0.1:4318'\nsample_ratio=0.25\n"))
+	if code != 0 || !strings.Contains(out, "tracing: every tool call's trace to http://127.0.0.1:4318") || !strings.Contains(out, "0.25 of the calls") {
+		t.Errorf("check-config with tracing: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = runCmd("check-config", "--config", writeConfig(t, base))
+	if code != 0 || strings.Contains(out, "tracing:") {
+		t.Errorf("check-config without tracing: %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -188,8 +188,10 @@ func printCheck(ctx context.Context, w io.Writer, configPath, addr string, h *ho
 	for _, warning := range h.Warnings() {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
-	if a := h.AuthSummary(); a != "" {
-		fmt.Fprintln(w, a)
+	for _, line := range []string{h.AuthSummary(), h.TracingSummary()} {
+		if line != "" {
+			fmt.Fprintln(w, line)
+		}
 	}
 	// The address is not bound (a running server may hold it), only
 	// tried: a busy one is worth knowing before serve.

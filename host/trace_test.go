@@ -393,8 +393,8 @@ func TestTraceOfAPageSearch(t *testing.T) {
 	if root.id == "" {
 		t.Fatalf("no root span \"tools/call obv_search\" for the page's search; spans: %v", names(all))
 	}
-	if c, _ := root.attrs["besluitbron.caller"].(string); c != "public" {
-		t.Errorf("the page's call says it ran for %q; want \"public\" (the pages' shared session)", c)
+	if c, _ := root.attrs["besluitbron.caller"].(string); c != "besluitbron/public" {
+		t.Errorf("the page's call says it ran for %q; want \"besluitbron/public\" (the pages' shared session)", c)
 	}
 	under := map[string]bool{}
 	for _, sp := range all {

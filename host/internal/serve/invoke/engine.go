@@ -169,14 +169,12 @@ func (e *Engine) Invoke(ctx context.Context, info *callinfo.Info, name string, a
 }
 
 // featureCaller says, in a feature call's trace, whom it runs for: the
-// host's own public session (the Laadstatus, a watch's poll) or the
-// client it is charged to (a page's reader, by address).
+// bounded label of the client it is charged to, else the session
+// callinfo charged it to (the host's public session for the pages and
+// jobs).
 func featureCaller(info *callinfo.Info) string {
 	if info == nil {
 		return ""
-	}
-	if info.Public {
-		return "public"
 	}
 	if info.Label != "" {
 		return info.Label

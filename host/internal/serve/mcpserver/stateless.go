@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 )
 
 // Protocol 2026-07-28 beside the older versions, on the same addresses.
@@ -52,18 +54,14 @@ import (
 // been issued. Anonymous modern clients behind one address are one
 // client to the scheduler and the client limits.
 
-// firstModernVersion is the first protocol version without sessions.
-const firstModernVersion = "2026-07-28"
-
 // modern reports whether r is spoken in a protocol version without
-// sessions: its MCP-Protocol-Version header names 2026-07-28 or later. A
-// version later than any the go-sdk knows is modern too, and the go-sdk
-// answers it with UnsupportedProtocolVersion (-32022) listing the
-// versions this server speaks, which is how the specification lets a
-// client retry (basic/versioning.mdx, "Protocol Version Negotiation").
-func modern(r *http.Request) bool {
-	return r.Header.Get(protocolVersionHeader) >= firstModernVersion
-}
+// sessions: its MCP-Protocol-Version header names 2026-07-28 or later
+// ([inbound.Modern], the one reading the client limits share). A version
+// later than any the go-sdk knows is modern too, and the go-sdk answers
+// it with UnsupportedProtocolVersion (-32022) listing the versions this
+// server speaks, which is how the specification lets a client retry
+// (basic/versioning.mdx, "Protocol Version Negotiation").
+func modern(r *http.Request) bool { return inbound.Modern(r) }
 
 // statelessHandler is the go-sdk handler of srv's modern requests: one
 // ephemeral go-sdk session per request, its handlers' contexts ending

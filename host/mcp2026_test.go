@@ -153,3 +153,37 @@ func TestMCP20260728ClientCallsEveryUnifiedTool(t *testing.T) {
 	})
 	t.Logf("2026-07-28: %d of %d tools of /mcp/unified/v1 called and answered: %s", len(called), len(tools), strings.Join(names, " "))
 }
+
+// A 2026-07-28 client is never asked during a call (the server cannot
+// send it a request of its own in that version): with elicitation granted
+// to ori and a client that would answer, an ambiguous "Bergen" is a tool
+// error listing both Bergens and saying the user could not be asked.
+func TestMCP20260728ClientIsNotAskedDuringACall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the ori connector")
+	}
+	url := oriOnSim(t, `grant = ["elicitation"]`)
+	ch := &chooser{place: "Limburg"}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "modern", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: ch.handle}).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %q, want 2026-07-28", v)
+	}
+	res := callTool(t, cs, "ori_search", bergenArgs)
+	got := text(res)
+	if !res.IsError {
+		t.Fatalf("not a tool error: %s", shorten(got, 500))
+	}
+	for _, want := range append(bothBergens, `"Bergen" matches 2 organisations`, "could not be asked") {
+		if !strings.Contains(got, want) {
+			t.Errorf("the error lacks %q:\n%s", want, got)
+		}
+	}
+	if len(ch.questions()) != 0 {
+		t.Errorf("the 2026-07-28 client was asked during the call: %+v", ch.questions())
+	}
+}

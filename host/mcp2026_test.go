@@ -8,16 +8,23 @@ package host_test
 // that make it answer, not fail.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host"
+	"github.com/besluitbron/besluitbron/internal/wasmbuild"
 	"github.com/besluitbron/besluitbron/sdk"
 )
 
@@ -185,5 +192,90 @@ func TestMCP20260728ClientIsNotAskedDuringACall(t *testing.T) {
 	}
 	if len(ch.questions()) != 0 {
 		t.Errorf("the 2026-07-28 client was asked during the call: %+v", ch.questions())
+	}
+}
+
+// subscriptions/listen (MCP 2026-07-28, basic/patterns/subscriptions.mdx)
+// replaces resources/subscribe: a 2026-07-28 client listening to
+// besluitbron://status is acknowledged on its listen stream and told
+// there, tagged with its subscription, after a status round. (The go-sdk's
+// client opens the stream in the background and reports neither the
+// acknowledgement nor a refusal, so the stream is read here as it is
+// sent.)
+func TestMCP20260728StatusSubscription(t *testing.T) {
+	hits := new(atomic.Int64)
+	up := fakeOBV(t, hits)
+	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
+	cfg, err := host.LoadConfig(writeConfig(t, `
+[runtime]
+compilation_cache_dir = "`+proofCompileDir(t)+`"
+[status]
+enabled = false
+[connectors.obv]
+module = "`+wasm+`"
+base_url = "`+up.URL+`"
+private_networks = ["127.0.0.0/8"]
+`), []string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(context.Background(), &host.Options{Config: cfg, Version: "9.9.9-test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(func() { h.Close(context.Background()) })
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["besluitbron://status"]},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/mcp/unified/v1", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("subscriptions/listen: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	events := bufio.NewScanner(resp.Body)
+	next := func() map[string]any {
+		t.Helper()
+		for events.Scan() {
+			if data, ok := strings.CutPrefix(events.Text(), "data: "); ok {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(data), &m); err != nil {
+					t.Fatalf("event %s: %v", data, err)
+				}
+				return m
+			}
+		}
+		t.Fatalf("the listen stream ended: %v", events.Err())
+		return nil
+	}
+	subscription := func(m map[string]any) any {
+		p, _ := m["params"].(map[string]any)
+		meta, _ := p["_meta"].(map[string]any)
+		return meta["io.modelcontextprotocol/subscriptionId"]
+	}
+	ack := next()
+	if ack["method"] != "notifications/subscriptions/acknowledged" || subscription(ack) != "listen-1" {
+		t.Fatalf("first event %v: want notifications/subscriptions/acknowledged for listen-1", ack)
+	}
+	before := hits.Load()
+	host.CheckStatusNow(context.Background(), h)
+	u := next()
+	p, _ := u["params"].(map[string]any)
+	if u["method"] != "notifications/resources/updated" || p["uri"] != "besluitbron://status" || subscription(u) != "listen-1" {
+		t.Fatalf("after a status round %v: want notifications/resources/updated for besluitbron://status, tagged listen-1", u)
+	}
+	if hits.Load() == before {
+		t.Fatal("the status round reached no platform: the test proves nothing")
 	}
 }

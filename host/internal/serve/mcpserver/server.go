@@ -116,7 +116,8 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{},
 		watches: map[string]*watch{"": newWatch()}}
 	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
-	uo := &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete, SetCacheable: s.setCacheable}
+	sdkLog := sdkLogger(o.Logger)
+	uo := &mcp.ServerOptions{Instructions: o.Instructions, Logger: sdkLog, CompletionHandler: s.complete, SetCacheable: s.setCacheable}
 	if subscribable(o) {
 		subscriptionOptions(uo, s.watches[""])
 		if len(o.HostTemplates) > 0 {
@@ -132,7 +133,7 @@ func New(o Options) (*Server, error) {
 			return nil, fmt.Errorf("mcpserver: connector %q loaded twice", id)
 		}
 		s.ids = append(s.ids, id)
-		oo := &mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete, SetCacheable: s.setCacheable}
+		oo := &mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: sdkLog, CompletionHandler: s.complete, SetCacheable: s.setCacheable}
 		if slices.ContainsFunc(p.Manifest.Resources, func(r connector.ResourceTemplate) bool { return r.Subscribable }) {
 			s.watches[id] = newWatch()
 			subscriptionOptions(oo, s.watches[id])

@@ -185,6 +185,14 @@ func TestModernRequestsFollowTheTransport(t *testing.T) {
 			t.Fatalf("batch: %d %v, want 400 with -32600", resp.StatusCode, m)
 		}
 	})
+	t.Run("listening to a document is refused", func(t *testing.T) {
+		resp, m := modernPost(t, addr, modernH("subscriptions/listen", ""), `{"jsonrpc":"2.0","id":8,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["besluitbron://conformance/doc/x"]},`+modernMeta+`}}`)
+		e, _ := m["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if resp.StatusCode != 400 || errCode(m) != -32602 || !strings.Contains(msg, "besluitbron://conformance/watched-resource") {
+			t.Fatalf("listen to a document: %d %v, want 400 with -32602 naming what can be listened to", resp.StatusCode, m)
+		}
+	})
 	t.Run("no GET stream", func(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, addr, nil)
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")

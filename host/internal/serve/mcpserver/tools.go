@@ -102,10 +102,12 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 		// (the client features its grant allows). The host's own tools
 		// do not pass it on: a fan-out over several platforms, each
 		// with its own deadline, is no place to ask a person.
+		// A 2026-07-28 client is asked in the call's result (mrtr.go).
+		var rt *roundTrip
 		if req.Session != nil {
-			info.Client = sessionClient{req.Session}
+			info.Client, rt = clientOf(req)
 		}
-		return s.run(ctx, info, e, req.Params.Arguments), nil
+		return rt.result(s.run(ctx, info, e, req.Params.Arguments)), nil
 	}
 }
 

@@ -125,7 +125,7 @@ func New(o Options) (*Server, error) {
 		}
 	}
 	s.unified = mcp.NewServer(impl, uo)
-	s.unified.AddReceivingMiddleware(boundErrors, s.followPost)
+	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller)
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -139,7 +139,7 @@ func New(o Options) (*Server, error) {
 			subscriptionOptions(oo, s.watches[id])
 		}
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
-		one.AddReceivingMiddleware(boundErrors, s.followPost)
+		one.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller)
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)

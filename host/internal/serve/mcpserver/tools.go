@@ -43,6 +43,13 @@ func sessionOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExt
 // stream (see legacySession); for a client speaking a protocol version
 // without sessions, its address; for stdio, the local client.
 func callerOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) callinfo.Caller {
+	if extra == nil {
+		// A subscribe the go-sdk makes for a subscriptions/listen
+		// (listen.go) is its listener's.
+		if c, ok := listenerOf(ctx); ok {
+			return c
+		}
+	}
 	var c callinfo.Caller
 	if extra != nil {
 		if p, ok := auth.FromTokenInfo(extra.TokenInfo); ok {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
@@ -213,4 +214,54 @@ func TestModernRequestsFollowTheTransport(t *testing.T) {
 			t.Fatalf("initialize: %d, session %q, %v", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), m)
 		}
 	})
+}
+
+// bearerTransport adds Authorization: Bearer <token> to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A 2026-07-28 request of a named client (server.auth) is charged to the
+// client's name, as its sessions' are; only an anonymous one falls back to
+// its address.
+func TestModernNamedClientIsChargedByName(t *testing.T) {
+	var mu sync.Mutex
+	var charged []string
+	s, err := New(Options{Version: "test", Platforms: []Platform{fixtures(t, nil, "")}, Logger: quiet, Observe: func(_ context.Context, e invoke.CallEvent) {
+		mu.Lock()
+		charged = append(charged, e.Session)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As serve/auth hands the go-sdk the client it admitted.
+	verify := func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		return &sdkauth.TokenInfo{UserID: "named:" + token, Extra: map[string]any{"besluitbron/named": token}}, nil
+	}
+	srv := httptest.NewServer(sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.Handler(HTTPOptions{})))
+	defer srv.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1", HTTPClient: &http.Client{Transport: bearerTransport{"alice"}}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %q", v)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "conformance_test_simple_text"}); err != nil || res.IsError {
+		t.Fatalf("tools/call: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{callinfo.NamedPrefix + "alice"}; !slices.Equal(charged, want) {
+		t.Errorf("charged to %q, want %q", charged, want)
+	}
 }

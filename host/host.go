@@ -316,7 +316,8 @@ func (h *Host) buildInvoke(context.Context) error {
 			Admission: p.Admission, Stamp: p.Stamp, Reused: p.CountReuse})
 	}
 	h.cites = cite.NewBook(h.now, 0) // every search result gets its citation on the invoke path
-	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: invoke.Metrics(h.registry), Results: h.cites.Annotate})
+	e, err := invoke.New(invoke.Options{Platforms: ps, Memo: h.memo, Logger: h.log, Observe: invoke.Metrics(h.registry), Results: h.cites.Annotate,
+		Tracing: h.traces})
 	h.engine = e
 	return err
 }

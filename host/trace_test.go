@@ -359,3 +359,52 @@ func TestTracingOffSendsNothing(t *testing.T) {
 		t.Errorf("tracing off, the log has trace ids or says tracing is on (or logs no call):\n%s", l)
 	}
 }
+
+// TestTraceOfAPageSearch: a call no MCP client made (the search page's
+// results, for a reader of the page) is traced as well: a trace of its
+// own whose root is the tool call, saying whom it ran for (the pages'
+// shared public session), with the
+// connector run and the platform's request under it. Without it an admin
+// who traces the server sees the MCP calls and not the pages' load on
+// the same platform.
+func TestTraceOfAPageSearch(t *testing.T) {
+	rx := newOTLPReceiver(t)
+	var logs syncbuf.Buffer
+	v := startTraced(t, fmt.Sprintf("[tracing]\nendpoint = %q", rx.URL), &logs)
+	resp, err := http.Get(v.base + "/resultaten?p=obv&q=paged-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the results page: %d %s", resp.StatusCode, body)
+	}
+	if err := host.FlushTraces(v.h); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := rx.got()
+	var root gotSpan
+	for _, sp := range all {
+		if sp.name == "tools/call obv_search" && sp.parent == "" {
+			root = sp
+		}
+	}
+	if root.id == "" {
+		t.Fatalf("no root span \"tools/call obv_search\" for the page's search; spans: %v", names(all))
+	}
+	if c, _ := root.attrs["besluitbron.caller"].(string); c != "public" {
+		t.Errorf("the page's call says it ran for %q; want \"public\" (the pages' shared session)", c)
+	}
+	under := map[string]bool{}
+	for _, sp := range all {
+		if sp.trace == root.trace && sp.id != root.id {
+			under[sp.name] = true
+		}
+	}
+	for _, want := range []string{"connector run", "GET"} {
+		if !under[want] {
+			t.Errorf("no span %q in the page search's trace; in it: %v", want, under)
+		}
+	}
+}

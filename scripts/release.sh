@@ -123,7 +123,7 @@ cp packaging/mcpb/darwin.sh "$b/server/"
 "$stage/mkdist" manifest -in packaging/mcpb/manifest.json -out "$b/manifest.json" -version "$VERSION"
 if command -v npm >/dev/null; then
 	cli=$(scripts/mcpb-deps.sh)/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js
-	node "$cli" validate "$b/manifest.json"
+	"$(scripts/node-deps.sh)/node" "$cli" validate "$b/manifest.json"
 else
 	echo "mcpb validate not run: no npm (packaging's tests check the manifest against its schema)"
 fi

@@ -268,6 +268,27 @@ var rows = []row{
 		ref:    &metric{"BenchmarkSchedArrival/10/deadlines", "ns/arrival"},
 	},
 	{
+		figure: "Cached obv_search over MCP with server.auth = \"keys\" vs \"none\" (interleaved)",
+		bench:  bench{"./host", "^BenchmarkAuthCachedCall$", "300x"},
+		value:  metric{"BenchmarkAuthCachedCall", "keys-ns/call"},
+		ref:    &metric{"BenchmarkAuthCachedCall", "none-ns/call"},
+		ratio:  &metric{"BenchmarkAuthCachedCall", "keys/none"},
+	},
+	{
+		figure: "Cached obv_search over MCP with server.auth = \"oauth\" (a JWT checked on every request) vs \"none\" (interleaved)",
+		bench:  bench{"./host", "^BenchmarkAuthCachedCall$", "300x"},
+		value:  metric{"BenchmarkAuthCachedCall", "oauth-ns/call"},
+		ref:    &metric{"BenchmarkAuthCachedCall", "none-ns/call"},
+		ratio:  &metric{"BenchmarkAuthCachedCall", "oauth/none"},
+	},
+	{
+		figure: "Cached obv_search over MCP with tracing on (every call's spans exported) vs off (interleaved)",
+		bench:  bench{"./host", "^BenchmarkTracingCachedCall$", "300x"},
+		value:  metric{"BenchmarkTracingCachedCall", "on-ns/call"},
+		ref:    &metric{"BenchmarkTracingCachedCall", "off-ns/call"},
+		ratio:  &metric{"BenchmarkTracingCachedCall", "on/off"},
+	},
+	{
 		figure: "Healthy platforms' median latency with four platforms failing vs none",
 		bench:  bench{"./host", "^BenchmarkFaultIsolation$", "1x"},
 		value:  metric{"BenchmarkFaultIsolation", "healthy-ms-faults"},

@@ -68,6 +68,10 @@ type Options struct {
 	// leaves the invoke path, kept or fresh (serve/cite gives each search
 	// result its citation dated the day of the call).
 	Results func(platform string, out connector.CallResult) connector.CallResult
+	// Tracing, when set, gives a feature's call that arrives under no
+	// traced call (a page, the Laadstatus, a watch's poll) a trace of
+	// its own, as the MCP edge gives a client's call.
+	Tracing *tracing.Provider
 }
 
 // Engine is the one path every tool call takes, whoever asked: an MCP
@@ -145,6 +149,13 @@ func (e *Engine) Invoke(ctx context.Context, info *callinfo.Info, name string, a
 		return Answer{Err: errors.New(ClipText(UnknownTool(name), MaxErrorText)), Summary: callinfo.Summary{Cache: callinfo.Bypass}}
 	}
 	start := time.Now()
+	if e.o.Tracing != nil && !tracing.Current(ctx).Recording() {
+		var span tracing.Span
+		ctx, span = e.o.Tracing.StartCall(ctx, name, nil, tracing.Window{})
+		span.SetString("besluitbron.platform", t.Platform.Manifest.ID)
+		span.SetString("besluitbron.caller", featureCaller(info))
+		defer span.End()
+	}
 	ctx = callinfo.With(ctx, info)
 	out, sum, cerr := e.Call(ctx, info, t, args)
 	a := Answer{Platform: t.Platform.Manifest.ID, Result: out, Summary: sum}
@@ -155,6 +166,22 @@ func (e *Engine) Invoke(ctx context.Context, info *callinfo.Info, name string, a
 	}
 	e.Record(ctx, t.Full, a.Platform, info, start, "", false, textBytes(out, sum), "")
 	return a
+}
+
+// featureCaller says, in a feature call's trace, whom it runs for: the
+// host's own public session (the Laadstatus, a watch's poll) or the
+// client it is charged to (a page's reader, by address).
+func featureCaller(info *callinfo.Info) string {
+	if info == nil {
+		return ""
+	}
+	if info.Public {
+		return "public"
+	}
+	if info.Label != "" {
+		return info.Label
+	}
+	return info.Session
 }
 
 // UnknownTool is the error text for a tool no connector serves.

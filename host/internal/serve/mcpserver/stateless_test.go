@@ -194,6 +194,31 @@ func TestModernRequestsFollowTheTransport(t *testing.T) {
 			t.Fatalf("listen to a document: %d %v, want 400 with -32602 naming what can be listened to", resp.StatusCode, m)
 		}
 	})
+	t.Run("log lines only for a request that asks with its logLevel", func(t *testing.T) {
+		for _, tc := range []struct {
+			meta string
+			want int
+		}{
+			{modernMeta, 0},
+			{strings.Replace(modernMeta, `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"info",`, 1), 3},
+		} {
+			req, _ := http.NewRequest(http.MethodPost, addr, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"conformance_test_tool_with_logging",`+tc.meta+`}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range modernH("tools/call", "conformance_test_tool_with_logging") {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if n := strings.Count(string(b), `"method":"notifications/message"`); resp.StatusCode != 200 || n != tc.want || !strings.Contains(string(b), `"result"`) {
+				t.Errorf("_meta %s: %d, %d log notifications, want %d and the result:\n%s", tc.meta, resp.StatusCode, n, tc.want, b)
+			}
+		}
+	})
 	t.Run("no GET stream", func(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, addr, nil)
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")

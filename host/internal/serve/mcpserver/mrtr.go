@@ -122,3 +122,25 @@ func (c *roundTrip) result(res *mcp.CallToolResult) *mcp.CallToolResult {
 }
 
 var _ callinfo.Client = (*roundTrip)(nil)
+
+// OutcomeInputRequired is the outcome (logs, besluitbron_tool_calls_total,
+// the call's span) of a call answered with its questions.
+const OutcomeInputRequired = "input_required"
+
+type roundTripKey struct{}
+
+// withRoundTrip puts a call's roundTrip (nil for an older client) in its
+// context, for run to answer with its questions.
+func withRoundTrip(ctx context.Context, rt *roundTrip) context.Context {
+	if rt == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, roundTripKey{}, rt)
+}
+
+// roundTripOf is the call's roundTrip, nil when it has none.
+func roundTripOf(ctx context.Context) *roundTrip {
+	rt, _ := ctx.Value(roundTripKey{}).(*roundTrip)
+	return rt
+}
+

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,7 +22,14 @@ import (
 func TestModernCallIsAskedInItsResult(t *testing.T) {
 	var runs atomic.Int32
 	p := askingPlugin(&runs)
-	s, err := New(Options{Version: "test", Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: time.Now()}, Stamp: "v1"}}}, Logger: quiet})
+	var mu sync.Mutex
+	var outcomes []string
+	s, err := New(Options{Version: "test", Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: time.Now()}, Stamp: "v1"}}}, Logger: quiet,
+		Observe: func(_ context.Context, e invoke.CallEvent) {
+			mu.Lock()
+			outcomes = append(outcomes, e.Outcome)
+			mu.Unlock()
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +64,11 @@ func TestModernCallIsAskedInItsResult(t *testing.T) {
 	}
 	if n := runs.Load(); n != 3 {
 		t.Errorf("the connector ran %d times, want 3 (a call that asked is never kept)", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(outcomes) != 3 || outcomes[0] != OutcomeInputRequired || outcomes[1] != "ok" {
+		t.Errorf("outcomes %q: want the question counted as input_required, then ok", outcomes)
 	}
 }
 

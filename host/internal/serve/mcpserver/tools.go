@@ -110,11 +110,12 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 		// do not pass it on: a fan-out over several platforms, each
 		// with its own deadline, is no place to ask a person.
 		// A 2026-07-28 client is asked in the call's result (mrtr.go).
-		var rt *roundTrip
 		if req.Session != nil {
+			var rt *roundTrip
 			info.Client, rt = clientOf(req)
+			ctx = withRoundTrip(ctx, rt)
 		}
-		return rt.result(s.run(ctx, info, e, req.Params.Arguments)), nil
+		return s.run(ctx, info, e, req.Params.Arguments), nil
 	}
 }
 
@@ -313,6 +314,11 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 			sum.Notes = append(sum.Notes, hint)
 		}
 		res = s.result(e, out, sum)
+	}
+	// A call that asked a 2026-07-28 client ends as its question
+	// (mrtr.go), counted as such, not as the error the connector met.
+	if q := roundTripOf(ctx).result(res); q != res {
+		res, outcome = q, OutcomeInputRequired
 	}
 	s.observe(ctx, e.t.Full, e.platform.Manifest.ID, info, res, start, outcome)
 	return res

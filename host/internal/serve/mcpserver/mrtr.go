@@ -143,4 +143,3 @@ func roundTripOf(ctx context.Context) *roundTrip {
 	rt, _ := ctx.Value(roundTripKey{}).(*roundTrip)
 	return rt
 }
-

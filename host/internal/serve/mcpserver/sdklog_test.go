@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
@@ -9,13 +8,15 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/internal/syncbuf"
 )
 
 // A 2026-07-28 client's requests leave no per-connection lines in the
 // log (each is an ephemeral go-sdk session of its own); an older client's
 // session still logs its connection, with its id.
 func TestModernRequestsDoNotFloodTheLog(t *testing.T) {
-	var buf bytes.Buffer
+	var buf syncbuf.Buffer // the go-sdk logs from its own goroutines
 	s, err := New(Options{Version: "test", Platforms: []Platform{fixtures(t, nil, "")}, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,12 @@ var modernArgs = map[string]map[string]any{
 }
 
 func TestMCP20260728ClientCallsEveryUnifiedTool(t *testing.T) {
+	if proofRace {
+		t.Skip("an end-to-end test over real sockets, as TestDemoWalk: its concurrency lives in the server packages, raced there")
+	}
+	if testing.Short() {
+		t.Skip("starts seven WebAssembly connectors")
+	}
 	base, ids := demoHost(t)
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -169,6 +175,9 @@ func TestMCP20260728ClientCallsEveryUnifiedTool(t *testing.T) {
 // acknowledgement nor a refusal, so the stream is read here as it is
 // sent.)
 func TestMCP20260728StatusSubscription(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the obv connector")
+	}
 	hits := new(atomic.Int64)
 	up := fakeOBV(t, hits)
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")

@@ -103,7 +103,7 @@ func (c *chooser) questions() []*mcp.ElicitParams {
 func connectAsking(t *testing.T, url string, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, legacyClient)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}

@@ -102,7 +102,7 @@ pool_size = 2
 			hc = &http.Client{Transport: bearer{bearerToken, http.DefaultTransport}}
 		}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
-			&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1", HTTPClient: hc}, nil)
+			&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1", HTTPClient: hc}, legacyClient)
 		if err != nil {
 			b.Fatal(err)
 		}

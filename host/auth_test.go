@@ -95,7 +95,7 @@ func (v *vHost) namedSession(name, token string) *vSession {
 	v.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: v.base + "/mcp/unified/v1",
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, legacyClient)
 	if err != nil {
 		v.t.Fatal(err)
 	}

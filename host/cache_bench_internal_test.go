@@ -83,7 +83,7 @@ per = "1s"
 	srv := httptest.NewServer(h.Handler())
 	defer srv.Close()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -194,7 +194,7 @@ per = %q
 		c := mcp.NewClient(&mcp.Implementation{Name: "vanishing", Version: "1"}, nil)
 		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 			Endpoint: url, HTTPClient: &http.Client{Transport: vs[i]}, DisableStandaloneSSE: true, MaxRetries: -1,
-		}, nil)
+		}, legacyClient)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +303,7 @@ func TestFloodKeepsOthersResumableAnswers(t *testing.T) {
 	url := sh.base + "/mcp/unified/v1"
 	h := &heldResume{dropper: dropper{dropped: make(chan struct{})}, release: make(chan struct{})}
 	c := mcp.NewClient(&mcp.Implementation{Name: "dropped", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: h}}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: h}}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

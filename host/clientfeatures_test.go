@@ -67,7 +67,7 @@ func elicitingClient(t *testing.T, url string, asked *atomic.Int32) *mcp.ClientS
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "test-model", Content: &mcp.TextContent{Text: "echo: " + prompt}}, nil
 		},
 	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, legacyClient)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}

@@ -341,6 +341,7 @@ func (h *Host) buildEdges(context.Context) error {
 		HostTemplates: h.watchResource(),
 		Instructions:  plan.Instructions(),
 		Tracing:       h.traces,
+		Now:           h.now,
 	})
 	if err != nil {
 		return err

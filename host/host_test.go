@@ -93,7 +93,7 @@ pool_size = 2
 func connect(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, legacyClient)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}

@@ -302,7 +302,7 @@ func fairFlood(t *testing.T, plat *remotePlatform, floods []string, newcomerAt s
 func mcpSession(t *testing.T, base, name string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + mcpPath}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + mcpPath}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

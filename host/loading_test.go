@@ -166,7 +166,7 @@ module = "`+pipe("rechtspraak")+`"
 	if code, body := httpGet(t, base+"/readyz"); code != 200 || body != "ready\n" {
 		t.Errorf("/readyz once loaded: %d %q, want 200 ready", code, body)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func newProofClient(tb testing.TB, base, name string) *proofClient {
 	tb.Helper()
 	tr := &http.Transport{MaxIdleConnsPerHost: 16}
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1", HTTPClient: &http.Client{Transport: tr}}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1", HTTPClient: &http.Client{Transport: tr}}, legacyClient)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func connectFrom(t *testing.T, url, src string, standaloneSSE bool) *mcp.ClientS
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: url, HTTPClient: clientFrom(t, src), DisableStandaloneSSE: !standaloneSSE, MaxRetries: -1,
-	}, nil)
+	}, legacyClient)
 	if err != nil {
 		t.Fatalf("connect %s from %s: %v", url, src, err)
 	}

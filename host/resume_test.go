@@ -100,7 +100,7 @@ func TestDroppedStreamResumes(t *testing.T) {
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   sh.base + "/mcp/unified/v1",
 		HTTPClient: &http.Client{Transport: d},
-	}, nil)
+	}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestLongWaitBecomesPolls(t *testing.T) {
 		return res, err
 	})}
 	client := mcp.NewClient(&mcp.Implementation{Name: "poll-test", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: sh.base + "/mcp/unified/v1", HTTPClient: hc}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: sh.base + "/mcp/unified/v1", HTTPClient: hc}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ per = "5s"
 			pmu.Unlock()
 		},
 	})
-	newcomer, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+	newcomer, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,7 +197,7 @@ type seedSession struct {
 func newSeedSession(t *testing.T, base, name string) *seedSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -304,7 +304,7 @@ func (v *vHost) session(name string) *vSession {
 func (v *vHost) sessionAt(base, name string) *vSession {
 	v.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		v.t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ private_networks = ["127.0.0.0/8"]
 	updated := make(chan string, 4)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sub", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
-	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ private_networks = ["127.0.0.0/8"]
 	// The answer BesluitBron gives, for the SDKs' "same" tools.
 	var same *mcp.CallToolResult
 	{
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: bb.URL + "/mcp/unified/v1"}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: bb.URL + "/mcp/unified/v1"}, legacyClient)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -151,7 +151,7 @@ private_networks = ["127.0.0.0/8"]
 		{"gosdk-same-resumable", rsrv.URL, "same", map[string]any{}},
 	}
 	connect := func(tg mcpTarget) *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: tg.url}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: tg.url}, legacyClient)
 		if err != nil {
 			b.Fatalf("%s: %v", tg.name, err)
 		}

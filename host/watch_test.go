@@ -170,7 +170,7 @@ func (r *watchRig) client(name string) *watchClient {
 	c := &watchClient{t: r.t, updated: make(chan string, 64)}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { c.updated <- req.Params.URI },
-	}).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: r.base + "/mcp/unified/v1"}, nil)
+	}).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: r.base + "/mcp/unified/v1"}, legacyClient)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -64,6 +64,18 @@
 // refilled; on the process and connector layers, which it shares, others
 // may of course have taken the room meanwhile.
 //
+// # MCP 2026-07-28
+//
+// A request of MCP 2026-07-28 or later ([Modern]) names its method and
+// its tool or resource in its Mcp-Method and Mcp-Name headers, and the
+// Guard routes it by them without reading its body (headers.go); the MCP
+// handler refuses a request whose headers and body disagree. Such a
+// request has no session: an Mcp-Session-Id it carries is ignored, and it
+// counts as a request before a session does, against its client
+// address's bucket, or the authenticated client's own. Anonymous clients
+// of that version behind one address (a NAT, a proxy not in
+// server.trusted_proxies) therefore share one bucket.
+//
 // # Authenticated clients
 //
 // Under server.auth "keys" or "oauth" the Guard learns who a request comes

@@ -163,7 +163,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin != "" && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
-		h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -209,10 +209,18 @@ func Checked(h http.Header) (start, end time.Time, ok bool) {
 // two kinds of id never meet.
 const legacyPrefix = "\x00sse:"
 
-// sessionOf returns the session id a request carries: its Mcp-Session-Id
-// header, or for a POST of an HTTP+SSE client (no header, ?sessionid=) the
-// query parameter with legacyPrefix.
+// sessionOf returns the session id a request carries: none for a request
+// of MCP 2026-07-28 or later, else its Mcp-Session-Id header, or for a
+// POST of an HTTP+SSE client (no header, ?sessionid=) the query parameter
+// with legacyPrefix.
 func sessionOf(r *http.Request) (id string, legacy bool) {
+	if Modern(r) {
+		// MCP 2026-07-28 has no sessions: an Mcp-Session-Id on such a
+		// request is ignored, by the MCP handler as here, and the request
+		// counts as one before a session (its client's address, or the
+		// authenticated client).
+		return "", false
+	}
 	if id := r.Header.Get(SessionHeader); id != "" {
 		return id, false
 	}

@@ -23,9 +23,11 @@ type Message struct {
 	URI string
 }
 
-// uses routes the messages of r to their connector buckets. The body of a
-// POST to an MCP address is read (up to MaxBodyBytes) and restored for the
-// handler; a GET or DELETE is one zero Message. Without a Route every
+// uses routes the messages of r to their connector buckets. A POST of MCP
+// 2026-07-28 or later is routed by its Mcp-Method and Mcp-Name headers
+// (headers.go); the body of any other POST to an MCP address is read (up
+// to MaxBodyBytes) and restored for the handler; a GET or DELETE is one
+// zero Message. Without a Route every
 // message of a batch still costs its token on the process and session (or
 // address) layers: the messages are counted under a connector that has
 // no bucket.
@@ -38,7 +40,11 @@ func (g *Guard) uses(r *http.Request) []Use {
 		}
 	}
 	var msgs []Message
-	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+	if m, ok := headerMessage(r); ok && r.Method == http.MethodPost {
+		// A modern request names its method and tool in its headers
+		// (headers.go): its body is left unread.
+		msgs = []Message{m}
+	} else if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
 		msgs = g.readMessages(r)
 	}
 	if len(msgs) == 0 || g.o.MaxBatch > 0 && len(msgs) > g.o.MaxBatch {

@@ -81,7 +81,7 @@ func TestClientAnswersAreNeverKept(t *testing.T) {
 		},
 	})
 	ctx := context.Background()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, legacyVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestSessionClientCapabilities(t *testing.T) {
 	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
 	defer srv.Close()
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, legacyVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,15 @@
 // Laadstatus checks) call the engine directly; only this package, the
 // event store and the host's face speak the go-sdk's MCP types.
 //
+// Clients of MCP 2026-07-28 (no sessions, server/discover, per-request
+// _meta) are served on the same addresses as the older ones, by a
+// stateless go-sdk handler over the same servers, chosen by the request's
+// MCP-Protocol-Version header (stateless.go). A connector's question to
+// such a client comes back in the call's result, input_required, and the
+// call runs again with the answer (mrtr.go); they follow changing
+// resources with subscriptions/listen (listen.go); lists and resource
+// reads carry ttlMs and cacheScope for every client (cacheable.go).
+//
 // On the HTTP addresses, a POST whose body is not JSON gets a JSON-RPC
 // -32700 Parse error and one that is not a JSON-RPC message a -32600
 // Invalid Request, as JSON-RPC error objects with HTTP 400 (jsonrpc.go).

@@ -117,8 +117,10 @@ func (o *HTTPOptions) defaults() {
 	}
 }
 
-// Handler serves /mcp/unified/v1 and /mcp/<id>/v1 over streamable HTTP,
-// stateful so that every client gets an Mcp-Session-Id, with the caps on
+// Handler serves /mcp/unified/v1 and /mcp/<id>/v1 over streamable HTTP:
+// stateful for the clients of protocol versions up to 2025-11-25, so that
+// each gets an Mcp-Session-Id, and stateless for those of 2026-07-28 and
+// later, which have no sessions (stateless.go); with the caps on
 // live sessions and streams (live.go), the cancellation of calls whose
 // client has gone (cancel.go) and the checks on bodies and batches
 // (jsonrpc.go). The caps hold across every address of one Handler.
@@ -166,11 +168,17 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			}
 			h.ServeHTTP(w, r)
 		}), o.MaxBodyBytes, batch)
+		// Requests of protocol 2026-07-28 and later (stateless.go).
+		modernH := jsonRPCErrors(s.statelessHandler(srv, o), o.MaxBodyBytes, batch)
 		// The caps answer before a body is read.
 		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ip := o.ClientAddr(r)
 			r.Header.Set(ClientHeader, ip)
 			r.Header.Del(postHeader)
+			if modern(r) {
+				s.serveModern(w, r, rs, modernH)
+				return
+			}
 			// The caps per address hold per client for an authenticated
 			// one (server.auth): its sessions and streams are counted
 			// as its own, not its address's (a newsroom behind one NAT).

@@ -155,7 +155,7 @@ func TestMalformedBodiesGetJSONRPCErrors(t *testing.T) {
 			t.Fatalf("initialize: %d %q", r.status, r.raw)
 		}
 		// A real client over streamable HTTP: its session, its streams.
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1"}, legacyVersion)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func (s *Server) addResource(p *Platform, r connector.ResourceTemplate, one *mcp
 				go s.ResourceUpdated(context.WithoutCancel(ctx), req.Params.URI)
 			}
 		}
-		return &mcp.ReadResourceResult{Contents: contents}, nil
+		return &mcp.ReadResourceResult{Contents: contents, Cacheable: readCacheable(info.Summary(), s.now())}, nil
 	}
 	if len(names) == 0 {
 		// No variables: one resource, listed by resources/list.

@@ -46,8 +46,9 @@ import (
 // Protocol versions: 2025-03-26 and 2025-06-18 define resumption without
 // priming events; 2025-11-25 adds the priming event and the retry hint;
 // 2026-07-28 removes Last-Event-ID resumption (SEP-2575) and the go-sdk
-// serves it only on stateless transports, which these addresses are not,
-// so sessions here negotiate 2025-11-25 at most. A request whose
+// serves it only on stateless transports, so sessions here negotiate
+// 2025-11-25 at most, and 2026-07-28 clients are served beside them by a
+// stateless handler, without resumption (stateless.go). A request whose
 // MCP-Protocol-Version header names an older version than its session
 // negotiated is served as the negotiated version: the header exists for
 // servers that keep no session, and the session's version is what both

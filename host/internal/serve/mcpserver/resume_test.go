@@ -61,7 +61,7 @@ func TestPolledCallsResume(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ct := &countingTransport{}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1", HTTPClient: &http.Client{Transport: ct}}, nil)
+		&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/unified/v1", HTTPClient: &http.Client{Transport: ct}}, legacyVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

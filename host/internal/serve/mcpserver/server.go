@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,6 +60,9 @@ type Options struct {
 	// Memo, when set and Engine is nil, keeps whole tool results while
 	// the cached answers they were built from stay fresh.
 	Memo *memo.Store
+	// Now is the clock the cache's validity is read on, for the ttlMs of
+	// resource reads (cacheable.go); nil: the system's.
+	Now func() time.Time
 	// Tracing, when set, gives every tool call its span ("tools/call
 	// <tool>"), a child of the trace context the client sent in the
 	// request's _meta; nil: no traces.
@@ -112,7 +116,8 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, per: map[string]*mcp.Server{}, tools: map[string]*toolEntry{}, names: map[string]string{}, prompts: map[string]connector.Prompt{},
 		watches: map[string]*watch{"": newWatch()}}
 	impl := &mcp.Implementation{Name: o.Name, Title: "BesluitBron", Version: o.Version}
-	uo := &mcp.ServerOptions{Instructions: o.Instructions, Logger: o.Logger, CompletionHandler: s.complete}
+	sdkLog := sdkLogger(o.Logger)
+	uo := &mcp.ServerOptions{Instructions: o.Instructions, Logger: sdkLog, CompletionHandler: s.complete, SetCacheable: s.setCacheable}
 	if subscribable(o) {
 		subscriptionOptions(uo, s.watches[""])
 		if len(o.HostTemplates) > 0 {
@@ -120,7 +125,7 @@ func New(o Options) (*Server, error) {
 		}
 	}
 	s.unified = mcp.NewServer(impl, uo)
-	s.unified.AddReceivingMiddleware(boundErrors, s.followPost)
+	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller)
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -128,13 +133,13 @@ func New(o Options) (*Server, error) {
 			return nil, fmt.Errorf("mcpserver: connector %q loaded twice", id)
 		}
 		s.ids = append(s.ids, id)
-		oo := &mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: o.Logger, CompletionHandler: s.complete}
+		oo := &mcp.ServerOptions{Instructions: p.Manifest.Description, Logger: sdkLog, CompletionHandler: s.complete, SetCacheable: s.setCacheable}
 		if slices.ContainsFunc(p.Manifest.Resources, func(r connector.ResourceTemplate) bool { return r.Subscribable }) {
 			s.watches[id] = newWatch()
 			subscriptionOptions(oo, s.watches[id])
 		}
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
-		one.AddReceivingMiddleware(boundErrors, s.followPost)
+		one.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller)
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)

@@ -40,7 +40,7 @@ func TestSubscribeToWhatChanges(t *testing.T) {
 	connect := func(path string) *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 			ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updates <- r.Params.URI },
-		}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + path}, nil)
+		}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + path}, legacyVersion)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestSubscribeToWhatChanges(t *testing.T) {
 	}
 	psrv := httptest.NewServer(plain.Handler(HTTPOptions{}))
 	t.Cleanup(psrv.Close)
-	pc, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: psrv.URL + "/mcp/unified/v1"}, nil)
+	pc, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: psrv.URL + "/mcp/unified/v1"}, legacyVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,13 @@ func sessionOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExt
 // stream (see legacySession); for a client speaking a protocol version
 // without sessions, its address; for stdio, the local client.
 func callerOf(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) callinfo.Caller {
+	if extra == nil {
+		// A subscribe the go-sdk makes for a subscriptions/listen
+		// (listen.go) is its listener's.
+		if c, ok := listenerOf(ctx); ok {
+			return c
+		}
+	}
 	var c callinfo.Caller
 	if extra != nil {
 		if p, ok := auth.FromTokenInfo(extra.TokenInfo); ok {
@@ -102,8 +109,11 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 		// (the client features its grant allows). The host's own tools
 		// do not pass it on: a fan-out over several platforms, each
 		// with its own deadline, is no place to ask a person.
+		// A 2026-07-28 client is asked in the call's result (mrtr.go).
 		if req.Session != nil {
-			info.Client = sessionClient{req.Session}
+			var rt *roundTrip
+			info.Client, rt = clientOf(req)
+			ctx = withRoundTrip(ctx, rt)
 		}
 		return s.run(ctx, info, e, req.Params.Arguments), nil
 	}
@@ -304,6 +314,11 @@ func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, arg
 			sum.Notes = append(sum.Notes, hint)
 		}
 		res = s.result(e, out, sum)
+	}
+	// A call that asked a 2026-07-28 client ends as its question
+	// (mrtr.go), counted as such, not as the error the connector met.
+	if q := roundTripOf(ctx).result(res); q != res {
+		res, outcome = q, OutcomeInputRequired
 	}
 	s.observe(ctx, e.t.Full, e.platform.Manifest.ID, info, res, start, outcome)
 	return res

@@ -238,7 +238,7 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 			span.SetInt("besluitbron.queue.length", int64(waiting))
 			span.SetFloat("besluitbron.session.weight", adm.Weight(session))
 		}
-		release, err := adm.Acquire(actx, session)
+		release, err := adm.AcquireNotify(actx, session, info.OnInstanceWait)
 		span.FailErr(err)
 		span.EndWait()
 		if err != nil {

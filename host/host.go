@@ -31,6 +31,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 	"github.com/besluitbron/besluitbron/host/internal/serve/watch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
@@ -340,6 +341,10 @@ func (h *Host) buildEdges(context.Context) error {
 		HostTemplates: h.watchResource(),
 		Instructions:  plan.Instructions(),
 		Tracing:       h.traces,
+		// Calls that wait at a platform's limit become MCP tasks for
+		// clients that declare the extension, in virtual time under a
+		// test's clock.
+		Tasks: tasks.New(tasks.Options{Now: h.now}),
 	})
 	if err != nil {
 		return err

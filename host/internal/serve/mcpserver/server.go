@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -59,6 +60,11 @@ type Options struct {
 	// Memo, when set and Engine is nil, keeps whole tool results while
 	// the cached answers they were built from stay fresh.
 	Memo *memo.Store
+	// Tasks, when set, lets a tool call that must wait at a platform's
+	// limit become an MCP task for a client that declared the tasks
+	// extension, and serves tasks/get, tasks/update and tasks/cancel
+	// (tasks.go); nil: no tasks.
+	Tasks *tasks.Store
 	// Tracing, when set, gives every tool call its span ("tools/call
 	// <tool>"), a child of the trace context the client sent in the
 	// request's _meta; nil: no traces.
@@ -119,8 +125,14 @@ func New(o Options) (*Server, error) {
 			s.templateSubscriptions(uo)
 		}
 	}
+	if o.Tasks != nil {
+		taskCapabilities(uo)
+	}
 	s.unified = mcp.NewServer(impl, uo)
-	s.unified.AddReceivingMiddleware(boundErrors, s.followPost)
+	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, s.taskCalls)
+	if err := s.addTasks(s.unified); err != nil {
+		return nil, err
+	}
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -133,8 +145,14 @@ func New(o Options) (*Server, error) {
 			s.watches[id] = newWatch()
 			subscriptionOptions(oo, s.watches[id])
 		}
+		if o.Tasks != nil {
+			taskCapabilities(oo)
+		}
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
-		one.AddReceivingMiddleware(boundErrors, s.followPost)
+		one.AddReceivingMiddleware(boundErrors, s.followPost, s.taskCalls)
+		if err := s.addTasks(one); err != nil {
+			return nil, err
+		}
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)

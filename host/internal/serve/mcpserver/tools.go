@@ -74,6 +74,9 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 			c.bump(ctx, fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds()))
 		}
 	}
+	if tc := taskCallFrom(ctx); tc != nil {
+		tc.equip(info) // tasks.go
+	}
 	return info
 }
 
@@ -104,6 +107,9 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 		// with its own deadline, is no place to ask a person.
 		if req.Session != nil {
 			info.Client = sessionClient{req.Session}
+			if tc := taskCallFrom(ctx); tc != nil {
+				info.Client = tc.client(info.Client)
+			}
 		}
 		return s.run(ctx, info, e, req.Params.Arguments), nil
 	}

@@ -166,6 +166,37 @@ func New(o Options) *Store {
 // Keep is how long a finished task is kept.
 func (s *Store) Keep() time.Duration { return s.o.Keep }
 
+// Room reports, with a *FullError naming the bound, when owner could not
+// create a task now: a call that could not become one runs as an ordinary
+// call from the start.
+func (s *Store) Room(owner string) error {
+	s.mu.Lock()
+	ended := s.sweepLocked(s.o.Now())
+	err := s.roomLocked(owner, entryOverhead+int64(len(owner)))
+	s.mu.Unlock()
+	s.endAll(ended)
+	return err
+}
+
+// roomLocked is the bound a new task of size would pass, as a *FullError.
+func (s *Store) roomLocked(owner string, size int64) error {
+	u := s.clients[owner]
+	if u == nil {
+		u = &use{}
+	}
+	switch {
+	case s.n >= s.o.MaxTasks:
+		return &FullError{Bound: "max_tasks", Limit: int64(s.o.MaxTasks)}
+	case u.n >= s.o.MaxPerClient:
+		return &FullError{Bound: "max_tasks_per_client", Limit: int64(s.o.MaxPerClient)}
+	case s.bytes+size > s.o.MaxBytes:
+		return &FullError{Bound: "max_bytes", Limit: s.o.MaxBytes}
+	case u.bytes+size > s.o.MaxBytesPerClient:
+		return &FullError{Bound: "max_bytes_per_client", Limit: s.o.MaxBytesPerClient}
+	}
+	return nil
+}
+
 // Create keeps a new working task of owner (the name the call is charged
 // to) waiting as w, whose call's context cancel ends. It fails with a
 // *FullError when a bound is reached, or with the shared store's error.
@@ -181,23 +212,13 @@ func (s *Store) Create(ctx context.Context, owner string, w Wait, cancel context
 	e.size = entryOverhead + int64(len(e.id)+len(owner)+len(w.Limit))
 	s.mu.Lock()
 	ended := s.sweepLocked(now)
-	u := s.clients[owner]
-	if u == nil {
-		u = &use{}
-	}
-	var err error
-	switch {
-	case s.n >= s.o.MaxTasks:
-		err = &FullError{Bound: "max_tasks", Limit: int64(s.o.MaxTasks)}
-	case u.n >= s.o.MaxPerClient:
-		err = &FullError{Bound: "max_tasks_per_client", Limit: int64(s.o.MaxPerClient)}
-	case s.bytes+e.size > s.o.MaxBytes:
-		err = &FullError{Bound: "max_bytes", Limit: s.o.MaxBytes}
-	case u.bytes+e.size > s.o.MaxBytesPerClient:
-		err = &FullError{Bound: "max_bytes_per_client", Limit: s.o.MaxBytesPerClient}
-	}
+	err := s.roomLocked(owner, e.size)
 	if err == nil {
-		s.clients[owner] = u
+		u := s.clients[owner]
+		if u == nil {
+			u = &use{}
+			s.clients[owner] = u
+		}
 		s.byID[e.id] = e
 		s.n++
 		s.bytes += e.size

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,6 +89,8 @@ type Server struct {
 	lastResumer atomic.Pointer[resumer]
 	// watches are each address's subscribable resources ("": unified).
 	watches map[string]*watch
+	// taskRuns are the calls running as tasks here, by task id (tasks.go).
+	taskRuns sync.Map
 }
 
 type toolEntry struct {

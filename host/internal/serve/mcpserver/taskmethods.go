@@ -137,8 +137,11 @@ func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *upda
 	return &ackResult{ResultType: "complete"}, nil
 }
 
-// tasksCancel ends a task's call at once: it leaves the fair queue in the
-// same instant and is never sent to the platform.
+// tasksCancel ends a task's call: its context is cancelled, and the
+// acknowledgement waits until the call has returned, so that when the
+// client reads it the call has left the fair queue (the scheduler lets a
+// cancelled call go in the same instant) and can no longer be sent to
+// the platform.
 func (s *Server) tasksCancel(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*ackResult, error) {
 	owner, err := taskOwner(ctx, methodTasksCancel, ss, p.GetMeta(), p.TaskID)
 	if err != nil {
@@ -146,6 +149,12 @@ func (s *Server) tasksCancel(ctx context.Context, ss *mcp.ServerSession, p *task
 	}
 	if err := s.o.Tasks.Cancel(owner, p.TaskID, errTaskCancelled); err != nil {
 		return nil, notFound(methodTasksCancel, p.TaskID, err)
+	}
+	if v, ok := s.taskRuns.Load(p.TaskID); ok {
+		select {
+		case <-v.(*taskCall).ended:
+		case <-ctx.Done():
+		}
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

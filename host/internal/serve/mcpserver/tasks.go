@@ -91,6 +91,7 @@ func tasksDeclared(meta map[string]any, ss *mcp.ServerSession) bool {
 type taskCall struct {
 	store   *tasks.Store
 	waiting chan struct{} // closed when the call first waits long enough
+	ended   chan struct{} // closed when the call has returned
 
 	mu       sync.Mutex
 	wait     tasks.Wait
@@ -185,10 +186,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			// No task could be kept: the call is an ordinary one.
 			return next(ctx, method, req)
 		}
-		tc := &taskCall{store: s.o.Tasks, waiting: make(chan struct{})}
+		tc := &taskCall{store: s.o.Tasks, waiting: make(chan struct{}), ended: make(chan struct{})}
 		cctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCallKey{}, tc))
 		done := make(chan callOutcome, 1)
 		go func() {
+			defer close(tc.ended)
 			res, err := next(cctx, method, req)
 			tc.mu.Lock()
 			tc.finished = true
@@ -196,6 +198,7 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			tc.mu.Unlock()
 			if id != "" {
 				s.finishTask(id, res, err)
+				s.taskRuns.Delete(id)
 				cancel(nil)
 				return
 			}
@@ -222,6 +225,7 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		t, err := s.o.Tasks.Create(ctx, owner, tc.wait, cancel)
 		if err == nil {
 			tc.id = t.ID
+			s.taskRuns.Store(t.ID, tc)
 		}
 		tc.mu.Unlock()
 		if err != nil {

@@ -228,7 +228,9 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 	if err != nil {
 		return connector.CallResult{}, info.Summary(), failed("invalid_arguments", fmt.Sprintf("%s: invalid arguments for %s: %v", title, t.Full, err))
 	}
-	if adm := p.Admission; adm != nil {
+	if release, ok := instanceFrom(ctx, p.Admission); ok {
+		defer release() // admitted by the MCP edge (instance.go)
+	} else if adm := p.Admission; adm != nil {
 		session := info.ChargedTo()
 		actx, span := tracing.Start(ctx, "admission wait", time.Time{})
 		if span.Recording() {

@@ -191,7 +191,9 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		done := make(chan callOutcome, 1)
 		go func() {
 			defer close(tc.ended)
+			cctx, release := s.admitTask(cctx, tc, owner, req)
 			res, err := next(cctx, method, req)
+			release()
 			tc.mu.Lock()
 			tc.finished = true
 			id := tc.id
@@ -319,3 +321,38 @@ func (c taskClient) ListRoots(ctx context.Context) (connector.RootsResult, error
 }
 
 var _ callinfo.Client = taskClient{}
+
+// admitTask admits a call that may become a task to its connector's
+// instances on the call's own goroutine, before the handler chain runs:
+// a call that waits for an instance then waits with a small stack (the
+// chain grows it to 16 KiB; BenchmarkWaitingTaskMemory). A call answered
+// from a kept result needs no instance and is not admitted here; nor is
+// a host tool (its calls are admitted on the platforms they reach). The
+// instance comes back when release is called, or when the call ends.
+func (s *Server) admitTask(ctx context.Context, tc *taskCall, owner string, req mcp.Request) (context.Context, func()) {
+	p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+	if !ok {
+		return ctx, func() {}
+	}
+	e := s.exposedTool(p.Name)
+	if e == nil || e.platform.Admission == nil || s.o.Engine.Kept(e.t, p.Arguments) {
+		return ctx, func() {}
+	}
+	release, err := e.platform.Admission.AcquireNotify(ctx, owner, tc.instanceWait)
+	if err != nil {
+		// The call ended while it waited: the invoke path sees the
+		// ended context and answers as for any call that did.
+		return ctx, func() {}
+	}
+	return invoke.WithInstance(ctx, e.platform.Admission, release), release
+}
+
+// exposedTool is the connector tool clients call name, or nil.
+func (s *Server) exposedTool(name string) *toolEntry {
+	for _, e := range s.tools {
+		if e.name == name {
+			return e
+		}
+	}
+	return nil
+}

@@ -322,6 +322,15 @@ func (h *Host) buildInvoke(context.Context) error {
 	return err
 }
 
+// taskRecords is where the tasks' records are shared: the cluster's
+// Redis, or nowhere without one.
+func (h *Host) taskRecords() tasks.Shared {
+	if h.cl == nil {
+		return nil
+	}
+	return h.cl.TaskRecords()
+}
+
 // buildEdges builds the MCP server: every connector's tools, resources
 // and prompts on its own address and the unified one, with the host's
 // tools and the Laadstatus resource, over the invoke path.
@@ -343,8 +352,8 @@ func (h *Host) buildEdges(context.Context) error {
 		Tracing:       h.traces,
 		// Calls that wait at a platform's limit become MCP tasks for
 		// clients that declare the extension, in virtual time under a
-		// test's clock.
-		Tasks: tasks.New(tasks.Options{Now: h.now}),
+		// test's clock; with Redis on, every replica reads their records.
+		Tasks: tasks.New(tasks.Options{Now: h.now, Shared: h.taskRecords()}),
 	})
 	if err != nil {
 		return err

@@ -3,17 +3,45 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
 // Shared holds task records where every replica reads them (the
-// cluster's Redis). The call of a task runs on the replica that created
-// it; the others answer tasks/get from the record.
+// cluster's Redis: upstream/cluster's TaskRecords, which knows them as
+// bytes). The call of a task runs on the replica that created it; the
+// others answer tasks/get from the record.
 type Shared interface {
-	// Put writes a task's record, kept until its Expires.
-	Put(ctx context.Context, r Record) error
+	// Put writes a task's record (JSON), kept for ttl.
+	Put(ctx context.Context, id string, record []byte, ttl time.Duration) error
 	// Get reads a task's record; ok is false when there is none.
-	Get(ctx context.Context, id string) (r Record, ok bool, err error)
+	Get(ctx context.Context, id string) (record []byte, ok bool, err error)
+}
+
+// put writes r to sh, kept until its Expires as now sees it.
+func put(ctx context.Context, sh Shared, r Record, now time.Time) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	ttl := r.Expires().Sub(now)
+	if ttl <= 0 {
+		return nil // already expired: nothing to share
+	}
+	return sh.Put(ctx, r.ID, b, ttl)
+}
+
+// get reads task id from sh.
+func get(ctx context.Context, sh Shared, id string) (Record, bool, error) {
+	b, ok, err := sh.Get(ctx, id)
+	if err != nil || !ok {
+		return Record{}, false, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Record{}, false, fmt.Errorf("task %s: its shared record is not JSON: %w", id, err)
+	}
+	return r, true, nil
 }
 
 // Record is a task as the replicas share it: what tasks/get answers, and

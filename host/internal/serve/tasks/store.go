@@ -235,7 +235,7 @@ func (s *Store) Create(ctx context.Context, owner string, w Wait, cancel context
 	if sh := s.o.Shared; sh != nil {
 		// The task must be readable everywhere before its handle is
 		// given out (extension, "Task Creation").
-		if err := sh.Put(ctx, recordOf(owner, t)); err != nil {
+		if err := put(ctx, sh, recordOf(owner, t), now); err != nil {
 			s.remove(e)
 			return Task{}, fmt.Errorf("tasks: the shared store did not take the task: %w", err)
 		}
@@ -356,7 +356,10 @@ func (s *Store) Get(ctx context.Context, owner, id string) (Task, error) {
 	if s.o.Shared == nil {
 		return Task{}, ErrNotFound
 	}
-	r, ok, err := s.o.Shared.Get(ctx, id)
+	if len(id) > maxID {
+		return Task{}, ErrNotFound
+	}
+	r, ok, err := get(ctx, s.o.Shared, id)
 	if err != nil {
 		return Task{}, fmt.Errorf("tasks: the shared store could not be read: %w", err)
 	}
@@ -404,8 +407,11 @@ func (s *Store) write(owner string, t Task) {
 	if s.o.Shared == nil {
 		return
 	}
-	s.o.Shared.Put(context.Background(), recordOf(owner, t))
+	put(context.Background(), s.o.Shared, recordOf(owner, t), s.o.Now())
 }
+
+// maxID bounds a task id a client sends: ids are 26 characters.
+const maxID = 64
 
 // grow adds n bytes to a task's size and its client's and the store's.
 func (s *Store) grow(e *entry, n int64) {

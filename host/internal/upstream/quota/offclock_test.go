@@ -58,8 +58,13 @@ func TestQueueOffClockWaitsPastTheDeadline(t *testing.T) {
 		_, err := u.Wait(ctx, info, 1, false)
 		got <- err
 	}()
-	if p := <-queued; p != 1 {
-		t.Errorf("place %d, want 1", p)
+	select {
+	case p := <-queued:
+		if p != 1 {
+			t.Errorf("place %d, want 1", p)
+		}
+	case err := <-got:
+		t.Fatalf("a task's call past its deadline: %v before it was queued, want it to wait", err)
 	}
 	clk.Advance(10 * time.Second)
 	if err := <-got; err != nil {

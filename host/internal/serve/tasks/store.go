@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -82,14 +83,20 @@ var ErrNotFound = errors.New("task not found: unknown, expired after its ttlMs, 
 
 // FullError is the error of a task the store has no room for.
 type FullError struct {
-	// Bound names the option that is reached ("max_tasks",
-	// "max_tasks_per_client", "max_bytes", "max_bytes_per_client").
+	// Bound names the configuration key of the bound that is reached
+	// ("server.max_tasks", "server.max_tasks_per_client",
+	// "server.tasks_mb", "server.tasks_mb_per_client"); Limit is in
+	// tasks or bytes.
 	Bound string
 	Limit int64
 }
 
 func (e *FullError) Error() string {
-	return fmt.Sprintf("the task store is full: %s (%d) reached; the call runs without a task", e.Bound, e.Limit)
+	unit := "tasks"
+	if strings.HasSuffix(e.Bound, "_mb") || strings.HasSuffix(e.Bound, "_mb_per_client") {
+		unit = "bytes"
+	}
+	return fmt.Sprintf("the task store is full: %s reached (%d %s); the call runs without a task", e.Bound, e.Limit, unit)
 }
 
 // Store keeps the tasks of one replica.
@@ -186,13 +193,13 @@ func (s *Store) roomLocked(owner string, size int64) error {
 	}
 	switch {
 	case s.n >= s.o.MaxTasks:
-		return &FullError{Bound: "max_tasks", Limit: int64(s.o.MaxTasks)}
+		return &FullError{Bound: "server.max_tasks", Limit: int64(s.o.MaxTasks)}
 	case u.n >= s.o.MaxPerClient:
-		return &FullError{Bound: "max_tasks_per_client", Limit: int64(s.o.MaxPerClient)}
+		return &FullError{Bound: "server.max_tasks_per_client", Limit: int64(s.o.MaxPerClient)}
 	case s.bytes+size > s.o.MaxBytes:
-		return &FullError{Bound: "max_bytes", Limit: s.o.MaxBytes}
+		return &FullError{Bound: "server.tasks_mb", Limit: s.o.MaxBytes}
 	case u.bytes+size > s.o.MaxBytesPerClient:
-		return &FullError{Bound: "max_bytes_per_client", Limit: s.o.MaxBytesPerClient}
+		return &FullError{Bound: "server.tasks_mb_per_client", Limit: s.o.MaxBytesPerClient}
 	}
 	return nil
 }

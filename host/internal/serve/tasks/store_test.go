@@ -143,13 +143,13 @@ func TestStoreBounds(t *testing.T) {
 	s.Create(ctx, "a", atLimit, noCancel)
 	_, err := s.Create(ctx, "a", atLimit, noCancel)
 	var fe *FullError
-	if !errors.As(err, &fe) || fe.Bound != "max_tasks_per_client" || !strings.Contains(err.Error(), "max_tasks_per_client (2)") {
-		t.Errorf("third task of a: %v, want max_tasks_per_client (2)", err)
+	if !errors.As(err, &fe) || fe.Bound != "server.max_tasks_per_client" || !strings.Contains(err.Error(), "server.max_tasks_per_client reached (2 tasks)") {
+		t.Errorf("third task of a: %v, want server.max_tasks_per_client reached (2 tasks)", err)
 	}
 	if _, err := s.Create(ctx, "b", atLimit, noCancel); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(ctx, "c", atLimit, noCancel); !errors.As(err, &fe) || fe.Bound != "max_tasks" {
+	if _, err := s.Create(ctx, "c", atLimit, noCancel); !errors.As(err, &fe) || fe.Bound != "server.max_tasks" {
 		t.Errorf("fourth task: %v, want max_tasks", err)
 	}
 	s.Complete(a1.ID, json.RawMessage(`{}`), tooBig)
@@ -163,11 +163,11 @@ func TestStoreBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(ctx, "a", atLimit, noCancel); !errors.As(err, &fe) || fe.Bound != "max_bytes_per_client" {
+	if _, err := s.Create(ctx, "a", atLimit, noCancel); !errors.As(err, &fe) || fe.Bound != "server.tasks_mb_per_client" {
 		t.Errorf("second task of a: %v, want max_bytes_per_client", err)
 	}
 	s.Create(ctx, "b", atLimit, noCancel)
-	if _, err := s.Create(ctx, "c", atLimit, noCancel); !errors.As(err, &fe) || fe.Bound != "max_bytes" {
+	if _, err := s.Create(ctx, "c", atLimit, noCancel); !errors.As(err, &fe) || fe.Bound != "server.tasks_mb" {
 		t.Errorf("third task: %v, want max_bytes", err)
 	}
 	// A result over the room left is replaced by tooBig's.

@@ -107,9 +107,6 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 		// with its own deadline, is no place to ask a person.
 		if req.Session != nil {
 			info.Client = sessionClient{req.Session}
-			if tc := taskCallFrom(ctx); tc != nil {
-				info.Client = tc.client(info.Client)
-			}
 		}
 		return s.run(ctx, info, e, req.Params.Arguments), nil
 	}
@@ -299,6 +296,9 @@ func (s *Server) hostToolHandler(ht invoke.HostTool, as *invoke.ArgSchema) mcp.T
 // (or the error) as an MCP result, observed for the logs and metrics.
 func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, args json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
+	if tc := taskCallFrom(ctx); tc != nil && info.Client != nil {
+		info.Client = tc.client(info.Client) // tasks.go: not asked once a task
+	}
 	ctx = callinfo.With(ctx, info)
 	out, sum, cerr := s.o.Engine.Call(ctx, info, e.t, args)
 	var res *mcp.CallToolResult

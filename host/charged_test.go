@@ -13,7 +13,8 @@ import (
 // charged to, beside callinfo.ChargedTo: picking a session name from the
 // Public mark, or spelling one of the stand-in names (an address's
 // prefix, the anonymous and local clients, a "public" session).
-var chargeDecision = regexp.MustCompile(`\.Public\s*\{|[^A-Za-z]Session\s*:?=\s*"|"client:"|"anonymous"|"stdio"|= "public"`)
+// (A cache scope of "public", MCP's cacheScope, is no such name.)
+var chargeDecision = regexp.MustCompile(`\.Public\s*\{|[^A-Za-z]Session\s*:?=\s*"|"client:"|"anonymous"|"stdio"|(?i:session|charged|caller|owner)\w*\s*:?=\s*"public"`)
 
 // chargeDecisions lists each line of a non-test Go file under dir, outside
 // the call record's package (host/internal/upstream/callinfo), that

@@ -31,6 +31,7 @@ import (
 	"github.com/besluitbron/besluitbron/host/internal/serve/loadstatus"
 	"github.com/besluitbron/besluitbron/host/internal/serve/mcpserver"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 	"github.com/besluitbron/besluitbron/host/internal/serve/watch"
 	"github.com/besluitbron/besluitbron/host/internal/serve/web"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/cluster"
@@ -322,6 +323,15 @@ func (h *Host) buildInvoke(context.Context) error {
 	return err
 }
 
+// taskRecords is where the tasks' records are shared: the cluster's
+// Redis, or nowhere without one.
+func (h *Host) taskRecords() tasks.Shared {
+	if h.cl == nil {
+		return nil
+	}
+	return h.cl.TaskRecords()
+}
+
 // buildEdges builds the MCP server: every connector's tools, resources
 // and prompts on its own address and the unified one, with the host's
 // tools and the Laadstatus resource, over the invoke path.
@@ -342,6 +352,12 @@ func (h *Host) buildEdges(context.Context) error {
 		Instructions:  plan.Instructions(),
 		Tracing:       h.traces,
 		Now:           h.now,
+		// Calls that wait at a platform's limit become MCP tasks for
+		// clients that declare the extension, in virtual time under a
+		// test's clock; with Redis on, every replica reads their records.
+		Tasks: tasks.New(tasks.Options{Now: h.now, Shared: h.taskRecords(), Keep: h.cfg.Server.TaskKeep,
+			MaxTasks: h.cfg.Server.MaxTasks, MaxPerClient: h.cfg.Server.MaxTasksPerClient,
+			MaxBytes: int64(h.cfg.Server.TasksMB) << 20, MaxBytesPerClient: int64(h.cfg.Server.TasksMBPerClient) << 20}),
 	})
 	if err != nil {
 		return err

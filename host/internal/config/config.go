@@ -139,6 +139,15 @@ type Server struct {
 	// to resume (0: never).
 	StreamPollAfter time.Duration `koanf:"stream_poll_after"`
 	StreamRetry     time.Duration `koanf:"stream_retry"`
+	// MaxTasks and TasksMB bound the MCP tasks kept (waiting calls and
+	// finished results) in all; MaxTasksPerClient and TasksMBPerClient
+	// those of one client. TaskKeep is how long a finished task's result
+	// is kept.
+	MaxTasks          int           `koanf:"max_tasks"`
+	MaxTasksPerClient int           `koanf:"max_tasks_per_client"`
+	TasksMB           int           `koanf:"tasks_mb"`
+	TasksMBPerClient  int           `koanf:"tasks_mb_per_client"`
+	TaskKeep          time.Duration `koanf:"task_keep"`
 
 	// Auth says who may call the MCP addresses: "none" (the default:
 	// anyone, counted per session and per address), "keys" (only the
@@ -434,6 +443,11 @@ func defaults() map[string]any {
 		"server.resume_grace":            "30s",
 		"server.stream_poll_after":       "45s",
 		"server.stream_retry":            "2s",
+		"server.max_tasks":               20000,
+		"server.max_tasks_per_client":    1000,
+		"server.tasks_mb":                64,
+		"server.tasks_mb_per_client":     8,
+		"server.task_keep":               "10m",
 		"server.auth":                    "none",
 		"server.oauth.leeway":            "30s",
 		"log.level":                      "info",
@@ -749,6 +763,7 @@ func (c *Config) validate() error {
 		{"session_idle_timeout", c.Server.SessionIdleTimeout},
 		{"resume_grace", c.Server.ResumeGrace},
 		{"stream_retry", c.Server.StreamRetry},
+		{"task_keep", c.Server.TaskKeep},
 	} {
 		if d.v <= 0 {
 			bad("server.%s: must be positive", d.name)
@@ -768,10 +783,20 @@ func (c *Config) validate() error {
 		{"max_streams_per_session", c.Server.MaxStreamsPerSession},
 		{"max_streams_per_ip", c.Server.MaxStreamsPerIP},
 		{"max_batch", c.Server.MaxBatch},
+		{"max_tasks", c.Server.MaxTasks},
+		{"max_tasks_per_client", c.Server.MaxTasksPerClient},
+		{"tasks_mb", c.Server.TasksMB},
+		{"tasks_mb_per_client", c.Server.TasksMBPerClient},
 	} {
 		if n.v < 1 {
 			bad("server.%s: must be at least 1", n.name)
 		}
+	}
+	if s := c.Server; s.MaxTasksPerClient > s.MaxTasks && s.MaxTasks > 0 {
+		bad("server.max_tasks_per_client %d: at most max_tasks (%d)", s.MaxTasksPerClient, s.MaxTasks)
+	}
+	if s := c.Server; s.TasksMBPerClient > s.TasksMB && s.TasksMB > 0 {
+		bad("server.tasks_mb_per_client %d: at most tasks_mb (%d)", s.TasksMBPerClient, s.TasksMB)
 	}
 	if c.Server.EventStoreMB < 0 {
 		bad("server.event_store_mb: must be 0 (streams not resumable) or more")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/config"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/runtime/clientcall"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/nativert"
 	"github.com/besluitbron/besluitbron/host/internal/runtime/wasmrt"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
@@ -376,6 +377,7 @@ func (s *Set) buildQuotas() error {
 	s.Quotas, s.Claims = qs, claims
 	for _, q := range qs {
 		q.Via(s.clusterLimiter(q))
+		q.PauseDeadlines(clientcall.Pause)
 		for _, u := range q.Users {
 			p := byID[u.Platform]
 			p.uses[u.Service] = q.Use(u.Platform, u.Service)

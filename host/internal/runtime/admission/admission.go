@@ -52,6 +52,13 @@ func (a *Admission) Weight(session string) float64 {
 // even one granted in the instant it ended, so it never runs its
 // connector and never reaches the platform.
 func (a *Admission) Acquire(ctx context.Context, session string) (release func(), err error) {
+	return a.AcquireNotify(ctx, session, nil)
+}
+
+// AcquireNotify is Acquire that tells onWait (when set), once and before
+// it blocks, that the call must wait, and how many calls wait for a slot
+// with it: an MCP task says so in its status.
+func (a *Admission) AcquireNotify(ctx context.Context, session string, onWait func(waiting int)) (release func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("admission: %w", err)
 	}
@@ -68,7 +75,11 @@ func (a *Admission) Acquire(ctx context.Context, session string) (release func()
 	w := &waiter{ready: make(chan struct{})}
 	a.q.Push(session, w, 1)
 	a.dispatch()
+	waiting, wait := a.q.Len(), !w.granted
 	a.mu.Unlock()
+	if onWait != nil && wait {
+		onWait(waiting)
+	}
 	select {
 	case <-w.ready:
 		if err := ctx.Err(); err != nil {

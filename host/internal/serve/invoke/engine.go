@@ -253,7 +253,9 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 	if err != nil {
 		return connector.CallResult{}, info.Summary(), failed("invalid_arguments", fmt.Sprintf("%s: invalid arguments for %s: %v", title, t.Full, err))
 	}
-	if adm := p.Admission; adm != nil {
+	if release, ok := instanceFrom(ctx, p.Admission); ok {
+		defer release() // admitted by the MCP edge (instance.go)
+	} else if adm := p.Admission; adm != nil {
 		session := info.ChargedTo()
 		actx, span := tracing.Start(ctx, "admission wait", time.Time{})
 		if span.Recording() {
@@ -263,7 +265,7 @@ func (e *Engine) call(ctx context.Context, info *callinfo.Info, t *Tool, args js
 			span.SetInt("besluitbron.queue.length", int64(waiting))
 			span.SetFloat("besluitbron.session.weight", adm.Weight(session))
 		}
-		release, err := adm.Acquire(actx, session)
+		release, err := adm.AcquireNotify(actx, session, info.OnInstanceWait)
 		span.FailErr(err)
 		span.EndWait()
 		if err != nil {

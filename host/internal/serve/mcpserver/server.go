@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/memo"
+	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 	"github.com/besluitbron/besluitbron/internal/tracing"
 	"github.com/besluitbron/besluitbron/sdk/connector"
 )
@@ -63,6 +65,11 @@ type Options struct {
 	// Now is the clock the cache's validity is read on, for the ttlMs of
 	// resource reads (cacheable.go); nil: the system's.
 	Now func() time.Time
+	// Tasks, when set, lets a tool call that must wait at a platform's
+	// limit become an MCP task for a client that declared the tasks
+	// extension, and serves tasks/get, tasks/update and tasks/cancel
+	// (tasks.go); nil: no tasks.
+	Tasks *tasks.Store
 	// Tracing, when set, gives every tool call its span ("tools/call
 	// <tool>"), a child of the trace context the client sent in the
 	// request's _meta; nil: no traces.
@@ -86,6 +93,8 @@ type Server struct {
 	lastResumer atomic.Pointer[resumer]
 	// watches are each address's subscribable resources ("": unified).
 	watches map[string]*watch
+	// taskRuns are the calls running as tasks here, by task id (tasks.go).
+	taskRuns sync.Map
 }
 
 type toolEntry struct {
@@ -124,8 +133,14 @@ func New(o Options) (*Server, error) {
 			s.templateSubscriptions(uo)
 		}
 	}
+	if o.Tasks != nil {
+		taskCapabilities(uo)
+	}
 	s.unified = mcp.NewServer(impl, uo)
-	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller)
+	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)
+	if err := s.addTasks(s.unified); err != nil {
+		return nil, err
+	}
 	for i := range o.Platforms {
 		p := &o.Platforms[i]
 		id := p.Manifest.ID
@@ -138,8 +153,14 @@ func New(o Options) (*Server, error) {
 			s.watches[id] = newWatch()
 			subscriptionOptions(oo, s.watches[id])
 		}
+		if o.Tasks != nil {
+			taskCapabilities(oo)
+		}
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
-		one.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller)
+		one.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)
+		if err := s.addTasks(one); err != nil {
+			return nil, err
+		}
 		s.per[id] = one
 		for _, t := range p.Manifest.Tools {
 			e, err := s.entry(p, t)

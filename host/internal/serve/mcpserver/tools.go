@@ -81,6 +81,9 @@ func (s *Server) newInfo(ctx context.Context, req *mcp.CallToolRequest) *callinf
 			c.bump(ctx, fmt.Sprintf("waiting for the platform's limit: position %d, about %.1f s", position, eta.Seconds()))
 		}
 	}
+	if tc := taskCallFrom(ctx); tc != nil {
+		tc.equip(info) // tasks.go
+	}
 	return info
 }
 
@@ -303,6 +306,9 @@ func (s *Server) hostToolHandler(ht invoke.HostTool, as *invoke.ArgSchema) mcp.T
 // (or the error) as an MCP result, observed for the logs and metrics.
 func (s *Server) run(ctx context.Context, info *callinfo.Info, e *toolEntry, args json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
+	if tc := taskCallFrom(ctx); tc != nil && info.Client != nil {
+		info.Client = tc.client(info.Client) // tasks.go: not asked once a task
+	}
 	ctx = callinfo.With(ctx, info)
 	out, sum, cerr := s.o.Engine.Call(ctx, info, e.t, args)
 	var res *mcp.CallToolResult

@@ -33,6 +33,22 @@ type Info struct {
 	// OnQueued, when set, is told the position and expected wait each time
 	// the call waits at a platform's limit (for MCP progress notifications).
 	OnQueued func(position int, eta time.Duration)
+	// AtLimit, when set, is told each time a fetch of the call arrives at
+	// a platform's limit (done false: the limit as people read it and the
+	// time it takes to refill one unit; OnQueued then tells the call's
+	// place there) and when it leaves it (done true: let through, refused
+	// or ended). An MCP task's status message names the limit from it.
+	AtLimit func(limit string, refill time.Duration, done bool)
+	// OnInstanceWait, when set, is told when the call must wait for one
+	// of its connector's instances (every one busy), with the number of
+	// calls that wait for one.
+	OnInstanceWait func(waiting int)
+	// QueueOffClock marks a call whose waits at a platform's limit do not
+	// count against its deadline (call_timeout): an MCP task, which holds
+	// no connection while it waits and is bounded by the task's own life.
+	// The call_timeout then bounds the call's work, not its place in the
+	// queue.
+	QueueOffClock bool
 	// Client is the MCP client the call came from, which the client
 	// features a connector was granted ask (elicitation, sampling,
 	// roots); nil for a call that comes from no MCP session (the search

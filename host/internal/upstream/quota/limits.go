@@ -50,7 +50,8 @@ type Limiter struct {
 	shared bool          // Via was called: the shared form owns s's limit (its fallback share)
 	path   *path         // the measured path, which sizes the headroom
 	log    *slog.Logger
-	now    func() time.Time // the schedulers' clock
+	now    func() time.Time                      // the schedulers' clock
+	pause  func(context.Context) (resume func()) // stops a call's deadline (PauseDeadlines)
 
 	mu      sync.Mutex
 	applied float64 // the headroom the buckets hold now
@@ -125,6 +126,19 @@ func newLimiter(name string, users []User, l sched.Limit, source string, opts *s
 // shared form in Redis) instead of to l itself. Call it once, before the
 // first call.
 func (l *Limiter) Via(f fetch.Limiter) { l.via, l.shared = f, true }
+
+// PauseDeadlines makes the waits of calls marked QueueOffClock (MCP
+// tasks) stop their call's deadline while they wait: pause stops the
+// clock of the deadline in the context it is given and returns the
+// function that starts it again (the runtimes' clientcall.Pause, which
+// the platforms hand in: the fetch path knows nothing of the runtimes).
+// Call it before the first call.
+func (l *Limiter) PauseDeadlines(pause func(context.Context) (resume func())) { l.pause = pause }
+
+// Refill is the time the quota's limit takes to refill one unit.
+func (l *Limiter) Refill() time.Duration {
+	return time.Duration(float64(l.Limit.Per) / l.Limit.Units)
+}
 
 // Use returns what platform's fetch gate holds for service: the quota's
 // limiter, counting that service's own calls for the metrics. It panics

@@ -154,6 +154,18 @@ func (u *Use) Quota() *Limiter { return u.q }
 
 // Wait implements fetch.Limiter.
 func (u *Use) Wait(ctx context.Context, info *callinfo.Info, cost float64, front bool) (time.Duration, error) {
+	if info.AtLimit != nil {
+		limit := u.q.Owner() + "'s limit"
+		info.AtLimit(limit, u.q.Refill(), false)
+		defer info.AtLimit(limit, u.q.Refill(), true)
+	}
+	if info.QueueOffClock && u.q.pause != nil {
+		// A task's wait in the queue stops its call's deadline: the
+		// scheduler then sees no deadline the grant could miss, and the
+		// call resumes with the time it had left.
+		resume := u.q.pause(ctx)
+		defer resume()
+	}
 	u.waiting.Add(1)
 	q, err := u.q.via.Wait(ctx, info, cost, front)
 	u.waiting.Add(-1)

@@ -1,0 +1,160 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
+	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
+)
+
+// taskParams are the params of tasks/get and tasks/cancel.
+type taskParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId"`
+}
+
+// updateParams are the params of tasks/update.
+type updateParams struct {
+	mcp.ParamsBase
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+}
+
+// taskResult is a Task on the wire: the CreateTaskResult of a tools/call
+// (resultType "task") and the answer of tasks/get (resultType
+// "complete"), with the result or error of a finished one inlined.
+type taskResult struct {
+	mcp.ResultBase
+	ResultType     string          `json:"resultType"`
+	TaskID         string          `json:"taskId"`
+	Status         string          `json:"status"`
+	StatusMessage  string          `json:"statusMessage,omitempty"`
+	CreatedAt      string          `json:"createdAt"`
+	LastUpdatedAt  string          `json:"lastUpdatedAt"`
+	TTLMs          int64           `json:"ttlMs"`
+	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Error          *taskError      `json:"error,omitempty"`
+}
+
+// taskError is a failed task's JSON-RPC error.
+type taskError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// ackResult is the empty acknowledgement of tasks/update and tasks/cancel.
+type ackResult struct {
+	mcp.ResultBase
+	ResultType string `json:"resultType"`
+}
+
+func taskWire(t tasks.Task, resultType string) *taskResult {
+	r := &taskResult{ResultType: resultType, TaskID: t.ID, Status: t.Status, StatusMessage: t.Message,
+		CreatedAt: t.Created.UTC().Format(time.RFC3339Nano), LastUpdatedAt: t.Updated.UTC().Format(time.RFC3339Nano),
+		TTLMs: t.TTL.Milliseconds(), PollIntervalMs: t.Poll.Milliseconds()}
+	switch t.Status {
+	case tasks.Completed:
+		r.Result = t.Result
+	case tasks.Failed:
+		r.Error = &taskError{Code: t.ErrCode, Message: t.ErrMessage}
+	}
+	return r
+}
+
+// taskExtraKey carries a tasks/ request's extra from taskCalls to its
+// handler (the go-sdk hands a custom method's handler its params only).
+type taskExtraKey struct{}
+
+// addTasks registers the extension's methods on srv, when tasks are on.
+func (s *Server) addTasks(srv *mcp.Server) error {
+	if s.o.Tasks == nil {
+		return nil
+	}
+	return errors.Join(
+		mcp.AddReceivingCustomMethod(srv, methodTasksGet, s.tasksGet),
+		mcp.AddReceivingCustomMethod(srv, methodTasksUpdate, s.tasksUpdate),
+		mcp.AddReceivingCustomMethod(srv, methodTasksCancel, s.tasksCancel),
+	)
+}
+
+// taskOwner checks a tasks/ request: the client declared the extension
+// (else -32021, the extension's "Protocol Errors") and named a task; it
+// returns who the request is charged to, the owner its task must have.
+func taskOwner(ctx context.Context, method string, ss *mcp.ServerSession, meta map[string]any, id string) (string, error) {
+	if !tasksDeclared(meta, ss) {
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}})
+		return "", &jsonrpc.Error{Code: tasks.CodeMissingCapability, Data: data, Message: fmt.Sprintf(
+			"Missing required client capability: %s is for clients that declare the extension %s (in the request's _meta %s, or in initialize's capabilities)",
+			method, tasks.Extension, tasks.MetaClientCapabilities)}
+	}
+	if id == "" {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + ": params.taskId is missing; give the taskId the tools/call answered with"}
+	}
+	extra, _ := ctx.Value(taskExtraKey{}).(*mcp.RequestExtra)
+	return sessionOf(ctx, ss, extra), nil
+}
+
+// notFound is the error of a task id this client has no task under.
+func notFound(method, id string, err error) error {
+	if errors.Is(err, tasks.ErrNotFound) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: failed to retrieve task %s: %v", method, invoke.QuoteName(id), err)}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %v", method, err)}
+}
+
+func (s *Server) tasksGet(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*taskResult, error) {
+	owner, err := taskOwner(ctx, methodTasksGet, ss, p.GetMeta(), p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.o.Tasks.Get(ctx, owner, p.TaskID)
+	if err != nil {
+		return nil, notFound(methodTasksGet, p.TaskID, err)
+	}
+	return taskWire(t, "complete"), nil
+}
+
+// tasksUpdate acknowledges input for a task. This server asks nothing of
+// a task's client (a call that would ask its client does not become a
+// task), so no key is ever outstanding and every response is ignored, as
+// the extension has it for keys not outstanding ("Task Update Requests").
+func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *updateParams) (*ackResult, error) {
+	owner, err := taskOwner(ctx, methodTasksUpdate, ss, p.GetMeta(), p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.o.Tasks.Get(ctx, owner, p.TaskID); err != nil {
+		return nil, notFound(methodTasksUpdate, p.TaskID, err)
+	}
+	return &ackResult{ResultType: "complete"}, nil
+}
+
+// tasksCancel ends a task's call: its context is cancelled, and the
+// acknowledgement waits until the call has returned, so that when the
+// client reads it the call has left the fair queue (the scheduler lets a
+// cancelled call go in the same instant) and can no longer be sent to
+// the platform.
+func (s *Server) tasksCancel(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*ackResult, error) {
+	owner, err := taskOwner(ctx, methodTasksCancel, ss, p.GetMeta(), p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.o.Tasks.Cancel(owner, p.TaskID, errTaskCancelled); err != nil {
+		return nil, notFound(methodTasksCancel, p.TaskID, err)
+	}
+	if v, ok := s.taskRuns.Load(p.TaskID); ok {
+		select {
+		case <-v.(*taskCall).ended:
+		case <-ctx.Done():
+		}
+	}
+	return &ackResult{ResultType: "complete"}, nil
+}

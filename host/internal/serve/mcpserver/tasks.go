@@ -1,0 +1,358 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
+	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
+	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
+	"github.com/besluitbron/besluitbron/sdk/connector"
+)
+
+// A tools/call that must wait at a platform's limit becomes a task
+// (serve/tasks; the extension io.modelcontextprotocol/tasks) when its
+// client declared the extension: the call answers with a CreateTaskResult
+// as soon as it is known to wait, runs on without its POST, and the client
+// polls tasks/get. A call with room answers at once, as without the
+// extension.
+//
+// taskCalls, the innermost receiving middleware, starts such a call on a
+// context of its own (the request's values, none of its cancellation)
+// with a taskCall in it; the tool handler equips the call's record from
+// it (newInfo): its waits at a limit stop the call's deadline
+// (callinfo.QueueOffClock), and its place there or at the admission to the
+// connector's instances is reported to the taskCall. The middleware waits
+// for whichever comes first: the call's answer (returned as it is), a
+// wait of at least tasks.MinPoll (the task is created and its handle
+// returned; a shorter wait would answer before the client's first poll),
+// or the end of the POST (the call is cancelled, as every call whose
+// client has gone).
+//
+// tasks/get, tasks/update and tasks/cancel are the go-sdk's custom
+// methods (mcp.AddReceivingCustomMethod): its transports accept them
+// beside the standard methods, and their answers are written as any
+// other. taskCalls hands their handlers the request's extra (the token of
+// an authenticated client, the client's address), from which the owner
+// of a task is read as a call's is charged (callinfo.ChargedTo).
+
+// Methods of the extension.
+const (
+	methodTasksGet    = "tasks/get"
+	methodTasksUpdate = "tasks/update"
+	methodTasksCancel = "tasks/cancel"
+)
+
+// errTaskCancelled is the cause of a task's call ended by tasks/cancel.
+var errTaskCancelled = errors.New("tasks/cancel")
+
+// taskCapabilities advertises the extension on an address's server.
+func taskCapabilities(o *mcp.ServerOptions) {
+	o.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Extensions: map[string]any{tasks.Extension: map[string]any{}}}
+}
+
+// TasksDeclared reports whether the client of req declared the tasks
+// extension: in the request's own _meta capabilities (a 2026-07-28
+// request, on any address), or, for a session of an earlier protocol
+// version, in the capabilities it sent with initialize (those versions
+// declare capabilities once per session).
+func TasksDeclared(req mcp.Request) bool {
+	var meta map[string]any
+	if p := req.GetParams(); p != nil {
+		meta = p.GetMeta()
+	}
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	return tasksDeclared(meta, ss)
+}
+
+func tasksDeclared(meta map[string]any, ss *mcp.ServerSession) bool {
+	if tasks.Declared(meta) {
+		return true
+	}
+	if ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.ProtocolVersion >= firstAskingFreeVersion {
+		return false
+	}
+	return tasks.ExtensionsDeclare(ip.Capabilities.Extensions)
+}
+
+// taskCall is what a call that may become a task shares between its
+// record's hooks (on the call's goroutine) and the middleware.
+type taskCall struct {
+	store   *tasks.Store
+	waiting chan struct{} // closed when the call first waits long enough
+	ended   chan struct{} // closed when the call has returned
+
+	mu       sync.Mutex
+	wait     tasks.Wait
+	signaled bool
+	finished bool
+	id       string // the task's, once created
+}
+
+type taskCallKey struct{}
+
+func taskCallFrom(ctx context.Context) *taskCall {
+	tc, _ := ctx.Value(taskCallKey{}).(*taskCall)
+	return tc
+}
+
+// equip makes info's waits the task's: off the deadline's clock, and
+// reported here.
+func (tc *taskCall) equip(info *callinfo.Info) {
+	info.QueueOffClock = true
+	info.AtLimit = tc.atLimit
+	info.OnQueued = tc.queued
+	info.OnInstanceWait = tc.instanceWait
+}
+
+func (tc *taskCall) atLimit(limit string, refill time.Duration, done bool) {
+	tc.mu.Lock()
+	id := tc.id
+	if !done {
+		tc.wait = tasks.Wait{Limit: limit, Refill: refill}
+	}
+	tc.mu.Unlock()
+	if done && id != "" {
+		tc.store.Started(id)
+	}
+}
+
+func (tc *taskCall) queued(position int, eta time.Duration) {
+	tc.mu.Lock()
+	tc.wait.Position, tc.wait.ETA, tc.wait.Instances = position, eta, 0
+	w, id := tc.wait, tc.id
+	tc.signalLocked(eta >= tasks.MinPoll)
+	tc.mu.Unlock()
+	if id != "" {
+		tc.store.Queued(id, w)
+	}
+}
+
+func (tc *taskCall) instanceWait(waiting int) {
+	tc.mu.Lock()
+	tc.wait = tasks.Wait{Instances: waiting}
+	w, id := tc.wait, tc.id
+	// How long is not known: every instance is held by a call that may
+	// itself wait at the limit.
+	tc.signalLocked(true)
+	tc.mu.Unlock()
+	if id != "" {
+		tc.store.Queued(id, w)
+	}
+}
+
+// signalLocked tells the middleware, once, that the call waits long
+// enough to be a task.
+func (tc *taskCall) signalLocked(long bool) {
+	if long && !tc.signaled {
+		tc.signaled = true
+		close(tc.waiting)
+	}
+}
+
+// callOutcome is what a call's handler returned.
+type callOutcome struct {
+	res mcp.Result
+	err error
+}
+
+// taskCalls is the receiving middleware of the extension: it lets a
+// tools/call of a declaring client become a task, and hands the tasks/
+// methods the request's extra.
+func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch {
+		case s.o.Tasks == nil:
+			return next(ctx, method, req)
+		case method == methodTasksGet || method == methodTasksUpdate || method == methodTasksCancel:
+			return next(context.WithValue(ctx, taskExtraKey{}, req.GetExtra()), method, req)
+		case method != "tools/call" || !TasksDeclared(req):
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		owner := sessionOf(ctx, ss, req.GetExtra())
+		if err := s.o.Tasks.Room(owner); err != nil {
+			// No task could be kept: the call is an ordinary one.
+			return next(ctx, method, req)
+		}
+		tc := &taskCall{store: s.o.Tasks, waiting: make(chan struct{}), ended: make(chan struct{})}
+		cctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCallKey{}, tc))
+		done := make(chan callOutcome, 1)
+		go func() {
+			defer close(tc.ended)
+			cctx, release := s.admitTask(cctx, tc, owner, req)
+			res, err := next(cctx, method, req)
+			release()
+			tc.mu.Lock()
+			tc.finished = true
+			id := tc.id
+			tc.mu.Unlock()
+			if id != "" {
+				s.finishTask(id, res, err)
+				s.taskRuns.Delete(id)
+				cancel(nil)
+				return
+			}
+			done <- callOutcome{res, err}
+		}()
+		select {
+		case o := <-done:
+			cancel(nil)
+			return o.res, o.err
+		case <-ctx.Done():
+			// The client has gone before the call waited: it ends, as
+			// every call of a closed POST does.
+			cancel(context.Cause(ctx))
+			return nil, context.Cause(ctx)
+		case <-tc.waiting:
+		}
+		tc.mu.Lock()
+		if tc.finished {
+			tc.mu.Unlock()
+			o := <-done
+			cancel(nil)
+			return o.res, o.err
+		}
+		t, err := s.o.Tasks.Create(ctx, owner, tc.wait, cancel)
+		if err == nil {
+			tc.id = t.ID
+			s.taskRuns.Store(t.ID, tc)
+		}
+		tc.mu.Unlock()
+		if err != nil {
+			s.o.Logger.Warn("tasks: the call waits without a task", "reason", err)
+			select {
+			case o := <-done:
+				cancel(nil)
+				return o.res, o.err
+			case <-ctx.Done():
+				cancel(context.Cause(ctx))
+				return nil, context.Cause(ctx)
+			}
+		}
+		return taskWire(t, "task"), nil
+	}
+}
+
+// finishTask records the outcome of a task's call: a result (a tool error
+// included) completes it, a JSON-RPC error fails it.
+func (s *Server) finishTask(id string, res mcp.Result, err error) {
+	if err != nil {
+		code := jsonrpc.CodeInternalError
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			code = int(we.Code)
+		}
+		s.o.Tasks.Fail(id, code, invoke.ClipText(err.Error(), invoke.MaxErrorText))
+		return
+	}
+	b, merr := json.Marshal(res)
+	if merr != nil {
+		s.o.Tasks.Fail(id, jsonrpc.CodeInternalError, "the call's result could not be written: "+merr.Error())
+		return
+	}
+	s.o.Tasks.Complete(id, b, resultTooBig)
+}
+
+// resultTooBig is the tool error kept instead of a result the task store
+// has no room for.
+func resultTooBig(size, room int64) json.RawMessage {
+	res := toolError(fmt.Sprintf("the result (%d bytes) is larger than the room this client has left in the task store (%d bytes); call the tool again without the tasks extension, or with narrower arguments", size, room), callinfo.Summary{Cache: callinfo.Bypass})
+	b, _ := json.Marshal(res)
+	return b
+}
+
+// taskClient is the MCP client of a call that may become a task: asked as
+// usual until the call is a task, refused after (a task's client polls,
+// and nothing reaches it in between: the extension's input_required is
+// not offered, so no question can wait for it).
+type taskClient struct {
+	tc    *taskCall
+	inner callinfo.Client
+}
+
+// client wraps the call's client.
+func (tc *taskCall) client(inner callinfo.Client) callinfo.Client { return taskClient{tc, inner} }
+
+func (c taskClient) refused(feature string) error {
+	c.tc.mu.Lock()
+	task := c.tc.id != ""
+	c.tc.mu.Unlock()
+	if !task {
+		return nil
+	}
+	return &connector.ClientError{Kind: connector.ClientUnsupported, Feature: feature,
+		Message: "the call waits as an MCP task, whose client is not asked during the call; call the tool again with the missing choice in its arguments"}
+}
+
+// Elicit implements callinfo.Client.
+func (c taskClient) Elicit(ctx context.Context, req connector.ElicitRequest) (connector.ElicitResult, error) {
+	if err := c.refused(connector.FeatureElicitation); err != nil {
+		return connector.ElicitResult{}, err
+	}
+	return c.inner.Elicit(ctx, req)
+}
+
+// CreateMessage implements callinfo.Client.
+func (c taskClient) CreateMessage(ctx context.Context, req connector.SampleRequest) (connector.SampleResult, error) {
+	if err := c.refused(connector.FeatureSampling); err != nil {
+		return connector.SampleResult{}, err
+	}
+	return c.inner.CreateMessage(ctx, req)
+}
+
+// ListRoots implements callinfo.Client.
+func (c taskClient) ListRoots(ctx context.Context) (connector.RootsResult, error) {
+	if err := c.refused(connector.FeatureRoots); err != nil {
+		return connector.RootsResult{}, err
+	}
+	return c.inner.ListRoots(ctx)
+}
+
+var _ callinfo.Client = taskClient{}
+
+// admitTask admits a call that may become a task to its connector's
+// instances on the call's own goroutine, before the handler chain runs:
+// a call that waits for an instance then waits with a small stack (the
+// chain grows it to 16 KiB; BenchmarkWaitingTaskMemory). A call answered
+// from a kept result needs no instance and is not admitted here; nor is
+// a host tool (its calls are admitted on the platforms they reach). The
+// instance comes back when release is called, or when the call ends.
+func (s *Server) admitTask(ctx context.Context, tc *taskCall, owner string, req mcp.Request) (context.Context, func()) {
+	p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+	if !ok {
+		return ctx, func() {}
+	}
+	e := s.exposedTool(p.Name)
+	if e == nil || e.platform.Admission == nil || s.o.Engine.Kept(e.t, p.Arguments) {
+		return ctx, func() {}
+	}
+	release, err := e.platform.Admission.AcquireNotify(ctx, owner, tc.instanceWait)
+	if err != nil {
+		// The call ended while it waited: the invoke path sees the
+		// ended context and answers as for any call that did.
+		return ctx, func() {}
+	}
+	return invoke.WithInstance(ctx, e.platform.Admission, release), release
+}
+
+// exposedTool is the connector tool clients call name, or nil.
+func (s *Server) exposedTool(name string) *toolEntry {
+	for _, e := range s.tools {
+		if e.name == name {
+			return e
+		}
+	}
+	return nil
+}

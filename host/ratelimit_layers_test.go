@@ -97,7 +97,7 @@ ip_burst = 1000
 `)
 	obv := lh.base + "/mcp/obv/v1"
 	unified := lh.base + "/mcp/unified/v1"
-	cs := connectFrom(t, obv, "127.0.0.2", false) // 3 of obv's 12
+	cs := connectFrom(t, obv, "127.0.0.2", false) // 2 of obv's 12: initialize, initialized
 	c := clientFrom(t, "127.0.0.2")
 	var refusals int
 	for range 30 {
@@ -109,8 +109,8 @@ ip_burst = 1000
 			refusals++
 		}
 	}
-	if refusals != 21 {
-		t.Errorf("%d refusals on /mcp/obv/v1, want 21 (burst 12, 3 spent connecting)", refusals)
+	if refusals != 20 {
+		t.Errorf("%d refusals on /mcp/obv/v1, want 20 (burst 12, 2 spent connecting)", refusals)
 	}
 	// Another client of the same address is refused too: the bucket is the
 	// connector's, not the session's.
@@ -118,7 +118,7 @@ ip_burst = 1000
 		t.Errorf("new client on the flooded address: %s, want 429", res.Status)
 	}
 	// On the unified address, what touches no connector does not notice:
-	// its own bucket of 12 holds the connect (3), the standalone stream (1)
+	// its own bucket of 12 holds the connect (2), the standalone stream (1)
 	// and eight calls…
 	other := connectFrom(t, unified, "127.0.0.3", true)
 	for i := range 8 {
@@ -130,11 +130,11 @@ ip_burst = 1000
 	if _, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "obv_search", Arguments: map[string]any{"query": "x"}}); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
 		t.Errorf("obv_search on the unified address: %v, want obv's refusal", err)
 	}
-	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_total{layer="connector"}`); got != 23 {
-		t.Errorf("connector refusals %v, want 23", got)
+	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_total{layer="connector"}`); got != 22 {
+		t.Errorf("connector refusals %v, want 22", got)
 	}
-	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_connector_total{connector="obv"}`); got != 23 {
-		t.Errorf("obv refusals %v, want 23", got)
+	if got := metric(t, lh.base, `besluitbron_mcp_rate_limited_connector_total{connector="obv"}`); got != 22 {
+		t.Errorf("obv refusals %v, want 22", got)
 	}
 }
 

@@ -23,6 +23,7 @@ type taskClient struct {
 	t       *testing.T
 	url     string
 	session string
+	auth    string // the Authorization header of a named client, or empty
 	id      int
 }
 
@@ -54,11 +55,18 @@ type taskWire struct {
 // its initialize capabilities when declare is set.
 func connectTasks(t *testing.T, url string, declare bool) *taskClient {
 	t.Helper()
+	return connectTasksAs(t, url, declare, "")
+}
+
+// connectTasksAs is connectTasks with an Authorization header on every
+// request (a named client's "Bearer <key>"), or none when auth is empty.
+func connectTasksAs(t *testing.T, url string, declare bool, auth string) *taskClient {
+	t.Helper()
 	caps := `{}`
 	if declare {
 		caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
 	}
-	c := &taskClient{t: t, url: url}
+	c := &taskClient{t: t, url: url, auth: auth}
 	res, body := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":%s,"clientInfo":{"name":"tasks-test","version":"1"}}}`, caps))
 	c.session = res.Header.Get("Mcp-Session-Id")
 	if c.session == "" {
@@ -70,7 +78,7 @@ func connectTasks(t *testing.T, url string, declare bool) *taskClient {
 
 func (c *taskClient) post(body string) (*http.Response, string) {
 	c.t.Helper()
-	return rawPost(c.t, http.DefaultClient, c.url, body, "Mcp-Session-Id", c.session, "Mcp-Protocol-Version", "2025-11-25")
+	return rawPost(c.t, http.DefaultClient, c.url, body, "Mcp-Session-Id", c.session, "Mcp-Protocol-Version", "2025-11-25", "Authorization", c.auth)
 }
 
 // call sends one request and returns its response, from a JSON body or

@@ -99,15 +99,15 @@ func heapAndStacks() (all, stacks float64) {
 // each of one host's obv, in rounds (every client's first, then every
 // client's second, ...), against a vPlatform holding perMinute units a
 // minute (the host told the same) on a fake clock that stands still
-// while they ask:
-// the bucket's first calls answer at once, every other becomes a task.
-// Then, with every task waiting, it reads every task's status, the
-// server's connections and the memory grown per task; moves the clock a
-// unit's refill at a time until half of the waiting units are granted,
-// every client still waiting, and compares each client's part with the
-// oracle's; cancels the last task of every tenth client, checking each
-// leaves the queues by its acknowledgement; and moves the clock on until
-// every call has been answered. The client requests never keep a
+// while they ask: the bucket's first calls answer at once, every other
+// becomes a task. Then, with every task waiting, it reads every task's
+// status, the server's connections and the memory grown per task; moves
+// the clock a unit's refill at a time until half of the waiting units
+// (at most 45 minutes' grants) are granted, every client still waiting,
+// and compares each client's part with the oracle's; cancels the last
+// task of every tenth client, checking each leaves the queues by its
+// acknowledgement; and moves the clock on until every call has been
+// answered or 55 minutes have passed (a task works at most an hour). The client requests never keep a
 // connection open between them (no keep-alive), so a connection open
 // while tasks wait would be one a task holds.
 func runTaskScale(tb testing.TB, clients, perClient int, perMinute float64) taskScaleFigures {

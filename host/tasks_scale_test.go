@@ -373,7 +373,7 @@ func (f taskScaleFigures) check(tb testing.TB) {
 // maxTaskBytes bounds the memory one waiting task holds through the
 // whole host. Issue 32's target is 8 KB; the host holds about 9.4 KB (4.1
 // KB of it stack), more than mcpserver's BenchmarkWaitingTaskMemory (6.8
-// KB) chiefly because a task here also keeps its request's parsed
+// KB) in part because a task here also keeps its request's parsed
 // headers (about 1.1 KB, net/textproto, reached from the context the call
 // keeps the request's values of). The bound catches a regression; the
 // gap to the target is named in docs/RATIONALE.md ("Memory per waiting

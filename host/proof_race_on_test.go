@@ -16,8 +16,10 @@ package host_test
 // (TestQuotaSharedByTkAndObk, TestQuota429PausesBothConnectors), the
 // scheduler fed by MCP sessions (TestFloodAndNewcomerThroughMCP), the
 // client limits on every layer (ratelimit_*), legacy SSE sessions, the
-// process runtime, and TestLoad, shorter (5 s) and without its heap bound
-// (the detector's own bookkeeping grows with the run).
+// process runtime, a task read across two replicas through Redis
+// (TestTaskCreatedOnOneReplicaIsReadOnAnother), and TestLoad, shorter
+// (5 s) and without its heap bound (the detector's own bookkeeping grows
+// with the run).
 //
 // Skipped, each covered by the plain run and its concurrency raced where
 // it lives:

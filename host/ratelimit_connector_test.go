@@ -205,7 +205,7 @@ func rawCall(t *testing.T, c *http.Client, url, session, tool, args string) (*ht
 
 // rawPost posts one JSON-RPC body (headers with empty values are left
 // out) and returns the response with what it read.
-func rawPost(t *testing.T, c *http.Client, url, body string, header ...string) (*http.Response, string) {
+func rawPost(t testing.TB, c *http.Client, url, body string, header ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {

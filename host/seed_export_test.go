@@ -51,3 +51,15 @@ func ManifestTitle(h *Host, platform string) string {
 	}
 	return ""
 }
+
+// AdmissionWaiting is, for the tests, how many calls of platform wait for
+// one of its connector's instances (-1 without such a platform).
+func AdmissionWaiting(h *Host, platform string) int {
+	for _, p := range h.platforms {
+		if p.ID == platform && p.Admission != nil {
+			_, waiting := p.Admission.Stats()
+			return waiting
+		}
+	}
+	return -1
+}

@@ -76,7 +76,7 @@ type vArrival struct {
 	left             float64   // tokens left after the charge
 }
 
-func newVPlatform(t *testing.T, clk *schedtest.Clock, units float64, per time.Duration) *vPlatform {
+func newVPlatform(t testing.TB, clk *schedtest.Clock, units float64, per time.Duration) *vPlatform {
 	t.Helper()
 	p := &vPlatform{clk: clk, capacity: units, rate: units / per.Seconds(), tokens: units, last: clk.Now(),
 		paths: map[string]int{}, files: map[string][]byte{}}

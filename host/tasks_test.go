@@ -20,9 +20,11 @@ import (
 // taskClient speaks JSON-RPC over plain HTTP to one MCP session, so that
 // a test sees the tasks extension's results as they are written.
 type taskClient struct {
-	t       *testing.T
+	t       testing.TB
 	url     string
 	session string
+	auth    string       // the Authorization header of a named client, or empty
+	hc      *http.Client // what the requests go through
 	id      int
 }
 
@@ -54,11 +56,24 @@ type taskWire struct {
 // its initialize capabilities when declare is set.
 func connectTasks(t *testing.T, url string, declare bool) *taskClient {
 	t.Helper()
+	return connectTasksAs(t, url, declare, "")
+}
+
+// connectTasksAs is connectTasks with an Authorization header on every
+// request (a named client's "Bearer <key>"), or none when auth is empty.
+func connectTasksAs(t testing.TB, url string, declare bool, auth string) *taskClient {
+	t.Helper()
+	return connectTasksWith(t, http.DefaultClient, url, declare, auth)
+}
+
+// connectTasksWith is connectTasksAs with every request through hc.
+func connectTasksWith(t testing.TB, hc *http.Client, url string, declare bool, auth string) *taskClient {
+	t.Helper()
 	caps := `{}`
 	if declare {
 		caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
 	}
-	c := &taskClient{t: t, url: url}
+	c := &taskClient{t: t, url: url, auth: auth, hc: hc}
 	res, body := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":%s,"clientInfo":{"name":"tasks-test","version":"1"}}}`, caps))
 	c.session = res.Header.Get("Mcp-Session-Id")
 	if c.session == "" {
@@ -70,7 +85,7 @@ func connectTasks(t *testing.T, url string, declare bool) *taskClient {
 
 func (c *taskClient) post(body string) (*http.Response, string) {
 	c.t.Helper()
-	return rawPost(c.t, http.DefaultClient, c.url, body, "Mcp-Session-Id", c.session, "Mcp-Protocol-Version", "2025-11-25")
+	return rawPost(c.t, c.hc, c.url, body, "Mcp-Session-Id", c.session, "Mcp-Protocol-Version", "2025-11-25", "Authorization", c.auth)
 }
 
 // call sends one request and returns its response, from a JSON body or
@@ -101,7 +116,7 @@ func (c *taskClient) call(method, params string) rpcReply {
 }
 
 // task reads a reply as a Task (or a tool result, whose content is set).
-func (r rpcReply) task(t *testing.T) taskWire {
+func (r rpcReply) task(t testing.TB) taskWire {
 	t.Helper()
 	if r.Error != nil {
 		t.Fatalf("JSON-RPC error %d: %s", r.Error.Code, r.Error.Message)

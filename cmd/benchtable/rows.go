@@ -296,4 +296,34 @@ var rows = []row{
 		ratio:  &metric{"BenchmarkFaultIsolation", "faults/free"},
 		target: "≤ 1.2",
 	},
+	{
+		figure: "10,000 obv_search calls from 1,000 clients waiting as MCP tasks at one limit (60 per minute, virtual time): requests over the platform's limit",
+		bench:  bench{"./host", "^BenchmarkTenThousandTasks$", "1x"},
+		value:  metric{"BenchmarkTenThousandTasks", "over-limit"},
+		target: "0",
+	},
+	{
+		figure: "10,000 calls waiting as tasks: largest difference between a client's part of the grants and the fair-share oracle's, in units, while all 1,000 wait",
+		bench:  bench{"./host", "^BenchmarkTenThousandTasks$", "1x"},
+		value:  metric{"BenchmarkTenThousandTasks", "max-fair-dev-units"},
+		target: "≤ 2",
+	},
+	{
+		figure: "10,000 calls waiting as tasks: heap and goroutine stacks per waiting task, through the whole host (bytes)",
+		bench:  bench{"./host", "^BenchmarkTenThousandTasks$", "1x"},
+		value:  metric{"BenchmarkTenThousandTasks", "B/task"},
+		target: "≤ 8 KB",
+	},
+	{
+		figure: "10,000 calls waiting as tasks: server connections open while they wait",
+		bench:  bench{"./host", "^BenchmarkTenThousandTasks$", "1x"},
+		value:  metric{"BenchmarkTenThousandTasks", "open-conns"},
+		target: "0",
+	},
+	{
+		figure: "10,000 calls waiting as tasks: waiting tasks whose status names where they wait (a numbered place at the limit, or the queue for an instance)",
+		bench:  bench{"./host", "^BenchmarkTenThousandTasks$", "1x"},
+		value:  metric{"BenchmarkTenThousandTasks", "statuses-at-place"},
+		ref:    &metric{"BenchmarkTenThousandTasks", "tasks"},
+	},
 }

@@ -417,6 +417,11 @@ func (s *Set) openCluster(ctx context.Context) error {
 		Timeout:   cc.Timeout,
 		Logger:    s.log,
 		Metrics:   cluster.NewMetrics(s.reg),
+		// A host on a clock of its own (tests in virtual time) shares its
+		// limits in that time too: Redis's clock would refill them in
+		// real time, which the host's clock does not follow.
+		Clock:        s.clock,
+		ExplicitTime: s.clock != nil,
 	})
 	if err != nil {
 		return err

@@ -362,8 +362,14 @@ func (f taskScaleFigures) check(tb testing.TB) {
 	if f.AtPlace != f.Tasks {
 		tb.Errorf("%d of %d waiting tasks' statuses name where they wait", f.AtPlace, f.Tasks)
 	}
-	if f.Cancelled == 0 || f.CancelSlow != 0 || f.CancelledReached != 0 {
-		tb.Errorf("%d tasks cancelled: %d still queued at the acknowledgement, %d reached the platform", f.Cancelled, f.CancelSlow, f.CancelledReached)
+	// Whether the queues were one shorter at the acknowledgement is
+	// reported, not judged: a task between admission and the fair queue
+	// when it is cancelled is in neither count, and a call admitted in its
+	// place moves between them, so on a busy machine the count says when
+	// goroutines ran. TestCancelledTaskLeavesTheQueueAndNeverReachesThePlatform
+	// proves the leaving in virtual time; here none may reach the platform.
+	if f.Cancelled == 0 || f.CancelledReached != 0 {
+		tb.Errorf("%d tasks cancelled: %d reached the platform", f.Cancelled, f.CancelledReached)
 	}
 	if f.Unfinished != 0 {
 		tb.Errorf("%d tasks neither completed, cancelled nor still waiting", f.Unfinished)

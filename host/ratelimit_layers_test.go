@@ -158,7 +158,7 @@ ip_burst = 1000
 		id   string
 	}
 	var clients []client
-	for i := range 10 { // 10 × 3 requests to connect (server/discover, initialize, initialized)
+	for i := range 10 { // 10 × 2 requests to connect (initialize, initialized)
 		src := "127.0.1." + string(rune('1'+i))
 		clients = append(clients, client{clientFrom(t, src), connectFrom(t, url, src, false).ID()})
 	}
@@ -177,8 +177,8 @@ ip_burst = 1000
 			}
 		}
 	}
-	if admitted != 10 || refused != 90 {
-		t.Errorf("admitted %d, refused %d; want 10 (burst 40 less 30 for connecting) and 90", admitted, refused)
+	if admitted != 20 || refused != 80 {
+		t.Errorf("admitted %d, refused %d; want 20 (burst 40 less 20 for connecting) and 80", admitted, refused)
 	}
 	lh.clock.Advance(5 * time.Second)
 	admitted = 0

@@ -26,7 +26,7 @@ func NewClientKey(name string) (key, tomlLines, envLine string, err error) {
 		return "", "", "", fmt.Errorf("new key: %w", err)
 	}
 	return key, fmt.Sprintf("[clients.%s]\nkey_sha256 = %q\n", name, sum),
-		fmt.Sprintf("%sCLIENTS__%s__KEY_SHA256=%s", config.EnvPrefix, upper(name), sum), nil
+		fmt.Sprintf("%sCLIENTS__%s__KEY_SHA256=%s", config.EnvPrefix, strings.ToUpper(name), sum), nil
 }
 
 // AuthSummary is the line check-config prints of server.auth: "" when it
@@ -51,17 +51,6 @@ func (h *Host) TracingSummary() string {
 	}
 	ratio := h.cfg.Tracing.SampleRatio
 	return fmt.Sprintf("tracing: every tool call's trace to %s (OTLP/HTTP), %g of the calls that start here; a client's traceparent decides for its own", h.traces.Where(), ratio)
-}
-
-// upper is name in capitals, as an environment variable spells it.
-func upper(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
-	return string(b)
 }
 
 // CacheReport is one platform's saved cache, as `besluitbron cache stats`

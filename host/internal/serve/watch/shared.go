@@ -105,7 +105,13 @@ func (m *Manager) current() {
 // shared store, where f runs again on the newer state when another
 // replica wrote first. f returns an error without changing anything, or
 // changes the state; it runs with m.mu held.
-func (m *Manager) change(f func() error) error {
+func (m *Manager) change(f func() error) error { return m.keep(f, true) }
+
+// keep is change, telling the other replicas (tell) or not: a poll's
+// claim adds no search for the polling replica to look for, so waking
+// every replica to read the state again would be a round of Redis reads
+// per poll for nothing.
+func (m *Manager) keep(f func() error, tell bool) error {
 	if m.o.Shared == nil {
 		m.mu.Lock()
 		err := f()
@@ -148,7 +154,9 @@ func (m *Manager) change(f func() error) error {
 			return fmt.Errorf("the watches' shared store did not take the change: %w", err)
 		}
 		if ok {
-			m.announce(msgChanged)
+			if tell {
+				m.announce(msgChanged)
+			}
 			return nil
 		}
 	}
@@ -214,7 +222,7 @@ var errNothingDue = errors.New("no watch is due")
 func (m *Manager) claim(now time.Time) (*group, time.Time) {
 	var picked *group
 	var next time.Time
-	err := m.change(func() error {
+	err := m.keep(func() error {
 		g, nx := m.pick(now)
 		if g == nil {
 			next = nx
@@ -223,7 +231,7 @@ func (m *Manager) claim(now time.Time) (*group, time.Time) {
 		g.claimed = now
 		picked = g
 		return nil
-	})
+	}, false)
 	switch {
 	case err == nil:
 		return picked, time.Time{}

@@ -427,3 +427,110 @@ func (q *FairQueue[T]) compact(n int) {
 	q.slots, q.next = slots, k
 	q.tags.reindex(size, func(i int) int { return old[i].slot })
 }
+
+// Order calls yield with the waiting items in the order Pop would take
+// them if nothing were pushed or removed and every session kept its
+// present weight, until yield returns false. It changes nothing: its
+// owner numbers its waiting items by it (the host's instance admission
+// tells a call waiting there its place), and the numbers are those of the
+// fair order itself, not of arrival. It is O(n log n) in the waiting
+// items, so an owner reads it when asked, not at every change.
+func (q *FairQueue[T]) Order(yield func(session string, item T) bool) {
+	type cursor struct {
+		s    *fairSession[T]
+		i    int // the next of s.queue
+		tags fairTags
+	}
+	vt := q.clock.vt
+	cur := make(map[int]*cursor, q.live)
+	h := make(orderHeap, 0, q.live)
+	for slot, s := range q.slots[:q.next] {
+		if s != nil {
+			cur[slot] = &cursor{s: s, tags: s.fairTags}
+			h = append(h, tagEntry{s.start, s.finish, slot})
+		}
+	}
+	h.init()
+	weights := map[string]float64{}
+	weight := func(id string) float64 {
+		w, ok := weights[id]
+		if !ok {
+			w = q.weightOf(id)
+			weights[id] = w
+		}
+		return w
+	}
+	next := q.next
+	for len(h) > 0 {
+		e := h.pop()
+		c := cur[e.slot]
+		delete(cur, e.slot)
+		if !yield(c.s.id, c.s.queue[c.i].item) {
+			return
+		}
+		// What Pop does: served, the session waits again behind every
+		// waiting session (a slot after theirs), its next item tagged
+		// from where this one finished.
+		vt = max(vt, c.tags.start)
+		c.tags.lastFinish = c.tags.finish
+		if c.i++; c.i < len(c.s.queue) {
+			c.tags.start = max(vt, c.tags.lastFinish)
+			c.tags.tag(c.s.queue[c.i].cost, weight(c.s.id))
+			cur[next] = c
+			h.push(tagEntry{c.tags.start, c.tags.finish, next})
+			next++
+		}
+	}
+}
+
+// orderHeap is a plain binary min-heap of entries by entryLess, for
+// Order's projection (tagHeap keeps positions by slot, which a
+// projection does not need).
+type orderHeap []tagEntry
+
+func (h orderHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *orderHeap) push(e tagEntry) {
+	*h = append(*h, e)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !entryLess(&a[i], &a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *orderHeap) pop() tagEntry {
+	a := *h
+	e := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	*h = a[:n]
+	h.down(0)
+	return e
+}
+
+func (h orderHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && entryLess(&h[r], &h[l]) {
+			m = r
+		}
+		if !entryLess(&h[m], &h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

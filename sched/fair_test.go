@@ -302,3 +302,53 @@ func TestFairQueueMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// TestFairQueueOrderIsThePops: Order names the waiting items in the
+// order Pop then takes them, for any pushes, pops and removes before it
+// (weights fixed), and changes nothing: the pops after it are those a
+// queue never asked gives.
+func TestFairQueueOrderIsThePops(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		weights := map[string]float64{"a": 1, "b": 0.5, "c": 0.25, "d": 0.8}
+		names := []string{"a", "b", "c", "d"}
+		build := func() *sched.FairQueue[int] { return sched.NewFairQueue[int](func(s string) float64 { return weights[s] }) }
+		q, twin := build(), build()
+		type item struct {
+			s string
+			n int
+		}
+		var waiting []item
+		ops := rapid.SliceOfN(rapid.IntRange(0, 9), 1, 60).Draw(t, "ops")
+		for k, op := range ops {
+			switch {
+			case op < 6:
+				s := names[op%len(names)]
+				cost := float64(1 + op%3)
+				q.Push(s, k, cost)
+				twin.Push(s, k, cost)
+				waiting = append(waiting, item{s, k})
+			case op < 8:
+				q.Pop()
+				twin.Pop()
+			case len(waiting) > 0:
+				w := waiting[k%len(waiting)]
+				q.Remove(w.s, w.n)
+				twin.Remove(w.s, w.n)
+			}
+		}
+		var order []item
+		q.Order(func(s string, n int) bool { order = append(order, item{s, n}); return true })
+		if len(order) != q.Len() {
+			t.Fatalf("Order named %d items, %d wait", len(order), q.Len())
+		}
+		for i, want := range order {
+			s, n, ok := q.Pop()
+			if !ok || s != want.s || n != want.n {
+				t.Fatalf("pop %d took %s/%d, Order said %s/%d", i+1, s, n, want.s, want.n)
+			}
+			if s2, n2, _ := twin.Pop(); s2 != s || n2 != n {
+				t.Fatalf("pop %d: the queue Order read took %s/%d, its twin %s/%d", i+1, s, n, s2, n2)
+			}
+		}
+	})
+}

@@ -311,7 +311,9 @@ func TestFairQueueOrderIsThePops(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		weights := map[string]float64{"a": 1, "b": 0.5, "c": 0.25, "d": 0.8}
 		names := []string{"a", "b", "c", "d"}
-		build := func() *sched.FairQueue[int] { return sched.NewFairQueue[int](func(s string) float64 { return weights[s] }) }
+		build := func() *sched.FairQueue[int] {
+			return sched.NewFairQueue[int](func(s string) float64 { return weights[s] })
+		}
 		q, twin := build(), build()
 		type item struct {
 			s string

@@ -39,10 +39,18 @@ type taskScaleFigures struct {
 	// OpenConns and ActiveConns are the server's connections while the
 	// tasks wait: open at all, and with a request in them.
 	OpenConns, ActiveConns int
-	// AtPlace counts the statuses that name where their task waits: a
-	// numbered place in the fair queue at the limit (Numbered of them),
-	// or the queue for an instance with the calls waiting in it.
+	// AtPlace counts the statuses that name where their task waits;
+	// Numbered those naming its numbered place in the fair queue at the
+	// limit and its expected start, Waiting of them for a task still
+	// waiting for an instance of the connector (its place there and
+	// where that puts it at the limit). Unplaced is the first status
+	// without a numbered place. PlacesOnce is set when the numbered
+	// places are 1 to Numbered, each named once, and their expected
+	// starts never earlier for a later place: one fair order, numbered
+	// through the queue for an instance and the queue at the limit.
 	AtPlace, Numbered, Waiting int
+	Unplaced                   string
+	PlacesOnce                 bool
 	// Cancelled tasks; CancelSlow those after whose acknowledgement the
 	// queues were not at least one shorter; CancelledReached those whose
 	// query reached the platform after all.
@@ -204,6 +212,7 @@ per = "1m"
 		time.Sleep(5 * time.Millisecond)
 	}
 
+	starts := map[int]time.Duration{} // by place
 	for _, w := range waiting {
 		got := cs[w.client].call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, w.id)).task(tb)
 		switch {
@@ -211,10 +220,44 @@ per = "1m"
 		case strings.Contains(got.StatusMessage, "in the fair queue, expected to start in about"):
 			fig.AtPlace++
 			fig.Numbered++
-		case strings.Contains(got.StatusMessage, "waiting for an instance of the connector:") && strings.Contains(got.StatusMessage, "calls wait for one"):
+			var place int
+			var start time.Duration
+			_, rest, _ := strings.Cut(got.StatusMessage, "place ")
+			if strings.HasPrefix(got.StatusMessage, "waiting for an instance") {
+				_, rest, _ = strings.Cut(rest, "place ")
+			}
+			_, after, _ := strings.Cut(rest, "expected to start in about ")
+			after, _, _ = strings.Cut(after, " ")
+			if _, err := fmt.Sscanf(rest, "%d in the fair queue", &place); err != nil {
+				tb.Fatalf("status %q: no place: %v", got.StatusMessage, err)
+			}
+			if start, err = time.ParseDuration(after); err != nil {
+				tb.Fatalf("status %q: no expected start: %v", got.StatusMessage, err)
+			}
+			if _, dup := starts[place]; dup {
+				starts[place] = -1
+			} else {
+				starts[place] = start
+			}
+			if strings.HasPrefix(got.StatusMessage, "waiting for an instance of the connector (place ") {
+				fig.Waiting++
+			}
+		case strings.Contains(got.StatusMessage, "waiting for an instance of the connector:"):
 			fig.AtPlace++
-			fig.Waiting++
+			if fig.Unplaced == "" {
+				fig.Unplaced = got.StatusMessage
+			}
+		default:
+			if fig.Unplaced == "" {
+				fig.Unplaced = got.StatusMessage
+			}
 		}
+	}
+
+	fig.PlacesOnce = len(starts) == fig.Numbered
+	for p := 1; p <= fig.Numbered && fig.PlacesOnce; p++ {
+		d, ok := starts[p]
+		fig.PlacesOnce = ok && d >= 0 && (p == 1 || d >= starts[p-1])
 	}
 
 	// queued is every call waiting, at the limit or for an instance.
@@ -347,6 +390,9 @@ func (f taskScaleFigures) check(tb testing.TB) {
 	if f.Tasks == 0 || f.Tasks+f.Direct != f.Calls {
 		tb.Errorf("%d calls: %d tasks, %d answered at once", f.Calls, f.Tasks, f.Direct)
 	}
+	if !f.PlacesOnce {
+		tb.Errorf("the numbered places are not 1 to %d each once, their expected starts in order", f.Numbered)
+	}
 	if f.OverLimit != 0 {
 		tb.Errorf("the platform refused %d requests over its limit", f.OverLimit)
 	}
@@ -359,8 +405,8 @@ func (f taskScaleFigures) check(tb testing.TB) {
 	if f.OpenConns != 0 || f.ActiveConns != 0 {
 		tb.Errorf("%d connections open (%d with a request) while the tasks wait, want none", f.OpenConns, f.ActiveConns)
 	}
-	if f.AtPlace != f.Tasks {
-		tb.Errorf("%d of %d waiting tasks' statuses name where they wait", f.AtPlace, f.Tasks)
+	if f.Numbered != f.Tasks {
+		tb.Errorf("%d of %d waiting tasks' statuses name their numbered place and expected start (%d where they wait); the first without: %q", f.Numbered, f.Tasks, f.AtPlace, f.Unplaced)
 	}
 	// Whether the queues were one shorter at the acknowledgement is
 	// reported, not judged: a task between admission and the fair queue
@@ -377,14 +423,12 @@ func (f taskScaleFigures) check(tb testing.TB) {
 }
 
 // maxTaskBytes bounds the memory one waiting task holds through the
-// whole host. Issue 32's target is 8 KB; the host holds about 9.4 KB (4.1
-// KB of it stack), more than mcpserver's BenchmarkWaitingTaskMemory (6.8
-// KB) in part because a task here also keeps its request's parsed
-// headers (about 1.1 KB, net/textproto, reached from the context the call
-// keeps the request's values of). The bound catches a regression; the
-// gap to the target is named in docs/RATIONALE.md ("Memory per waiting
-// task").
-const maxTaskBytes = 12 << 10
+// whole host: issue 32's target, 8 KB. A task waiting for an instance
+// holds no goroutine (admission.AcquireFunc) and keeps of its request
+// only what its call reads (mcpserver's leanRequest): about 4.5 KB, where
+// it held 9.4 KB (4.1 KB of it a goroutine's stack, 1.1 KB the request's
+// parsed headers).
+const maxTaskBytes = 8000
 
 // maxFairDev bounds, in units, how far a client's part of the fairness
 // window may be from the oracle's.

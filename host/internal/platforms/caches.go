@@ -148,3 +148,19 @@ func (p *Platform) CountReuse(classes []string) {
 		s.CountHits(c, k)
 	}
 }
+
+// Behind is where a call still waiting for an instance of the connector,
+// behind more others waiting there, is expected to wait at the
+// platform's limits: at the quota where the wait is longest
+// ([quota.Limiter.Behind]), named as a task's status names a limit. ok is
+// false when no quota of the platform can tell (it has none, or only
+// quotas shared through the cluster).
+func (p *Platform) Behind(more int) (limit string, refill time.Duration, place int, wait time.Duration, ok bool) {
+	for _, q := range p.Limiters {
+		n, w, known := q.Behind(more)
+		if known && (!ok || w > wait) {
+			limit, refill, place, wait, ok = q.Owner()+"'s limit", q.Refill(), n, w, true
+		}
+	}
+	return limit, refill, place, wait, ok
+}

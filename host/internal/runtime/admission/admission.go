@@ -145,6 +145,14 @@ func (t Ticket) Place() (place, waiting int) {
 	return a.places[t.w], a.q.Len()
 }
 
+// Waiting is how many calls wait for a slot now (the call itself
+// included while it waits).
+func (t Ticket) Waiting() int {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	return t.a.q.Len()
+}
+
 // AcquireFunc is AcquireNotify for a call that must not hold a goroutine
 // while it waits (an MCP task: thousands may wait, and a goroutine's
 // stack is most of what one would hold). It returns at once; then runs on

@@ -32,6 +32,12 @@ type Platform struct {
 	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
 	// of the connector's resource URIs as clients see them.
 	ResourceBase string
+	// Behind, when set, estimates where a call still waiting for an
+	// instance of the connector, behind more others waiting there, will
+	// wait at the platform's limit (Limit, Refill, Position and ETA of the
+	// tasks.Wait); ok is false when it cannot tell. An MCP task waiting
+	// for an instance names its place and expected start by it.
+	Behind func(more int) (w tasks.Wait, ok bool)
 }
 
 // Options configure a Server.

@@ -115,6 +115,12 @@ func (s *Server) tasksGet(ctx context.Context, ss *mcp.ServerSession, p *taskPar
 	if err != nil {
 		return nil, err
 	}
+	if v, ok := s.taskRuns.Load(p.TaskID); ok {
+		// A task waiting for an instance has its place numbered now.
+		// (Another client's id finds its call here too; refreshing it
+		// changes nothing that client could read: Get checks the owner.)
+		v.(*taskCall).refresh()
+	}
 	t, err := s.o.Tasks.Get(ctx, owner, p.TaskID)
 	if err != nil {
 		return nil, notFound(methodTasksGet, p.TaskID, err)

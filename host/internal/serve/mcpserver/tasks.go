@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
@@ -98,6 +100,11 @@ type taskCall struct {
 	signaled bool
 	finished bool
 	id       string // the task's, once created
+	// ticket is the call's place in the queue for an instance while it
+	// waits there (set: waiting), and behind the estimate of its wait at
+	// the platform's limit after it (Platform.Behind, may be nil).
+	ticket *admission.Ticket
+	behind func(more int) (tasks.Wait, bool)
 }
 
 type taskCallKey struct{}
@@ -152,6 +159,65 @@ func (tc *taskCall) instanceWait(waiting int) {
 	}
 }
 
+// instanceTicket is told that the call waits for an instance of its
+// connector: the call is then a task (how long is not known: every
+// instance is held by a call that may itself wait at the limit). Its
+// place is numbered when a client asks (refresh), not here: numbering
+// the fair order costs O(n log n) in the calls waiting, too much at every
+// arrival of 10,000.
+func (tc *taskCall) instanceTicket(t admission.Ticket) {
+	tc.mu.Lock()
+	tc.ticket = &t
+	tc.wait = tasks.Wait{Instances: t.Waiting()}
+	w, id := tc.wait, tc.id
+	tc.signalLocked(true)
+	tc.mu.Unlock()
+	if id != "" {
+		tc.store.Queued(id, w)
+	}
+}
+
+// admitted records that the call waits for an instance no more.
+func (tc *taskCall) admitted() {
+	tc.mu.Lock()
+	tc.ticket = nil
+	tc.mu.Unlock()
+}
+
+// refresh numbers the place of a task waiting for an instance, when its
+// client asks: its place in the admission's fair order, and where that
+// puts it at the platform's limit (behind the calls waiting there and
+// those ahead of it here) with the expected start. The task's record is
+// changed (and shared) only when what it says changed.
+func (tc *taskCall) refresh() {
+	tc.mu.Lock()
+	t, behind, id, old := tc.ticket, tc.behind, tc.id, tc.wait
+	tc.mu.Unlock()
+	if t == nil || id == "" {
+		return
+	}
+	place, waiting := t.Place()
+	if place == 0 {
+		return // admitted meanwhile: its place at the limit follows
+	}
+	w := tasks.Wait{Instances: waiting, InstancePlace: place}
+	if behind != nil {
+		if at, ok := behind(place - 1); ok {
+			w.Limit, w.Refill, w.Position, w.ETA = at.Limit, at.Refill, at.Position, at.ETA
+		}
+	}
+	tc.mu.Lock()
+	if tc.ticket != t || tc.wait != old {
+		tc.mu.Unlock()
+		return // the call moved on meanwhile; its own report stands
+	}
+	tc.wait = w
+	tc.mu.Unlock()
+	if w != old {
+		tc.store.Queued(id, w)
+	}
+}
+
 // signalLocked tells the middleware, once, that the call waits long
 // enough to be a task.
 func (tc *taskCall) signalLocked(long bool) {
@@ -187,11 +253,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		tc := &taskCall{store: s.o.Tasks, waiting: make(chan struct{}), ended: make(chan struct{})}
+		req = leanRequest(req)
 		cctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCallKey{}, tc))
 		done := make(chan callOutcome, 1)
-		go func() {
+		run := func(cctx context.Context, release func()) {
 			defer close(tc.ended)
-			cctx, release := s.admitTask(cctx, tc, owner, req)
 			res, err := next(cctx, method, req)
 			release()
 			tc.mu.Lock()
@@ -205,7 +271,8 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 				return
 			}
 			done <- callOutcome{res, err}
-		}()
+		}
+		s.startTask(cctx, tc, owner, req, run)
 		select {
 		case o := <-done:
 			cancel(nil)
@@ -243,6 +310,27 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return taskWire(t, "task"), nil
 	}
+}
+
+// leanRequest is req keeping of its extra only what the call reads
+// beyond this middleware: the authenticated client (TokenInfo) and the
+// client's address (ClientHeader, for a client without a session). The
+// call's goroutine keeps req for as long as the task waits, and the
+// POST's parsed headers (about 1.1 KB a task) and its stream's
+// CloseSSEStream (followPost, outside, has taken it already) would stay
+// with it.
+func leanRequest(req mcp.Request) mcp.Request {
+	r, ok := req.(*mcp.CallToolRequest)
+	if !ok || r.Extra == nil {
+		return req
+	}
+	lean := *r
+	extra := &mcp.RequestExtra{TokenInfo: r.Extra.TokenInfo}
+	if v := r.Extra.Header.Get(ClientHeader); v != "" {
+		extra.Header = http.Header{ClientHeader: {v}}
+	}
+	lean.Extra = extra
+	return &lean
 }
 
 // finishTask records the outcome of a task's call: a result (a tool error
@@ -322,29 +410,38 @@ func (c taskClient) ListRoots(ctx context.Context) (connector.RootsResult, error
 
 var _ callinfo.Client = taskClient{}
 
-// admitTask admits a call that may become a task to its connector's
-// instances on the call's own goroutine, before the handler chain runs:
-// a call that waits for an instance then waits with a small stack (the
-// chain grows it to 16 KiB; BenchmarkWaitingTaskMemory). A call answered
-// from a kept result needs no instance and is not admitted here; nor is
-// a host tool (its calls are admitted on the platforms they reach). The
-// instance comes back when release is called, or when the call ends.
-func (s *Server) admitTask(ctx context.Context, tc *taskCall, owner string, req mcp.Request) (context.Context, func()) {
+// startTask starts the call of a tools/call that may become a task. A
+// call of a connector tool is first admitted to the connector's
+// instances (admission.AcquireFunc), with no goroutine while it waits:
+// run starts once it holds an instance, which it then hands to the invoke
+// path (invoke.WithInstance). A task waiting for an instance therefore
+// holds no goroutine, whose stack would be most of what it holds
+// (BenchmarkWaitingTaskMemory). A call answered from a kept result needs
+// no instance and is not admitted here; nor is a host tool (its calls
+// are admitted on the platforms they reach). A call whose context ends
+// while it waits runs without an instance: the invoke path sees the ended
+// context and answers as for any call that did.
+func (s *Server) startTask(ctx context.Context, tc *taskCall, owner string, req mcp.Request, run func(ctx context.Context, release func())) {
+	none := func() {}
 	p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
-	if !ok {
-		return ctx, func() {}
+	var e *toolEntry
+	if ok {
+		e = s.exposedTool(p.Name)
 	}
-	e := s.exposedTool(p.Name)
 	if e == nil || e.platform.Admission == nil || s.o.Engine.Kept(e.t, p.Arguments) {
-		return ctx, func() {}
+		go run(ctx, none)
+		return
 	}
-	release, err := e.platform.Admission.AcquireNotify(ctx, owner, tc.instanceWait)
-	if err != nil {
-		// The call ended while it waited: the invoke path sees the
-		// ended context and answers as for any call that did.
-		return ctx, func() {}
-	}
-	return invoke.WithInstance(ctx, e.platform.Admission, release), release
+	adm := e.platform.Admission
+	tc.behind = e.platform.Behind
+	adm.AcquireFunc(ctx, owner, tc.instanceTicket, func(release func(), err error) {
+		tc.admitted()
+		if err != nil {
+			run(ctx, none)
+			return
+		}
+		run(invoke.WithInstance(ctx, adm, release), release)
+	})
 }
 
 // exposedTool is the connector tool clients call name, or nil.

@@ -30,9 +30,14 @@ type Wait struct {
 	// through.
 	ETA time.Duration
 	// Instances is, for a call waiting for an instance of its connector,
-	// the number of calls that wait for one (the admission knows no
-	// order beyond its fair queue's next).
+	// the number of calls that wait for one.
 	Instances int
+	// InstancePlace is, for such a call, its place among them in the
+	// admission's fair order (1: next), 0 when not known. Limit,
+	// Position and ETA are then where it is expected to wait at the
+	// platform's limit once it has an instance: behind the calls waiting
+	// there and those ahead of it here.
+	InstancePlace int
 }
 
 // message is the status message of a working task whose call waits as w
@@ -41,6 +46,12 @@ func (w Wait) message(at time.Time, started bool) string {
 	switch {
 	case started:
 		return "working: the call has left the queue and is being answered"
+	case w.InstancePlace > 0 && w.Limit != "" && w.Position > 0:
+		start := at.Add(w.ETA).UTC().Truncate(time.Second)
+		return fmt.Sprintf("waiting for an instance of the connector (place %d of %d there), then at %s: place %d in the fair queue, expected to start in about %s (at %s UTC)",
+			w.InstancePlace, w.Instances, w.Limit, w.Position, round(w.ETA), start.Format(time.TimeOnly))
+	case w.InstancePlace > 0:
+		return fmt.Sprintf("waiting for an instance of the connector: place %d in its fair queue, of %d calls waiting for one; its place at the platform's limit follows", w.InstancePlace, w.Instances)
 	case w.Limit != "" && w.Position > 0:
 		start := at.Add(w.ETA).UTC().Truncate(time.Second)
 		return fmt.Sprintf("waiting at %s: place %d in the fair queue, expected to start in about %s (at %s UTC)",

@@ -140,6 +140,20 @@ func (l *Limiter) Refill() time.Duration {
 	return time.Duration(float64(l.Limit.Per) / l.Limit.Units)
 }
 
+// Behind estimates the place and wait at this quota of a call that will
+// arrive behind every call waiting here and more besides
+// ([sched.Scheduler.BehindAt]): the status of an MCP task still waiting
+// for an instance of its connector says it. ok is false for a quota
+// shared through the cluster: its queue is in Redis, not in the local
+// scheduler.
+func (l *Limiter) Behind(more int) (place int, wait time.Duration, ok bool) {
+	if l.via != nil && l.via != fetch.Limiter(l) {
+		return 0, 0, false // Via gave the calls to the cluster's form
+	}
+	place, wait = l.s.BehindAt(l.now(), more)
+	return place, wait, true
+}
+
 // Use returns what platform's fetch gate holds for service: the quota's
 // limiter, counting that service's own calls for the metrics. It panics
 // when the service does not use the quota (a programmer error).

@@ -359,7 +359,7 @@ func (h *Host) buildEdges(context.Context) error {
 		// Calls that wait at a platform's limit become MCP tasks for
 		// clients that declare the extension, in virtual time under a
 		// test's clock; with Redis on, every replica reads their records.
-		Tasks: tasks.New(tasks.Options{Now: h.now, Shared: h.taskRecords(), Keep: h.cfg.Server.TaskKeep,
+		Tasks: tasks.New(tasks.Options{Now: h.now, Shared: h.taskRecords(), Keep: h.cfg.Server.TaskKeep, MaxLife: h.cfg.Server.TaskMaxLife,
 			MaxTasks: h.cfg.Server.MaxTasks, MaxPerClient: h.cfg.Server.MaxTasksPerClient,
 			MaxBytes: int64(h.cfg.Server.TasksMB) << 20, MaxBytesPerClient: int64(h.cfg.Server.TasksMBPerClient) << 20}),
 	})

@@ -142,12 +142,14 @@ type Server struct {
 	// MaxTasks and TasksMB bound the MCP tasks kept (waiting calls and
 	// finished results) in all; MaxTasksPerClient and TasksMBPerClient
 	// those of one client. TaskKeep is how long a finished task's result
-	// is kept.
+	// is kept; TaskMaxLife how long a task may work past the start its
+	// queue expects for it (tasks.Options.MaxLife).
 	MaxTasks          int           `koanf:"max_tasks"`
 	MaxTasksPerClient int           `koanf:"max_tasks_per_client"`
 	TasksMB           int           `koanf:"tasks_mb"`
 	TasksMBPerClient  int           `koanf:"tasks_mb_per_client"`
 	TaskKeep          time.Duration `koanf:"task_keep"`
+	TaskMaxLife       time.Duration `koanf:"task_max_life"`
 
 	// Auth says who may call the MCP addresses: "none" (the default:
 	// anyone, counted per session and per address), "keys" (only the
@@ -448,6 +450,7 @@ func defaults() map[string]any {
 		"server.tasks_mb":                64,
 		"server.tasks_mb_per_client":     8,
 		"server.task_keep":               "10m",
+		"server.task_max_life":           "1h",
 		"server.auth":                    "none",
 		"server.oauth.leeway":            "30s",
 		"log.level":                      "info",
@@ -764,6 +767,7 @@ func (c *Config) validate() error {
 		{"resume_grace", c.Server.ResumeGrace},
 		{"stream_retry", c.Server.StreamRetry},
 		{"task_keep", c.Server.TaskKeep},
+		{"task_max_life", c.Server.TaskMaxLife},
 	} {
 		if d.v <= 0 {
 			bad("server.%s: must be positive", d.name)

@@ -69,6 +69,7 @@ func TestServerCapsValidation(t *testing.T) {
 		{`max_tasks = 10`, "server.max_tasks_per_client 1000: at most max_tasks (10)"},
 		{`tasks_mb_per_client = 100`, "server.tasks_mb_per_client 100: at most tasks_mb (64)"},
 		{`task_keep = "0s"`, "server.task_keep: must be positive"},
+		{`task_max_life = "-1h"`, "server.task_max_life: must be positive"},
 		{`stream_poll_after = "-1s"`, "server.stream_poll_after: must be 0s (never) or positive"},
 		{`stream_retry = "2m"`, "server.stream_retry 2m0s: at most 1m"},
 		{"max_connections = 10\nmax_connections_per_ip = 11", "server.max_connections_per_ip 11: at most max_connections (10)"},
@@ -91,7 +92,7 @@ func TestServerKeysDocumented(t *testing.T) {
 		"max_connections", "max_connections_per_ip", "max_sessions", "max_sessions_per_ip",
 		"max_streams_per_session", "max_streams_per_ip", "session_idle_timeout", "max_batch",
 		"event_store_mb", "resume_grace", "stream_poll_after", "stream_retry",
-		"max_tasks", "max_tasks_per_client", "tasks_mb", "tasks_mb_per_client", "task_keep"}
+		"max_tasks", "max_tasks_per_client", "tasks_mb", "tasks_mb_per_client", "task_keep", "task_max_life"}
 	for _, doc := range []string{"../../../docs/operations.md", "../../../docs/configuration.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {

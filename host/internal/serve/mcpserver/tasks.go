@@ -166,10 +166,19 @@ func (tc *taskCall) instanceWait(waiting int) {
 // the fair order costs O(n log n) in the calls waiting, too much at every
 // arrival of 10,000.
 func (tc *taskCall) instanceTicket(t admission.Ticket) {
+	w := tasks.Wait{Instances: t.Waiting()}
+	if tc.behind != nil {
+		// Its expected start, at the latest: behind every call waiting
+		// for an instance (cheap, unlike its place). The task's life
+		// counts from it (tasks.Options.MaxLife).
+		if at, ok := tc.behind(w.Instances - 1); ok {
+			w.ETA = at.ETA
+		}
+	}
 	tc.mu.Lock()
 	tc.ticket = &t
-	tc.wait = tasks.Wait{Instances: t.Waiting()}
-	w, id := tc.wait, tc.id
+	tc.wait = w
+	id := tc.id
 	tc.signalLocked(true)
 	tc.mu.Unlock()
 	if id != "" {

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"container/heap"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -43,8 +44,13 @@ type Options struct {
 	// Keep is how long a finished task (its result, or why it failed or
 	// was cancelled) is kept after it finished.
 	Keep time.Duration
-	// MaxLife is the longest a task may work: one still working then is
-	// cancelled, its call's context ended.
+	// MaxLife is how long a task may work past the start its queue
+	// expects for it: one still working then is cancelled, its call's
+	// context ended. The expected start is the latest its call's waits
+	// have reported (Wait.ETA from the report), so a task far back in a
+	// long queue lives until its turn and MaxLife beyond, and no longer:
+	// every queue's estimate is finite (the store's own bounds cap the
+	// calls waiting), and MaxLife bounds a task whose queue stops moving.
 	MaxLife time.Duration
 	// MaxTasks and MaxBytes bound the tasks kept in all; MaxPerClient
 	// and MaxBytesPerClient those of one client.
@@ -108,10 +114,11 @@ type Store struct {
 	clients map[string]*use
 	n       int
 	bytes   int64
-	// live are the entries in order of creation, for MaxLife; done the
-	// finished ones in order of expiry (Keep is one duration, and the
-	// clock does not run backwards). Both are swept from the front.
-	live []*entry
+	// live are the working entries by when their life ends (a heap;
+	// lives only lengthen); done the finished ones in order of expiry
+	// (Keep is one duration, and the clock does not run backwards),
+	// swept from the front.
+	live lifeHeap
 	done []*entry
 }
 
@@ -137,7 +144,9 @@ type entry struct {
 	message   string // set on terminal states (why cancelled, failed)
 	size      int64
 	cancel    context.CancelCauseFunc
-	gone      bool // removed from the store
+	gone      bool      // removed from the store
+	life      time.Time // a working task is cancelled then (MaxLife)
+	lidx      int       // its index in Store.live while working
 }
 
 // entryOverhead is what one entry costs beside its strings: the struct,
@@ -215,7 +224,8 @@ func (s *Store) Create(ctx context.Context, owner string, w Wait, cancel context
 		return Task{}, errors.New("tasks: a task needs its call's cancel function")
 	}
 	now := s.o.Now()
-	e := &entry{id: rand.Text(), owner: owner, status: Working, created: now, updated: now, wait: w, waitAt: now, cancel: cancel}
+	e := &entry{id: rand.Text(), owner: owner, status: Working, created: now, updated: now, wait: w, waitAt: now, cancel: cancel,
+		life: now.Add(max(0, w.ETA) + s.o.MaxLife), lidx: -1}
 	e.size = entryOverhead + int64(len(e.id)+len(owner)+len(w.Limit))
 	s.mu.Lock()
 	ended := s.sweepLocked(now)
@@ -231,7 +241,7 @@ func (s *Store) Create(ctx context.Context, owner string, w Wait, cancel context
 		s.bytes += e.size
 		u.n++
 		u.bytes += e.size
-		s.live = append(s.live, e)
+		heap.Push(&s.live, e)
 	}
 	t := s.viewLocked(e, now)
 	s.mu.Unlock()
@@ -257,6 +267,12 @@ func (s *Store) Queued(id string, w Wait) {
 			return false
 		}
 		e.wait, e.waitAt, e.started = w, now, false
+		if l := now.Add(max(0, w.ETA) + s.o.MaxLife); l.After(e.life) {
+			// A later expected start lengthens the task's life; an
+			// earlier one never shortens it.
+			e.life = l
+			heap.Fix(&s.live, e.lidx)
+		}
 		return true
 	})
 }
@@ -431,6 +447,9 @@ func (s *Store) grow(e *entry, n int64) {
 func (s *Store) finishLocked(e *entry, status string, now time.Time) {
 	e.status, e.finished, e.updated = status, now, now
 	e.cancel = nil
+	if e.lidx >= 0 {
+		heap.Remove(&s.live, e.lidx)
+	}
 	s.done = append(s.done, e)
 }
 
@@ -446,6 +465,9 @@ func (s *Store) removeLocked(e *entry) {
 		return
 	}
 	e.gone = true
+	if e.lidx >= 0 {
+		heap.Remove(&s.live, e.lidx)
+	}
 	delete(s.byID, e.id)
 	s.n--
 	s.bytes -= e.size
@@ -475,23 +497,41 @@ func (s *Store) sweepLocked(now time.Time) []ended {
 	var out []ended
 	for len(s.live) > 0 {
 		e := s.live[0]
-		if e.gone || Terminal(e.status) {
-			s.live[0] = nil
-			s.live = s.live[1:]
-			continue
-		}
-		if now.Before(e.created.Add(s.o.MaxLife)) {
+		if now.Before(e.life) {
 			break
 		}
-		cause := fmt.Errorf("the task worked longer than %s, this server's limit for one task", s.o.MaxLife)
+		cause := fmt.Errorf("the task worked %s past the start its queue expected for it, this server's limit (server.task_max_life)", s.o.MaxLife)
 		e.message = "cancelled by the server: " + cause.Error()
 		s.grow(e, int64(len(e.message)))
 		out = append(out, ended{e.cancel, cause})
-		s.finishLocked(e, Cancelled, now)
-		s.live[0] = nil
-		s.live = s.live[1:]
+		s.finishLocked(e, Cancelled, now) // takes it out of live
 	}
 	return out
+}
+
+// lifeHeap is the working entries, soonest life's end first.
+type lifeHeap []*entry
+
+func (h lifeHeap) Len() int           { return len(h) }
+func (h lifeHeap) Less(i, j int) bool { return h[i].life.Before(h[j].life) }
+func (h lifeHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].lidx, h[j].lidx = i, j
+}
+
+func (h *lifeHeap) Push(x any) {
+	e := x.(*entry)
+	e.lidx = len(*h)
+	*h = append(*h, e)
+}
+
+func (h *lifeHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.lidx = -1
+	return e
 }
 
 func (s *Store) endAll(es []ended) {
@@ -515,7 +555,7 @@ func (s *Store) viewLocked(e *entry, now time.Time) Task {
 		}
 		return t
 	}
-	t.TTL = s.o.MaxLife + s.o.Keep
+	t.TTL = e.life.Sub(e.created) + s.o.Keep
 	t.Message = e.wait.message(e.waitAt, e.started)
 	t.Poll = e.wait.poll(e.started)
 	return t

@@ -119,17 +119,41 @@ func TestCancelEndsTheCall(t *testing.T) {
 	}
 }
 
-// A task still working after MaxLife is cancelled by the server, its call
-// ended.
-func TestMaxLifeCancels(t *testing.T) {
+// A task still working MaxLife past the start its queue expects for it
+// is cancelled by the server, its call ended; not sooner: a task far back
+// in a long queue (3 h at place 10,000) lives until its turn and MaxLife
+// beyond, and a later estimate reported meanwhile lengthens its life (an
+// earlier one never shortens it). Its ttlMs says the same.
+func TestMaxLifeCountsFromTheExpectedStart(t *testing.T) {
 	clk := newClock()
-	s := New(Options{Now: clk.now, MaxLife: time.Hour})
+	s := New(Options{Now: clk.now, MaxLife: time.Hour, Keep: 10 * time.Minute})
+	far := Wait{Limit: "OpenBesluitvorming's limit", Refill: time.Second, Position: 10000, ETA: 3 * time.Hour}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	tk, _ := s.Create(context.Background(), "client:a", atLimit, cancel)
-	clk.advance(time.Hour)
+	tk, _ := s.Create(context.Background(), "client:a", far, cancel)
+	if tk.TTL != 4*time.Hour+10*time.Minute {
+		t.Errorf("ttl %v, want the expected start, MaxLife and Keep: 4h10m", tk.TTL)
+	}
+	clk.advance(2 * time.Hour)
+	// Two hours on, its queue now expects it in 1h30m: later than said.
+	s.Queued(tk.ID, Wait{Limit: far.Limit, Refill: time.Second, Position: 5400, ETA: 90 * time.Minute})
+	clk.advance(30 * time.Minute)
+	// And then sooner: the life stays.
+	s.Queued(tk.ID, Wait{Limit: far.Limit, Refill: time.Second, Position: 10, ETA: 10 * time.Second})
+	clk.advance(time.Hour + 59*time.Minute) // 4h29m: before 2h + 1h30m + 1h
+	if got, _ := s.Get(context.Background(), "client:a", tk.ID); got.Status != Working || ctx.Err() != nil {
+		t.Fatalf("4h29m after creation, its life 4h30m: %q %q, call ended %v", got.Status, got.Message, ctx.Err() != nil)
+	}
+	clk.advance(time.Minute)
 	got, _ := s.Get(context.Background(), "client:a", tk.ID)
-	if got.Status != Cancelled || !strings.Contains(got.Message, "longer than 1h0m0s") || ctx.Err() == nil {
-		t.Errorf("after MaxLife: %q %q, call ended %v", got.Status, got.Message, ctx.Err() != nil)
+	if got.Status != Cancelled || !strings.Contains(got.Message, "1h0m0s past the start its queue expected") || ctx.Err() == nil {
+		t.Errorf("after its life: %q %q, call ended %v", got.Status, got.Message, ctx.Err() != nil)
+	}
+	// A task that expects to start at once lives MaxLife.
+	ctx2, cancel2 := context.WithCancelCause(context.Background())
+	tk2, _ := s.Create(context.Background(), "client:a", Wait{Instances: 3}, cancel2)
+	clk.advance(time.Hour)
+	if got, _ := s.Get(context.Background(), "client:a", tk2.ID); got.Status != Cancelled || ctx2.Err() == nil {
+		t.Errorf("an hour after creation with no wait expected: %q, call ended %v", got.Status, ctx2.Err() != nil)
 	}
 }
 

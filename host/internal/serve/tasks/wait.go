@@ -58,6 +58,8 @@ func (w Wait) message(at time.Time, started bool) string {
 			w.Limit, w.Position, round(w.ETA), start.Format(time.TimeOnly))
 	case w.Limit != "":
 		return "waiting at " + w.Limit + " in the fair queue"
+	case w.Instances > 0 && w.ETA > 0:
+		return fmt.Sprintf("waiting for an instance of the connector: %d calls wait for one; expected to start within about %s, its place follows at the next tasks/get", w.Instances, round(w.ETA))
 	case w.Instances > 0:
 		return fmt.Sprintf("waiting for an instance of the connector: %d calls wait for one; its place at the platform's limit follows", w.Instances)
 	}

@@ -86,9 +86,12 @@ type Host struct {
 	warnings  []string           // said at start (exposure of the unified address)
 	plan      platforms.Exposure // what the unified address serves (buildFeatures)
 	tools     []invoke.HostTool
-	cites     *cite.Book          // every search result's citation, and the last results (buildInvoke)
-	watches   *watch.Manager      // the watches (features.go), nil when off
-	authn     *auth.Authenticator // who may call the MCP addresses (server.auth)
+	cites     *cite.Book     // every search result's citation, and the last results (buildInvoke)
+	watches   *watch.Manager // the watches (features.go), nil when off
+	// stopCancels ends this replica's serving of the tasks/cancel other
+	// replicas forward to it (Redis on); nil otherwise.
+	stopCancels func()
+	authn       *auth.Authenticator // who may call the MCP addresses (server.auth)
 	// traces is the OpenTelemetry provider when [tracing] or the OTEL_*
 	// variables name an endpoint; nil (off) otherwise.
 	traces *tracing.Provider
@@ -323,6 +326,15 @@ func (h *Host) buildInvoke(context.Context) error {
 	return err
 }
 
+// replicaID is this replica's id in the cluster, written in its tasks'
+// records; "" without a cluster.
+func (h *Host) replicaID() string {
+	if h.cl == nil {
+		return ""
+	}
+	return h.cl.ReplicaID()
+}
+
 // taskRecords is where the tasks' records are shared: the cluster's
 // Redis, or nowhere without one.
 func (h *Host) taskRecords() tasks.Shared {
@@ -359,7 +371,7 @@ func (h *Host) buildEdges(context.Context) error {
 		// Calls that wait at a platform's limit become MCP tasks for
 		// clients that declare the extension, in virtual time under a
 		// test's clock; with Redis on, every replica reads their records.
-		Tasks: tasks.New(tasks.Options{Now: h.now, Shared: h.taskRecords(), Keep: h.cfg.Server.TaskKeep, MaxLife: h.cfg.Server.TaskMaxLife,
+		Tasks: tasks.New(tasks.Options{Now: h.now, Shared: h.taskRecords(), Replica: h.replicaID(), Keep: h.cfg.Server.TaskKeep, MaxLife: h.cfg.Server.TaskMaxLife,
 			MaxTasks: h.cfg.Server.MaxTasks, MaxPerClient: h.cfg.Server.MaxTasksPerClient,
 			MaxBytes: int64(h.cfg.Server.TasksMB) << 20, MaxBytesPerClient: int64(h.cfg.Server.TasksMBPerClient) << 20}),
 	})
@@ -377,6 +389,15 @@ func (h *Host) buildEdges(context.Context) error {
 	u.RemoveResources(plan.URIs...)
 	u.RemoveResourceTemplates(plan.URIs...)
 	h.mcp = srv
+	if h.cl != nil {
+		// A tasks/cancel another replica receives for a task whose call
+		// runs here is forwarded here (tasks.Forwarder), and ends it.
+		stop, err := h.cl.TaskRecords().ServeCancels(srv.CancelForwarded)
+		if err != nil {
+			return err
+		}
+		h.stopCancels = stop
+	}
 	// After every status round: tell besluitbron://status's subscribers.
 	h.lstatus.Notify(func() { srv.ResourceUpdated(context.Background(), statusURI) })
 	return nil
@@ -688,6 +709,9 @@ func (h *Host) Ready(ctx context.Context) error {
 func (h *Host) Close(ctx context.Context) error {
 	<-h.loaded // what a load in progress opens is closed with the rest
 	var errs []error
+	if h.stopCancels != nil {
+		h.stopCancels()
+	}
 	if h.watches != nil {
 		errs = append(errs, h.watches.Close())
 	}

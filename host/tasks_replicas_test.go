@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,12 +79,14 @@ per = "1m"
 // its place in the fair queue and its expected start; once the clock has
 // refilled the limit, completed with the search's result, the platform
 // asked once. bob, another named client, reads alice's task as unknown
-// on B (-32602), as on the replica holding it. tasks/cancel through B
-// finds no call to end there and answers -32602, leaving the task
-// working on A (docs/RATIONALE.md, "With Redis on": a balancer routing
-// by Mcp-Name sends a cancel to the replica holding the call), where
-// alice's own cancel ends it. Without the write-through, B answers the
-// first tasks/get with -32602.
+// on B (-32602), as on the replica holding it, and cannot cancel it.
+// alice's tasks/cancel of a second task through B is forwarded to A,
+// which holds the call (a PUBLISH on A's channel): acknowledged once the
+// call has returned on A, the task reads cancelled on both, and its query
+// never reaches the platform however far the clock moves. A cancel on B
+// of the completed first task is acknowledged and leaves it completed.
+// Without the write-through, B answers the first tasks/get with -32602;
+// without the forwarding, B's cancel answers -32602.
 func TestTaskCreatedOnOneReplicaIsReadOnAnother(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two hosts with the WebAssembly connector and a redis-server")
@@ -124,18 +127,45 @@ func TestTaskCreatedOnOneReplicaIsReadOnAnother(t *testing.T) {
 			got.Status, got.Result, plat.count()-sent)
 	}
 
-	second, _ := searchUntilTask(t, onA, "klimaat")
+	second, direct := searchUntilTask(t, onA, "klimaat")
+	secondQuery := fmt.Sprintf("klimaat %d", len(direct))
 	cancel := fmt.Sprintf(`{"taskId":%q}`, second.TaskID)
-	if r := onB.call("tasks/cancel", cancel); r.Error == nil || r.Error.Code != -32602 {
-		t.Errorf("tasks/cancel on B, which does not hold the call: %+v, want -32602", r.Error)
+	if r := bob.call("tasks/cancel", cancel); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("bob's tasks/cancel of alice's task on B: %+v, want -32602", r.Error)
 	}
-	if st := onA.call("tasks/get", cancel).task(t).Status; st != "working" {
-		t.Errorf("after the cancel on B the task reads %q on A, want working: B cannot end A's call", st)
+	if r := onB.call("tasks/cancel", `{"taskId":"NOSUCHTASK"}`); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("tasks/cancel on B of an unknown task: %+v, want -32602", r.Error)
 	}
-	if r := onA.call("tasks/cancel", cancel); r.Error != nil {
-		t.Fatalf("tasks/cancel on A: %d %s", r.Error.Code, r.Error.Message)
+	// alice's cancel on B is forwarded to A, which holds the call, and
+	// acknowledged once the call has returned there.
+	if r := onB.call("tasks/cancel", cancel); r.Error != nil {
+		t.Fatalf("tasks/cancel on B of the task whose call runs on A: %d %s", r.Error.Code, r.Error.Message)
 	}
-	if st := onB.call("tasks/get", cancel).task(t).Status; st != "cancelled" {
-		t.Errorf("after the cancel on A the task reads %q on B, want cancelled", st)
+	for name, c := range map[string]*taskClient{"A": onA, "B": onB} {
+		if st := c.call("tasks/get", cancel).task(t).Status; st != "cancelled" {
+			t.Errorf("after the cancel on B the task reads %q on %s, want cancelled", st, name)
+		}
+	}
+	// It left A's queue: however far the clock moves, its query never
+	// reaches the platform, and a search asked after it is answered.
+	clk.Advance(5 * time.Minute)
+	w3, _ := searchUntilTask(t, onA, "na de annulering")
+	if w3.ResultType == "task" {
+		get3 := fmt.Sprintf(`{"taskId":%q}`, w3.TaskID)
+		waitFor(t, 30*time.Second, "the search after the cancel completed", func() bool {
+			clk.Advance(time.Second)
+			return onA.call("tasks/get", get3).task(t).Status != "working"
+		})
+	}
+	if _, queries := plat.after(time.Time{}); slices.Contains(queries, secondQuery) {
+		t.Errorf("the platform received %q, whose task was cancelled on B", secondQuery)
+	}
+	// Too late is no error: a cancel on B of the completed task is
+	// acknowledged and leaves it completed.
+	if r := onB.call("tasks/cancel", get); r.Error != nil {
+		t.Errorf("tasks/cancel on B of a completed task: %d %s", r.Error.Code, r.Error.Message)
+	}
+	if st := onB.call("tasks/get", get).task(t).Status; st != "completed" {
+		t.Errorf("the completed task reads %q after a late cancel, want completed", st)
 	}
 }

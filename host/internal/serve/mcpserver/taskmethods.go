@@ -147,20 +147,58 @@ func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *upda
 // acknowledgement waits until the call has returned, so that when the
 // client reads it the call has left the fair queue (the scheduler lets a
 // cancelled call go in the same instant) and can no longer be sent to
-// the platform.
+// the platform. A task whose call runs on another replica is cancelled
+// there (with Redis on: tasks.Forwarder), with the same acknowledgement.
 func (s *Server) tasksCancel(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*ackResult, error) {
 	owner, err := taskOwner(ctx, methodTasksCancel, ss, p.GetMeta(), p.TaskID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.o.Tasks.Cancel(owner, p.TaskID, errTaskCancelled); err != nil {
+	if err := s.cancelTask(ctx, owner, p.TaskID); err != nil {
 		return nil, notFound(methodTasksCancel, p.TaskID, err)
 	}
-	if v, ok := s.taskRuns.Load(p.TaskID); ok {
+	return &ackResult{ResultType: "complete"}, nil
+}
+
+// cancelTask cancels owner's task id and returns once its call has
+// returned, here or on the replica holding it.
+func (s *Server) cancelTask(ctx context.Context, owner, id string) error {
+	local, err := s.o.Tasks.Cancel(ctx, owner, id, errTaskCancelled)
+	if err != nil {
+		return err
+	}
+	if local {
+		s.awaitCall(ctx, id)
+	}
+	return nil
+}
+
+// awaitCall waits until the call of task id, if it runs here, has
+// returned, or ctx ends.
+func (s *Server) awaitCall(ctx context.Context, id string) {
+	if v, ok := s.taskRuns.Load(id); ok {
 		select {
 		case <-v.(*taskCall).ended:
 		case <-ctx.Done():
 		}
 	}
-	return &ackResult{ResultType: "complete"}, nil
+}
+
+// CancelForwarded cancels owner's task id for another replica, which
+// received the tasks/cancel (upstream/cluster's TaskRecords.ServeCancels
+// calls it): found once the call, which ran here, has returned (a task
+// already finished is found too, and stays as it is); not found when this
+// replica holds no such task of owner. It never forwards again.
+func (s *Server) CancelForwarded(ctx context.Context, owner, id string) (found bool, err error) {
+	if s.o.Tasks == nil {
+		return false, nil
+	}
+	found, err = s.o.Tasks.CancelHere(owner, id, errTaskCancelled)
+	if errors.Is(err, tasks.ErrNotFound) {
+		return false, nil
+	}
+	if found {
+		s.awaitCall(ctx, id)
+	}
+	return found, err
 }

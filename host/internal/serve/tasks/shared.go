@@ -18,6 +18,14 @@ type Shared interface {
 	Get(ctx context.Context, id string) (record []byte, ok bool, err error)
 }
 
+// Forwarder is a Shared store that also carries a tasks/cancel to the
+// replica holding the task's call (the cluster's Redis: a PUBLISH on that
+// replica's channel, upstream/cluster's TaskRecords.ForwardCancel), and
+// waits for its answer: found once the call has ended there.
+type Forwarder interface {
+	ForwardCancel(ctx context.Context, replica, owner, id string) (found bool, err error)
+}
+
 // put writes r to sh, kept until its Expires as now sees it.
 func put(ctx context.Context, sh Shared, r Record, now time.Time) error {
 	b, err := json.Marshal(r)
@@ -58,13 +66,16 @@ type Record struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	ErrCode    int             `json:"errCode,omitempty"`
 	ErrMessage string          `json:"errMessage,omitempty"`
+	// Replica is the replica holding the task's call (Options.Replica),
+	// where a cancel is forwarded.
+	Replica string `json:"replica,omitempty"`
 }
 
 // Expires is when the record may be forgotten: its TTL from creation.
 func (r Record) Expires() time.Time { return r.Created.Add(r.TTL) }
 
-func recordOf(owner string, t Task) Record {
-	return Record{ID: t.ID, Owner: owner, Status: t.Status, Message: t.Message, Created: t.Created, Updated: t.Updated,
+func recordOf(replica, owner string, t Task) Record {
+	return Record{Replica: replica, ID: t.ID, Owner: owner, Status: t.Status, Message: t.Message, Created: t.Created, Updated: t.Updated,
 		TTL: t.TTL, Poll: t.Poll, Result: t.Result, ErrCode: t.ErrCode, ErrMessage: t.ErrMessage}
 }
 

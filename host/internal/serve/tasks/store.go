@@ -61,6 +61,10 @@ type Options struct {
 	// Shared, when set, holds every task's record for the other replicas
 	// (see the package doc).
 	Shared Shared
+	// Replica is this replica's id, written in its tasks' records: when
+	// Shared is also a Forwarder, a cancel another replica receives for
+	// one of them is forwarded here.
+	Replica string
 }
 
 // Task is a task as a client sees it.
@@ -252,7 +256,7 @@ func (s *Store) Create(ctx context.Context, owner string, w Wait, cancel context
 	if sh := s.o.Shared; sh != nil {
 		// The task must be readable everywhere before its handle is
 		// given out (extension, "Task Creation").
-		if err := put(ctx, sh, recordOf(owner, t), now); err != nil {
+		if err := put(ctx, sh, recordOf(s.o.Replica, owner, t), now); err != nil {
 			s.remove(e)
 			return Task{}, fmt.Errorf("tasks: the shared store did not take the task: %w", err)
 		}
@@ -327,9 +331,26 @@ func (s *Store) Fail(id string, code int, message string) {
 // Cancel ends owner's task id: its call's context is cancelled with
 // cause (so it leaves the fair queue at once and is never sent), and the
 // task is cancelled. A task already finished stays as it is (the
-// extension: cancellation may come too late). ErrNotFound when owner has
-// no such task here.
-func (s *Store) Cancel(owner, id string, cause error) error {
+// extension: cancellation may come too late). A task whose call runs on
+// another replica is cancelled there, when the shared store can forward
+// the cancel (Forwarder): Cancel returns once that replica has answered,
+// its call ended. ErrNotFound when owner has no such task, here or where
+// its record names.
+//
+// Local reports whether the call ran here: its caller then waits for the
+// call to return (the other replica's did, for a forwarded cancel).
+func (s *Store) Cancel(ctx context.Context, owner, id string, cause error) (local bool, err error) {
+	local, err = s.CancelHere(owner, id, cause)
+	if local || err != nil {
+		return local, err
+	}
+	return false, s.forwardCancel(ctx, owner, id, s.o.Now())
+}
+
+// CancelHere is Cancel for a task this replica holds, never forwarded:
+// found is false when it holds no task id; ErrNotFound when the task here
+// is another client's.
+func (s *Store) CancelHere(owner, id string, cause error) (found bool, err error) {
 	now := s.o.Now()
 	s.mu.Lock()
 	ended := s.sweepLocked(now)
@@ -337,7 +358,10 @@ func (s *Store) Cancel(owner, id string, cause error) error {
 	if e == nil || e.owner != owner {
 		s.mu.Unlock()
 		s.endAll(ended)
-		return ErrNotFound
+		if e != nil {
+			return false, ErrNotFound
+		}
+		return false, nil
 	}
 	var stop context.CancelCauseFunc
 	var t Task
@@ -353,6 +377,36 @@ func (s *Store) Cancel(owner, id string, cause error) error {
 	if stop != nil {
 		stop(cause)
 		s.write(e.owner, t)
+	}
+	return true, nil
+}
+
+// forwardCancel cancels owner's task id on the replica its shared record
+// names.
+func (s *Store) forwardCancel(ctx context.Context, owner, id string, now time.Time) error {
+	f, ok := s.o.Shared.(Forwarder)
+	if !ok || len(id) > maxID {
+		return ErrNotFound
+	}
+	r, ok, err := get(ctx, s.o.Shared, id)
+	switch {
+	case err != nil:
+		return fmt.Errorf("tasks: the shared store could not be read: %w", err)
+	case !ok || r.Owner != owner || !now.Before(r.Created.Add(r.TTL)):
+		return ErrNotFound
+	case Terminal(r.Status):
+		return nil // too late: it stays as it finished
+	case r.Replica == "" || r.Replica == s.o.Replica:
+		// Its call was here and is not any more (this replica
+		// restarted): nothing runs that a cancel could end.
+		return ErrNotFound
+	}
+	found, err := f.ForwardCancel(ctx, r.Replica, owner, id)
+	if err != nil {
+		return fmt.Errorf("tasks: cancelling task %s on replica %s: %w", id, r.Replica, err)
+	}
+	if !found {
+		return ErrNotFound
 	}
 	return nil
 }
@@ -430,7 +484,7 @@ func (s *Store) write(owner string, t Task) {
 	if s.o.Shared == nil {
 		return
 	}
-	put(context.Background(), s.o.Shared, recordOf(owner, t), s.o.Now())
+	put(context.Background(), s.o.Shared, recordOf(s.o.Replica, owner, t), s.o.Now())
 }
 
 // maxID bounds a task id a client sends: ids are 26 characters.

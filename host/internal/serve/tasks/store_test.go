@@ -96,14 +96,14 @@ func TestCancelEndsTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Cancel("client:b", tk.ID, errors.New("x")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Cancel(context.Background(), "client:b", tk.ID, errors.New("x")); !errors.Is(err, ErrNotFound) {
 		t.Errorf("another client's cancel: %v, want ErrNotFound", err)
 	}
 	if ctx.Err() != nil {
 		t.Fatal("another client's cancel ended the call")
 	}
 	why := errors.New("tasks/cancel")
-	if err := s.Cancel("client:a", tk.ID, why); err != nil {
+	if _, err := s.Cancel(context.Background(), "client:a", tk.ID, why); err != nil {
 		t.Fatal(err)
 	}
 	if context.Cause(ctx) != why {

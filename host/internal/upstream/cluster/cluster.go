@@ -96,6 +96,13 @@ type Cluster struct {
 	closed     bool
 	timer      sched.Timer
 
+	// cancels are the forwarded tasks/cancel this replica waits an
+	// answer to, by request id (tasks.go).
+	cancelMu   sync.Mutex
+	cancels    map[string]chan cancelAnswer
+	cancelSeq  uint64
+	cancelsSub bool // ServeCancels listens: answers can be heard
+
 	ps       *redis.PubSub
 	stopSub  chan struct{}
 	subDone  chan struct{}

@@ -19,7 +19,8 @@
 //     failed, cancelled), terminal ones never left;
 //   - a status message that says where the call waits: its place in the
 //     fair queue at a platform's limit and when it is expected to start
-//     there, or how many calls wait for an instance of its connector;
+//     there, or, still waiting for an instance of its connector, its
+//     place in that queue and where it puts it at the limit;
 //   - a poll interval from the limit's refill: the time the limit takes to
 //     refill one unit, times a quarter of the places ahead, between
 //     [MinPoll] and [MaxPoll];
@@ -28,7 +29,8 @@
 //     never sent to the platform);
 //   - a finished task kept for Keep after it finished (its ttlMs counts
 //     from its creation, as the extension has it), then forgotten; a task
-//     still working after MaxLife is cancelled.
+//     still working MaxLife past the start its queue expects for it is
+//     cancelled.
 //
 // The store has no timers and reads time only from Options.Now: it
 // expires what is due whenever it is used, so tests drive it in virtual
@@ -40,7 +42,8 @@
 // With Options.Shared set (the cluster's Redis), every change to a task is
 // written through to it, and a task this replica does not hold is read
 // from it: tasks/get answers on any replica, while the call itself runs on
-// the replica that created the task.
+// the replica that created the task. A shared store that is also a
+// [Forwarder] carries a cancel to that replica, named in the record.
 //
 // A Store is safe for concurrent use.
 package tasks

@@ -137,8 +137,9 @@ enabled = false
 [server]
 max_sessions = %d
 max_sessions_per_ip = %d
-# every finished task is read once more at the end of the run
-task_keep = "2h"
+# every finished task is read once more at the end of the run, which
+# lasts 2 h 47 m of virtual time at 10,000 calls
+task_keep = "6h"
 task_max_life = %q
 [connectors.obv]
 module = %q

@@ -28,5 +28,10 @@
 // session: a lone session may use every instance, as the seed asks ("if
 // there is only one session, it is allocated the entire space").
 //
+// A call that must not hold a goroutine while it waits (an MCP task:
+// thousands may wait) is queued with AcquireFunc, and its Ticket tells
+// its place in that fair order (sched.FairQueue.Order, numbered when
+// asked), so that its status can name it.
+//
 // An Admission is safe for concurrent use.
 package admission

@@ -8,10 +8,10 @@ import (
 )
 
 // A call may be admitted to its connector's instances before it enters
-// the invoke path: the MCP edge admits a call that may become a task on a
-// goroutine of its own, so that a task waiting for an instance waits with
-// a small stack (a few hundred bytes, not the 16 KiB the whole handler
-// chain grows to), and then runs the call with the instance it holds.
+// the invoke path: the MCP edge admits a call that may become a task with
+// admission.AcquireFunc, so that a task waiting for an instance holds no
+// goroutine at all (not the 16 KiB stack the whole handler chain grows
+// to), and then runs the call with the instance it holds.
 
 type instanceKey struct{}
 

@@ -468,8 +468,8 @@ func TestTasksAtScale(t *testing.T) {
 // 1,000 clients, reporting its figures: requests over the platform's
 // limit, the largest fairness deviation from the oracle (units), bytes
 // per waiting task, connections open while the tasks wait, and the
-// waiting tasks whose status names where they wait (numbered places at
-// the limit among them). Too heavy for make test; make bench runs it
+// waiting tasks whose status names where they wait (numbered places and
+// expected starts: all of them). Too heavy for make test; make bench runs it
 // once (-benchtime=1x). At 60 units a minute the 10,000 units take 2 h
 // 47 m of virtual time, longer than tasks.DefaultMaxLife: every task
 // lives until the start its queue expects for it and that hour beyond,

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/runtime/admission"
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
@@ -322,12 +323,13 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // leanRequest is req keeping of its extra only what the call reads
-// beyond this middleware: the authenticated client (TokenInfo) and the
-// client's address (ClientHeader, for a client without a session). The
-// call's goroutine keeps req for as long as the task waits, and the
-// POST's parsed headers (about 1.1 KB a task) and its stream's
-// CloseSSEStream (followPost, outside, has taken it already) would stay
-// with it.
+// beyond this middleware: the authenticated client (TokenInfo), the
+// client's address (ClientHeader, for a client without a session) and
+// when the client limits checked the request (inbound.CheckedHeader, for
+// the call's trace). A task's call keeps req for as long as the task
+// waits, and the POST's parsed headers (about 1.1 KB a task) and its
+// stream's CloseSSEStream (followPost, outside, has taken it already)
+// would stay with it.
 func leanRequest(req mcp.Request) mcp.Request {
 	r, ok := req.(*mcp.CallToolRequest)
 	if !ok || r.Extra == nil {
@@ -335,12 +337,20 @@ func leanRequest(req mcp.Request) mcp.Request {
 	}
 	lean := *r
 	extra := &mcp.RequestExtra{TokenInfo: r.Extra.TokenInfo}
-	if v := r.Extra.Header.Get(ClientHeader); v != "" {
-		extra.Header = http.Header{ClientHeader: {v}}
+	for _, k := range leanHeaders {
+		if v := r.Extra.Header.Get(k); v != "" {
+			if extra.Header == nil {
+				extra.Header = make(http.Header, len(leanHeaders))
+			}
+			extra.Header.Set(k, v)
+		}
 	}
 	lean.Extra = extra
 	return &lean
 }
+
+// leanHeaders are the request headers a task's call reads (leanRequest).
+var leanHeaders = []string{ClientHeader, inbound.CheckedHeader}
 
 // finishTask records the outcome of a task's call: a result (a tool error
 // included) completes it, a JSON-RPC error fails it.

@@ -108,6 +108,10 @@ func TestClientFeatureRequestsChecked(t *testing.T) {
 		{Message: strings.Repeat("x", connector.MaxElicitMessage+1)},
 		{Message: "m", RequestedSchema: json.RawMessage(`[1]`)},
 		{Message: "m", RequestedSchema: json.RawMessage(`{"type":"string"}`)},
+		// Keys: the host's own prefix, a character outside the set, too long.
+		{Message: "m", Key: "besluitbron-elicitation-1"},
+		{Message: "m", Key: "user name"},
+		{Message: "m", Key: strings.Repeat("k", connector.MaxInputKey+1)},
 	}
 	for _, r := range bad {
 		if _, err := sdk.Elicit(ctx, h, r); err == nil {
@@ -116,6 +120,9 @@ func TestClientFeatureRequestsChecked(t *testing.T) {
 	}
 	if n := len(h.Elicitations()); n != 0 {
 		t.Errorf("%d malformed elicitations reached the client", n)
+	}
+	if _, err := sdk.Elicit(ctx, h, connector.ElicitRequest{Message: "m", Key: "user_name"}); err != nil {
+		t.Errorf("an elicitation with a good key was refused: %v", err)
 	}
 	if _, err := sdk.Sample(ctx, h, connector.SampleRequest{MaxTokens: 10}); err == nil {
 		t.Error("a sampling request without messages was sent")

@@ -153,4 +153,14 @@ func TestManifestClientFeatures(t *testing.T) {
 		!strings.Contains(err.Error(), `client_features[2] "elicitation": declared twice`) {
 		t.Errorf("bad features: %v", err)
 	}
+	// A tool may require only features the manifest asks for.
+	m.ClientFeatures = []string{"elicitation"}
+	m.Tools[0].RequiresClient = []string{"sampling"}
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `tools[0].requires_client[0] "sampling": not among client_features`) {
+		t.Errorf("a required feature the manifest does not ask for: %v", err)
+	}
+	m.Tools[0].RequiresClient = []string{"elicitation"}
+	if err := m.Validate(); err != nil {
+		t.Errorf("a required feature the manifest asks for: %v", err)
+	}
 }

@@ -314,6 +314,15 @@ type Tool struct {
 	// CostNote tells an assistant what the call costs, so that it can pick
 	// the cheaper option when both give the answer.
 	CostNote string `json:"cost_note,omitempty"`
+	// RequiresClient are the client features (of the manifest's
+	// ClientFeatures) without which the tool cannot do its work, as the
+	// conformance fixture's test_missing_capability cannot without
+	// sampling. A client of MCP 2026-07-28 that did not declare one gets
+	// the protocol's MissingRequiredClientCapability error (-32021) and
+	// the tool does not run (basic/index.mdx, "Client Capabilities").
+	// A tool that can answer without asking (the organisation tools list
+	// the candidates) leaves it empty.
+	RequiresClient []string `json:"requires_client,omitempty"`
 }
 
 // ResourceTemplate declares MCP resources as besluitbron://<id>/... URIs.
@@ -570,6 +579,13 @@ func (m *Manifest) Validate() error {
 			bad("client_features[%d] %q: declared twice", i, f)
 		}
 		seen["feature:"+f] = true
+	}
+	for i, t := range m.Tools {
+		for j, f := range t.RequiresClient {
+			if !seen["feature:"+f] {
+				bad("tools[%d].requires_client[%d] %q: not among client_features", i, j, f)
+			}
+		}
 	}
 	if len(errs) == 0 {
 		return nil

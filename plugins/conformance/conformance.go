@@ -53,7 +53,7 @@ func Plugin() *sdk.Plugin {
 			// The suite's sampling and elicitation scenarios ask the
 			// client; conformance.toml grants all three.
 			ClientFeatures: []string{connector.FeatureElicitation, connector.FeatureSampling, connector.FeatureRoots},
-			Tools: []connector.Tool{
+			Tools: append([]connector.Tool{
 				tool("test_simple_text", "Returns a fixed text.", noArgs),
 				tool("test_image_content", "Returns a 1×1 red PNG image.", noArgs),
 				tool("test_audio_content", "Returns a short silent WAV clip.", noArgs),
@@ -76,7 +76,7 @@ func Plugin() *sdk.Plugin {
 				tool("test_elicitation_sep1330_enums", "Asks the user a form with every enum form (SEP-1330).", noArgs),
 				tool("test_reconnection", "Answers after about 300 ms, long enough for the host to close the call's stream and the client to resume it (SEP-1699).", noArgs),
 				tool("test_roots", "Lists the client's roots (roots/list).", noArgs),
-			},
+			}, mrtrTools()...),
 			Resources: []connector.ResourceTemplate{
 				{Name: "static-text", URITemplate: "besluitbron://conformance/static-text", Description: "A static text resource.", MIMEType: "text/plain", Tool: "read_static_text"},
 				{Name: "watched-resource", URITemplate: "besluitbron://conformance/watched-resource", Description: "A resource clients may subscribe to.", MIMEType: "text/plain", Tool: "read_watched_resource", Subscribable: true},
@@ -110,7 +110,7 @@ func Plugin() *sdk.Plugin {
 				},
 			},
 		},
-		Tools: map[string]sdk.ToolFunc{
+		Tools: withFuncs(mrtrFuncs(), map[string]sdk.ToolFunc{
 			"test_simple_text": fixed(connector.CallResult{Text: simpleText}),
 			"test_image_content": fixed(connector.CallResult{Content: []connector.Content{
 				{Type: connector.ContentImage, Data: img, MIMEType: "image/png"}}}),
@@ -139,8 +139,16 @@ func Plugin() *sdk.Plugin {
 			"test_elicitation_sep1330_enums":    elicitForm(sep1330Schema),
 			"test_reconnection":                 reconnection,
 			"test_roots":                        roots,
-		},
+		}),
 	}
+}
+
+// withFuncs is fs with more's tools added.
+func withFuncs(more, fs map[string]sdk.ToolFunc) map[string]sdk.ToolFunc {
+	for name, f := range more {
+		fs[name] = f
+	}
+	return fs
 }
 
 // fixed is a tool without arguments answering res.

@@ -65,6 +65,10 @@ type Options struct {
 	// Now is the clock the cache's validity is read on, for the ttlMs of
 	// resource reads (cacheable.go); nil: the system's.
 	Now func() time.Time
+	// RequestStateKey seals the requestState of multi-round calls of MCP
+	// 2026-07-28 clients (requeststate.go); replicas share one so that a
+	// round answers on any of them. Empty: a random key for this process.
+	RequestStateKey []byte
 	// Tasks, when set, lets a tool call that must wait at a platform's
 	// limit become an MCP task for a client that declared the tasks
 	// extension, and serves tasks/get, tasks/update and tasks/cancel
@@ -95,6 +99,8 @@ type Server struct {
 	watches map[string]*watch
 	// taskRuns are the calls running as tasks here, by task id (tasks.go).
 	taskRuns sync.Map
+	// state seals the requestState of multi-round calls (requeststate.go).
+	state *stateCodec
 }
 
 type toolEntry struct {
@@ -135,6 +141,10 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Tasks != nil {
 		taskCapabilities(uo)
+	}
+	var err error
+	if s.state, err = newStateCodec(o.RequestStateKey, o.Now); err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	s.unified = mcp.NewServer(impl, uo)
 	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)

@@ -52,8 +52,11 @@ type stateCodec struct {
 }
 
 // newStateCodec returns a codec sealing with key, or with 32 random
-// bytes when key is empty (the state then answers only on this process;
-// replicas share a key through server.request_state_key).
+// bytes when key is empty. The host passes none yet, so a state answers
+// only on the process that sealed it: behind replicas without sticky
+// routing, a round reaching another replica is refused (-32602) and the
+// client starts the call over. A key shared through the configuration
+// or Redis is the way to lift that.
 func newStateCodec(key []byte, now func() time.Time) (*stateCodec, error) {
 	if len(key) == 0 {
 		key = make([]byte, 32)

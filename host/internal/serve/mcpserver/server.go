@@ -66,8 +66,8 @@ type Options struct {
 	// resource reads (cacheable.go); nil: the system's.
 	Now func() time.Time
 	// RequestStateKey seals the requestState of multi-round calls of MCP
-	// 2026-07-28 clients (requeststate.go); replicas share one so that a
-	// round answers on any of them. Empty: a random key for this process.
+	// 2026-07-28 clients (requeststate.go); replicas given one key would
+	// answer each other's rounds. Empty: a random key for this process.
 	RequestStateKey []byte
 	// Tasks, when set, lets a tool call that must wait at a platform's
 	// limit become an MCP task for a client that declared the tasks

@@ -168,7 +168,7 @@ type sessionClient struct{ ss *mcp.ServerSession }
 // firstAskingFreeVersion is the first protocol version on which a server
 // may not send a request of its own during a call (it returns the
 // question in the call's result instead, SEP-2322's multi round-trip
-// requests, which this host does not speak yet).
+// requests: mrtr.go).
 const firstAskingFreeVersion = "2026-07-28"
 
 // capable returns nil when the client declared feature and its protocol

@@ -42,6 +42,8 @@ type taskResult struct {
 	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	Error          *taskError      `json:"error,omitempty"`
+	// InputRequests are an input_required task's questions.
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
 // taskError is a failed task's JSON-RPC error.
@@ -65,6 +67,8 @@ func taskWire(t tasks.Task, resultType string) *taskResult {
 		r.Result = t.Result
 	case tasks.Failed:
 		r.Error = &taskError{Code: t.ErrCode, Message: t.ErrMessage}
+	case tasks.InputRequired:
+		r.InputRequests = t.InputRequests
 	}
 	return r
 }
@@ -122,10 +126,11 @@ func (s *Server) tasksGet(ctx context.Context, ss *mcp.ServerSession, p *taskPar
 	return taskWire(t, "complete"), nil
 }
 
-// tasksUpdate acknowledges input for a task. This server asks nothing of
-// a task's client (a call that would ask its client does not become a
-// task), so no key is ever outstanding and every response is ignored, as
-// the extension has it for keys not outstanding ("Task Update Requests").
+// tasksUpdate hands a task's call the client's answers to its questions
+// (taskCall.deliver) and acknowledges with an empty result ("Task Update
+// Requests"): the task's new state is for the next tasks/get. Answers for
+// keys not outstanding are ignored. A task held by another replica has
+// no call here to answer; its answers are ignored the same way.
 func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *updateParams) (*ackResult, error) {
 	owner, err := taskOwner(ctx, methodTasksUpdate, ss, p.GetMeta(), p.TaskID)
 	if err != nil {
@@ -133,6 +138,9 @@ func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *upda
 	}
 	if _, err := s.o.Tasks.Get(ctx, owner, p.TaskID); err != nil {
 		return nil, notFound(methodTasksUpdate, p.TaskID, err)
+	}
+	if v, ok := s.taskRuns.Load(p.TaskID); ok {
+		v.(*taskCall).deliver(p.InputResponses)
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

@@ -58,6 +58,8 @@ type Record struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	ErrCode    int             `json:"errCode,omitempty"`
 	ErrMessage string          `json:"errMessage,omitempty"`
+	// InputRequests are an input_required task's questions.
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
 // Expires is when the record may be forgotten: its TTL from creation.
@@ -65,10 +67,10 @@ func (r Record) Expires() time.Time { return r.Created.Add(r.TTL) }
 
 func recordOf(owner string, t Task) Record {
 	return Record{ID: t.ID, Owner: owner, Status: t.Status, Message: t.Message, Created: t.Created, Updated: t.Updated,
-		TTL: t.TTL, Poll: t.Poll, Result: t.Result, ErrCode: t.ErrCode, ErrMessage: t.ErrMessage}
+		TTL: t.TTL, Poll: t.Poll, Result: t.Result, ErrCode: t.ErrCode, ErrMessage: t.ErrMessage, InputRequests: t.InputRequests}
 }
 
 func (r Record) task() Task {
 	return Task{ID: r.ID, Status: r.Status, Message: r.Message, Created: r.Created, Updated: r.Updated,
-		TTL: r.TTL, Poll: r.Poll, Result: r.Result, ErrCode: r.ErrCode, ErrMessage: r.ErrMessage}
+		TTL: r.TTL, Poll: r.Poll, Result: r.Result, ErrCode: r.ErrCode, ErrMessage: r.ErrMessage, InputRequests: r.InputRequests}
 }

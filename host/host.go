@@ -339,7 +339,7 @@ func (h *Host) buildEdges(context.Context) error {
 	plan := h.plan
 	var plats []mcpserver.Platform
 	for i, p := range h.platforms {
-		plats = append(plats, mcpserver.Platform{Platform: h.engine.Platforms()[i], ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase})
+		plats = append(plats, mcpserver.Platform{Platform: h.engine.Platforms()[i], ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase, Grant: p.Config.Grant})
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version:       h.o.Version,

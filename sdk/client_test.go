@@ -163,4 +163,17 @@ func TestManifestClientFeatures(t *testing.T) {
 	if err := m.Validate(); err != nil {
 		t.Errorf("a required feature the manifest asks for: %v", err)
 	}
+	// A prompt may ask a checked form, and only with elicitation asked for.
+	m.Prompts = []connector.Prompt{{Name: "p", Template: "{{context}}", Ask: &connector.ElicitRequest{Message: "Context?", Key: "user_context"}}}
+	if err := m.Validate(); err != nil {
+		t.Errorf("a prompt asking a form: %v", err)
+	}
+	m.Prompts[0].Ask.Key = "besluitbron-x"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "prompts[0].ask: elicitation: key") {
+		t.Errorf("a prompt asking under the host's prefix: %v", err)
+	}
+	m.Prompts[0].Ask.Key, m.ClientFeatures, m.Tools[0].RequiresClient = "", nil, nil
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "prompts[0].ask: the manifest does not ask for elicitation") {
+		t.Errorf("a prompt asking without elicitation: %v", err)
+	}
 }

@@ -102,6 +102,14 @@ func Plugin() *sdk.Plugin {
 					},
 				},
 				{
+					// input-required-result-non-tool-request: a prompt
+					// that needs the user's input before it is filled.
+					Name: "test_input_required_result_prompt", Description: "A prompt that asks the user for its context first.",
+					Ask: &connector.ElicitRequest{Key: "user_context", Message: "What context should the prompt use?",
+						RequestedSchema: json.RawMessage(`{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}`)},
+					Template: "Answer with this context in mind: {{context}}",
+				},
+				{
 					Name: "test_prompt_with_image", Description: "A prompt with an image.",
 					Messages: []connector.PromptMessage{
 						{Role: "user", Content: connector.Content{Type: connector.ContentImage, Data: img, MIMEType: "image/png"}},

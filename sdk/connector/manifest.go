@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -351,6 +352,15 @@ type Prompt struct {
 	Template    string           `json:"template,omitempty"`
 	// Messages, when set, replace Template.
 	Messages []PromptMessage `json:"messages,omitempty"`
+	// Ask, when set, is a form the host asks the user (elicitation)
+	// before the prompt is filled: each string field of the answer fills
+	// {{field}} as an argument does (an argument of the same name wins).
+	// The manifest must ask for elicitation (ClientFeatures) and the
+	// admin must grant it; a client that cannot be asked gets an error
+	// saying so. A client of MCP 2026-07-28 gets the form in the
+	// prompts/get result (input_required) under Ask.Key, or under
+	// "besluitbron-elicitation-1" when it is empty.
+	Ask *ElicitRequest `json:"ask,omitempty"`
 }
 
 // PromptMessage is one message of a [Prompt]'s conversation.
@@ -551,6 +561,14 @@ func (m *Manifest) Validate() error {
 	for i, p := range m.Prompts {
 		if !namePattern.MatchString(p.Name) {
 			bad("prompts[%d].name %q: want lower-case letters, digits, _", i, p.Name)
+		}
+		if p.Ask != nil {
+			if err := p.Ask.Validate(); err != nil {
+				bad("prompts[%d].ask: %v", i, err)
+			}
+			if !slices.Contains(m.ClientFeatures, FeatureElicitation) {
+				bad("prompts[%d].ask: the manifest does not ask for elicitation (client_features)", i)
+			}
 		}
 		switch {
 		case p.Template == "" && len(p.Messages) == 0:

@@ -126,3 +126,41 @@ func TestRequestStateCarriesEarlierAnswersAndIsSealed(t *testing.T) {
 		t.Errorf("a tool requiring sampling, client without it: %v; want -32021 naming sampling", m)
 	}
 }
+
+// A prompt with a form (connector.Prompt.Ask), asked by a 2026-07-28
+// client: the first prompts/get is input_required with the form under its
+// key, the second, with the answer, is the prompt filled with it; a
+// client that declared no elicitation gets -32021.
+func TestModernPromptAsksInItsResult(t *testing.T) {
+	p := twoStepPlugin()
+	p.Manifest.Prompts = []connector.Prompt{{Name: "ctx", Description: "d", Template: "Context: {{context}}",
+		Ask: &connector.ElicitRequest{Key: "user_context", Message: "Which context?"}}}
+	s, err := New(Options{Version: "test", Platforms: []Platform{{Platform: &invoke.Platform{Manifest: p.Manifest, Connector: p, Host: &validityHost{now: time.Now()}, Stamp: "v1"},
+		Grant: []string{connector.FeatureElicitation}}}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	defer srv.Close()
+	h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "prompts/get", "Mcp-Name": "demo_ctx"}
+	meta := func(caps string) string {
+		return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+	}
+	_, m := modernPost(t, srv.URL+"/mcp/unified/v1", h, `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"demo_ctx",`+meta(`{"elicitation":{}}`)+`}}`)
+	res, _ := m["result"].(map[string]any)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	if res["resultType"] != "input_required" || reqs["user_context"] == nil {
+		t.Fatalf("first prompts/get: %v; want input_required asking user_context", m)
+	}
+	_, m = modernPost(t, srv.URL+"/mcp/unified/v1", h, `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"demo_ctx",`+
+		`"inputResponses":{"user_context":{"action":"accept","content":{"context":"budgets"}}},`+meta(`{"elicitation":{}}`)+`}}`)
+	res, _ = m["result"].(map[string]any)
+	b, _ := json.Marshal(res["messages"])
+	if res["resultType"] != "complete" || !strings.Contains(string(b), "Context: budgets") {
+		t.Fatalf("second prompts/get: %v; want the prompt filled with the answer", m)
+	}
+	_, m = modernPost(t, srv.URL+"/mcp/unified/v1", h, `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"demo_ctx",`+meta(`{}`)+`}}`)
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32021) {
+		t.Errorf("a client without elicitation: %v; want -32021", m)
+	}
+}

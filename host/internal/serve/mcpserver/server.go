@@ -32,6 +32,11 @@ type Platform struct {
 	// ResourceBase, when set, replaces "besluitbron://<id>/" at the start
 	// of the connector's resource URIs as clients see them.
 	ResourceBase string
+	// Grant are the client features the admin granted the connector
+	// (connectors.<id>.grant). The runtimes check a tool's asking; the
+	// host reads it here for what it asks itself, a prompt's form
+	// (connector.Prompt.Ask).
+	Grant []string
 }
 
 // Options configure a Server.

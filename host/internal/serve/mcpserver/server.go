@@ -151,6 +151,7 @@ func New(o Options) (*Server, error) {
 	if s.state, err = newStateCodec(o.RequestStateKey, o.Now); err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
+	fixedLists(uo, len(o.Platforms) > 0 && slices.ContainsFunc(o.Platforms, func(p Platform) bool { return len(p.Manifest.Prompts) > 0 }))
 	s.unified = mcp.NewServer(impl, uo)
 	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)
 	if err := s.addTasks(s.unified); err != nil {
@@ -171,6 +172,7 @@ func New(o Options) (*Server, error) {
 		if o.Tasks != nil {
 			taskCapabilities(oo)
 		}
+		fixedLists(oo, len(p.Manifest.Prompts) > 0)
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
 		one.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)
 		if err := s.addTasks(one); err != nil {
@@ -227,6 +229,25 @@ func New(o Options) (*Server, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// fixedLists advertises the tools (and, when the address has any, the
+// prompts) without listChanged: the host registers every tool and prompt
+// before any client connects and never changes them while it runs, so
+// it never sends notifications/tools/list_changed or
+// prompts/list_changed, and a client (the conformance suite's
+// server-stateless, which waits for one on a subscriptions/listen
+// stream) should not expect any. The go-sdk would otherwise infer
+// {"listChanged": true} from the first tool added.
+func fixedLists(o *mcp.ServerOptions, prompts bool) {
+	if o.Capabilities == nil {
+		// The go-sdk's default when none are given.
+		o.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	}
+	o.Capabilities.Tools = &mcp.ToolCapabilities{}
+	if prompts {
+		o.Capabilities.Prompts = &mcp.PromptCapabilities{}
+	}
+}
 
 // subscribable says whether the unified address has a resource that
 // can be subscribed to.

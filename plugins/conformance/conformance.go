@@ -25,13 +25,26 @@ const (
 
 const noArgs = `{"type":"object","properties":{},"additionalProperties":false}`
 
-// schema2020 is the input schema of json_schema_2020_12_tool: the suite
-// checks that $schema, $defs and additionalProperties reach the client.
+// schema2020 is the input schema of json_schema_2020_12_tool, the suite's
+// fixture as written (suite 0.2.0's json-schema-2020-12): the suite checks
+// that $schema, $defs and additionalProperties (SEP-1613) and the
+// composition, conditional and $anchor keywords (SEP-2106) reach the
+// client untouched.
 const schema2020 = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
-  "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-  "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+  "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+  "properties": {
+    "name": {"type": "string"},
+    "address": {"$ref": "#/$defs/address"},
+    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+    "phone": {"type": "string"},
+    "email": {"type": "string"}
+  },
+  "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+  "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+  "then": {"required": ["phone"]},
+  "else": {"required": ["email"]},
   "additionalProperties": false
 }`
 

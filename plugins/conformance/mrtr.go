@@ -38,6 +38,10 @@ func mrtrTools() []connector.Tool {
 		missing,
 		tool("test_streaming_elicitation", "Asks the user a question (the answer of a 2026-07-28 call is its input_required result, never a request on the stream)."),
 		tool("test_logging_tool", "Logs a line at info level; a 2026-07-28 client that set no log level gets no notification."),
+		// The tasks scenarios' synchronous tool: answered at once, never a
+		// task (the host makes a task only of a call that waits).
+		{Name: "greet", Description: "Greets a name: Hello, {name}!",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`)},
 	}
 }
 
@@ -54,6 +58,15 @@ func mrtrFuncs() map[string]sdk.ToolFunc {
 		"test_input_required_result_capabilities":    askWhatCan,
 		"test_missing_capability":                    askModel,
 		"test_streaming_elicitation":                 askName(""),
+		"greet": func(_ context.Context, _ connector.Host, args json.RawMessage) (any, error) {
+			var a struct {
+				Name string `json:"name"`
+			}
+			if err := sdk.DecodeArgs(args, &a); err != nil {
+				return nil, err
+			}
+			return connector.CallResult{Text: "Hello, " + a.Name + "!"}, nil
+		},
 		"test_logging_tool": func(ctx context.Context, h connector.Host, _ json.RawMessage) (any, error) {
 			h.Log(ctx, connector.LevelInfo, "test_logging_tool ran")
 			return connector.CallResult{Text: "Logged one line at info level."}, nil

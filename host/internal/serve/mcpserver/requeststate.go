@@ -33,13 +33,17 @@ import (
 // state answers a connector's questions as if the user had. It is sealed
 // with HMAC-SHA256 under the server's key and bound to the method, the
 // tool and its arguments (a state cannot answer another call's questions)
-// and to an expiry; a state that fails any check is refused with
+// and to the principal it is charged to (callinfo.ChargedTo: a named
+// client, an OAuth subject, else the client's address), with an expiry,
+// the three measures mrtr.mdx's "Request State" lists against replay; a
+// state that fails any check is refused with
 // -32602 (invalid params), which is what the conformance suite's
 // tampered-state scenario asks for. Its size is bounded by stateMax.
 
 // stateLife is how long a round's requestState answers the next: enough
-// for a person to read a question and answer it.
-const stateLife = time.Hour
+// for a person to read a question and answer it, short as mrtr.mdx asks
+// ("a short expiry").
+const stateLife = 15 * time.Minute
 
 // stateMax bounds a sealed requestState, in bytes: the answers of a few
 // forms. A round whose answers would not fit ends with a tool error.
@@ -72,11 +76,12 @@ func newStateCodec(key []byte, now func() time.Time) (*stateCodec, error) {
 
 // stateBody is a requestState before sealing.
 type stateBody struct {
-	Method  string                     `json:"m"`
-	Name    string                     `json:"n"`
-	Args    string                     `json:"a"` // SHA-256 of the compacted arguments, base64
-	Expires int64                      `json:"x"` // Unix milliseconds
-	Answers map[string]json.RawMessage `json:"r,omitempty"`
+	Principal string                     `json:"p"`
+	Method    string                     `json:"m"`
+	Name      string                     `json:"n"`
+	Args      string                     `json:"a"` // SHA-256 of the compacted arguments, base64
+	Expires   int64                      `json:"x"` // Unix milliseconds
+	Answers   map[string]json.RawMessage `json:"r,omitempty"`
 }
 
 // argsDigest is the digest that binds a state to a call's arguments;
@@ -99,10 +104,10 @@ func (c *stateCodec) mac(body []byte) []byte {
 	return h.Sum(nil)
 }
 
-// seal returns the requestState carrying answers for the call of method
-// on name with args.
-func (c *stateCodec) seal(method, name string, args json.RawMessage, answers map[string]mcp.InputResponse) (string, error) {
-	b := stateBody{Method: method, Name: name, Args: argsDigest(args), Expires: c.now().Add(stateLife).UnixMilli()}
+// seal returns the requestState carrying answers for principal's call of
+// method on name with args.
+func (c *stateCodec) seal(principal, method, name string, args json.RawMessage, answers map[string]mcp.InputResponse) (string, error) {
+	b := stateBody{Principal: principal, Method: method, Name: name, Args: argsDigest(args), Expires: c.now().Add(stateLife).UnixMilli()}
 	for k, a := range answers {
 		raw, err := json.Marshal(a)
 		if err != nil {
@@ -127,10 +132,10 @@ func (c *stateCodec) seal(method, name string, args json.RawMessage, answers map
 // errBadState is why a requestState was refused.
 var errBadState = errors.New("requestState failed its integrity check")
 
-// open returns the answers a requestState carries for the call of method
-// on name with args, or a -32602 error when it was not sealed here for
-// that call or has expired. An empty state carries nothing.
-func (c *stateCodec) open(method, name string, args json.RawMessage, state string) (mcp.InputResponseMap, error) {
+// open returns the answers a requestState carries for principal's call
+// of method on name with args, or a -32602 error when it was not sealed
+// here for that call or has expired. An empty state carries nothing.
+func (c *stateCodec) open(principal, method, name string, args json.RawMessage, state string) (mcp.InputResponseMap, error) {
 	if state == "" {
 		return nil, nil
 	}
@@ -154,6 +159,8 @@ func (c *stateCodec) open(method, name string, args json.RawMessage, state strin
 		return nil, refuse("malformed")
 	}
 	switch {
+	case b.Principal != principal:
+		return nil, refuse("issued to another client")
 	case b.Method != method || b.Name != name || b.Args != argsDigest(args):
 		return nil, refuse("issued for another call")
 	case c.now().UnixMilli() > b.Expires:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -63,7 +64,14 @@ func TestRequestStateCarriesEarlierAnswersAndIsSealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	// The client's address, which a modern call is charged to, from a
+	// test header: two clients from one test.
+	srv := httptest.NewServer(s.Handler(HTTPOptions{ClientAddr: func(r *http.Request) string {
+		if a := r.Header.Get("X-Test-Addr"); a != "" {
+			return a
+		}
+		return RemoteIP(r)
+	}}))
 	defer srv.Close()
 	h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "demo_steps"}
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
@@ -112,6 +120,9 @@ func TestRequestStateCarriesEarlierAnswersAndIsSealed(t *testing.T) {
 	answer := `"inputResponses":{"step2":{"action":"accept","content":{"color":"red"}}},`
 	refused("tampered", call("4", `{"x":1}`, answer+`"requestState":"`+s2+`-TAMPERED",`))
 	refused("other arguments", call("5", `{"x":2}`, answer+`"requestState":"`+s2+`",`))
+	h["X-Test-Addr"] = "203.0.113.9" // another client
+	refused("another client", call("5", `{"x":1}`, answer+`"requestState":"`+s2+`",`))
+	delete(h, "X-Test-Addr")
 	mu.Lock()
 	now = now.Add(stateLife + time.Second)
 	mu.Unlock()

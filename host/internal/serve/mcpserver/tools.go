@@ -121,7 +121,7 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 					return nil, err
 				}
 				var err error
-				if carried, err = s.state.open("tools/call", req.Params.Name, req.Params.Arguments, req.Params.RequestState); err != nil {
+				if carried, err = s.state.open(info.Session, "tools/call", req.Params.Name, req.Params.Arguments, req.Params.RequestState); err != nil {
 					return nil, err
 				}
 			}
@@ -129,7 +129,7 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 			info.Client, rt = clientOf(req, carried)
 			if rt != nil {
 				rt.seal = func(used map[string]mcp.InputResponse) (string, error) {
-					return s.state.seal("tools/call", req.Params.Name, req.Params.Arguments, used)
+					return s.state.seal(info.Session, "tools/call", req.Params.Name, req.Params.Arguments, used)
 				}
 			}
 			ctx = withRoundTrip(ctx, rt)

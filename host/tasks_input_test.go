@@ -68,7 +68,7 @@ func (c *modernTaskClient) call(method, name, params string) rpcReply {
 // listing both; an answer under another key is ignored (still
 // input_required); the answer picking Bergen (Limburg) through
 // tasks/update resumes it, and it completes with Limburg's results only.
-// The extension's draft, "Input Required" and "Task Update Requests".
+// The extension's overview, "Mid-flight input", and its draft, "Task Update Requests".
 func TestTaskAsksItsClientThroughInputRequired(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the ori connector")

@@ -320,7 +320,7 @@ type Tool struct {
 	// conformance fixture's test_missing_capability cannot without
 	// sampling. A client of MCP 2026-07-28 that did not declare one gets
 	// the protocol's MissingRequiredClientCapability error (-32021) and
-	// the tool does not run (basic/index.mdx, "Client Capabilities").
+	// the tool does not run (basic/index.mdx, under "_meta").
 	// A tool that can answer without asking (the organisation tools list
 	// the candidates) leaves it empty.
 	RequiresClient []string `json:"requires_client,omitempty"`

@@ -17,7 +17,7 @@ import (
 )
 
 // requestState: what a multi-round call carries from one round to the
-// next (basic/patterns/mrtr.mdx, "Request State").
+// next (basic/patterns/mrtr.mdx, "Server Requirements").
 //
 // A call that asks runs again from its start with the client's answers
 // (mrtr.go), so each round must have every answer its questions need. The
@@ -35,7 +35,7 @@ import (
 // tool and its arguments (a state cannot answer another call's questions)
 // and to the principal it is charged to (callinfo.ChargedTo: a named
 // client, an OAuth subject, else the client's address), with an expiry,
-// the three measures mrtr.mdx's "Request State" lists against replay; a
+// the three measures mrtr.mdx's "Server Requirements" list against replay; a
 // state that fails any check is refused with
 // -32602 (invalid params), which is what the conformance suite's
 // tampered-state scenario asks for. Its size is bounded by stateMax.

@@ -139,7 +139,7 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 }
 
 // requiredClient is the MissingRequiredClientCapability error (-32021,
-// MCP 2026-07-28 basic/index.mdx, "Client Capabilities") of a call to a
+// MCP 2026-07-28 basic/index.mdx, under "_meta") of a call to a
 // tool that cannot work without a client feature its client did not
 // declare (connector.Tool.RequiresClient), nil when it has them all. The
 // error's data names the capabilities as a ClientCapabilities object.

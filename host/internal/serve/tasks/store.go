@@ -76,7 +76,8 @@ type Task struct {
 	ErrCode    int
 	ErrMessage string
 	// InputRequests are the questions an InputRequired task waits on, as
-	// the JSON of an inputRequests map (extension, "Input Required").
+	// the JSON of an inputRequests map (the extension's overview, "Task
+	// lifecycle": "See inputRequests").
 	InputRequests json.RawMessage
 }
 

@@ -163,6 +163,15 @@ func TestManifestClientFeatures(t *testing.T) {
 	if err := m.Validate(); err != nil {
 		t.Errorf("a required feature the manifest asks for: %v", err)
 	}
+	// A tool's task support is one of two words.
+	m.Tools[0].Task = "sometimes"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `tools[0].task "sometimes"`) {
+		t.Errorf("an unknown task value: %v", err)
+	}
+	m.Tools[0].Task = connector.TaskRequired
+	if err := m.Validate(); err != nil {
+		t.Errorf("task required: %v", err)
+	}
 	// A prompt may ask a checked form, and only with elicitation asked for.
 	m.Prompts = []connector.Prompt{{Name: "p", Template: "{{context}}", Ask: &connector.ElicitRequest{Message: "Context?", Key: "user_context"}}}
 	if err := m.Validate(); err != nil {

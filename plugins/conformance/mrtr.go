@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/besluitbron/besluitbron/sdk"
 	"github.com/besluitbron/besluitbron/sdk/connector"
@@ -38,6 +39,15 @@ func mrtrTools() []connector.Tool {
 		missing,
 		tool("test_streaming_elicitation", "Asks the user a question (the answer of a 2026-07-28 call is its input_required result, never a request on the stream)."),
 		tool("test_logging_tool", "Logs a line at info level; a 2026-07-28 client that set no log level gets no notification."),
+		// The tasks scenarios' tools. slow_compute and confirm_delete are
+		// tasks at once for a client that declared the extension;
+		// failing_job runs only as one.
+		{Name: "slow_compute", Description: "Works for the given number of seconds, then answers.", Task: connector.TaskOptional,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":120},"label":{"type":"string"}},"required":["seconds"],"additionalProperties":false}`)},
+		{Name: "failing_job", Description: "Runs as a task and ends in a tool error.", Task: connector.TaskRequired,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"label":{"type":"string"}},"additionalProperties":true}`)},
+		{Name: "confirm_delete", Description: "Asks the user to confirm a deletion (as a task: input_required), then answers.", Task: connector.TaskOptional,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"item":{"type":"string"},"label":{"type":"string"}},"additionalProperties":true}`)},
 		// The tasks scenarios' synchronous tool: answered at once, never a
 		// task (the host makes a task only of a call that waits).
 		{Name: "greet", Description: "Greets a name: Hello, {name}!",
@@ -58,6 +68,29 @@ func mrtrFuncs() map[string]sdk.ToolFunc {
 		"test_input_required_result_capabilities":    askWhatCan,
 		"test_missing_capability":                    askModel,
 		"test_streaming_elicitation":                 askName(""),
+		"slow_compute": func(_ context.Context, _ connector.Host, args json.RawMessage) (any, error) {
+			var a struct {
+				Seconds float64 `json:"seconds"`
+				Label   string  `json:"label"`
+			}
+			if err := sdk.DecodeArgs(args, &a); err != nil {
+				return nil, err
+			}
+			// The guest's sleep is the only clock it has (reconnection).
+			time.Sleep(time.Duration(a.Seconds * float64(time.Second)))
+			return connector.CallResult{Text: fmt.Sprintf("computed %s after %g s", a.Label, a.Seconds)}, nil
+		},
+		"failing_job": func(context.Context, connector.Host, json.RawMessage) (any, error) {
+			return nil, errors.New("failing_job failed, as it always does")
+		},
+		"confirm_delete": func(ctx context.Context, h connector.Host, _ json.RawMessage) (any, error) {
+			res, err := sdk.Elicit(ctx, h, connector.ElicitRequest{Key: "confirm", Message: "Delete the item?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}}}`)})
+			if err != nil {
+				return nil, err
+			}
+			return connector.CallResult{Text: fmt.Sprintf("delete: action=%s, content=%s", res.Action, content(res))}, nil
+		},
 		"greet": func(_ context.Context, _ connector.Host, args json.RawMessage) (any, error) {
 			var a struct {
 				Name string `json:"name"`

@@ -324,7 +324,21 @@ type Tool struct {
 	// A tool that can answer without asking (the organisation tools list
 	// the candidates) leaves it empty.
 	RequiresClient []string `json:"requires_client,omitempty"`
+	// Task says when a call becomes an MCP task (the extension
+	// io.modelcontextprotocol/tasks) for a client that declared it:
+	// empty when it waits (at a platform's limit, for an instance: the
+	// host decides, and a call with room answers at once); TaskOptional
+	// at once, for a tool whose own work takes long whatever the limits;
+	// TaskRequired at once, and a request without the extension is
+	// refused (-32021) instead of run.
+	Task string `json:"task,omitempty"`
 }
+
+// Values of [Tool.Task].
+const (
+	TaskOptional = "optional"
+	TaskRequired = "required"
+)
 
 // ResourceTemplate declares MCP resources as besluitbron://<id>/... URIs.
 // Reading a resource calls Tool with the template's variables as arguments.
@@ -599,6 +613,9 @@ func (m *Manifest) Validate() error {
 		seen["feature:"+f] = true
 	}
 	for i, t := range m.Tools {
+		if t.Task != "" && t.Task != TaskOptional && t.Task != TaskRequired {
+			bad("tools[%d].task %q: want %q, %q or none", i, t.Task, TaskOptional, TaskRequired)
+		}
 		for j, f := range t.RequiresClient {
 			if !seen["feature:"+f] {
 				bad("tools[%d].requires_client[%d] %q: not among client_features", i, j, f)

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 )
@@ -103,6 +104,19 @@ func taskOwner(ctx context.Context, method string, ss *mcp.ServerSession, meta m
 		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + ": params.taskId is missing; give the taskId the tools/call answered with"}
 	}
 	extra, _ := ctx.Value(taskExtraKey{}).(*mcp.RequestExtra)
+	// A 2026-07-28 request names its task in the Mcp-Name header too, for
+	// routing (the extension's "Streamable HTTP: Routing Headers"); a
+	// header that disagrees with the body is refused as the transport's
+	// "Server Validation" has it (HeaderMismatch), so a load balancer
+	// routing by it and the server never act on two different tasks.
+	if extra != nil && extra.Header != nil && extra.Header.Get(inbound.ProtocolVersionHeader) >= inbound.FirstModernVersion {
+		if n := extra.Header.Get("Mcp-Name"); n != "" {
+			if v, ok := inbound.DecodeHeaderValue(n); !ok || v != id {
+				return "", &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: fmt.Sprintf(
+					"%s: the Mcp-Name header %s does not match params.taskId %s", method, invoke.QuoteName(n), invoke.QuoteName(id))}
+			}
+		}
+	}
 	return sessionOf(ctx, ss, extra), nil
 }
 

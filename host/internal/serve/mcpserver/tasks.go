@@ -182,7 +182,12 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		case method == methodTasksGet || method == methodTasksUpdate || method == methodTasksCancel:
 			return next(context.WithValue(ctx, taskExtraKey{}, req.GetExtra()), method, req)
-		case method != "tools/call" || !TasksDeclared(req):
+		case method != "tools/call":
+			return next(ctx, method, req)
+		case !TasksDeclared(req):
+			if e := s.calledTool(req); e != nil && e.t.Def.Task == connector.TaskRequired {
+				return nil, taskRequired(e.name)
+			}
 			return next(ctx, method, req)
 		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
@@ -194,6 +199,13 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		tc := &taskCall{store: s.o.Tasks, waiting: make(chan struct{}), ended: make(chan struct{})}
 		cctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCallKey{}, tc))
 		done := make(chan callOutcome, 1)
+		if e := s.calledTool(req); e != nil && e.t.Def.Task != "" {
+			// A tool whose own work takes long is a task at once
+			// (connector.Tool.Task): the server is the sole decider.
+			tc.mu.Lock()
+			tc.signalLocked(true)
+			tc.mu.Unlock()
+		}
 		go func() {
 			defer close(tc.ended)
 			cctx, release := s.admitTask(cctx, tc, owner, req)
@@ -482,6 +494,25 @@ func (s *Server) admitTask(ctx context.Context, tc *taskCall, owner string, req 
 		return ctx, func() {}
 	}
 	return invoke.WithInstance(ctx, e.platform.Admission, release), release
+}
+
+// calledTool is the connector tool a tools/call names, or nil.
+func (s *Server) calledTool(req mcp.Request) *toolEntry {
+	p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+	if !ok {
+		return nil
+	}
+	return s.exposedTool(p.Name)
+}
+
+// taskRequired is the error of a call to a tool that runs only as a task
+// (connector.TaskRequired) from a client that did not declare the
+// extension: MissingRequiredClientCapability (-32021) naming it.
+func taskRequired(name string) error {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}})
+	return &jsonrpc.Error{Code: tasks.CodeMissingCapability, Data: data, Message: fmt.Sprintf(
+		"Missing required client capability: %s runs only as a task; declare the extension %s in the request's _meta %s",
+		name, tasks.Extension, tasks.MetaClientCapabilities)}
 }
 
 // exposedTool is the connector tool clients call name, or nil.

@@ -26,8 +26,12 @@ func TestToolTaskSupport(t *testing.T) {
 				{Name: "only", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Task: connector.TaskRequired},
 			}},
 		Tools: map[string]sdk.ToolFunc{
-			"long": func(context.Context, connector.Host, json.RawMessage) (any, error) { return map[string]string{"done": "long"}, nil },
-			"only": func(context.Context, connector.Host, json.RawMessage) (any, error) { return map[string]string{"done": "only"}, nil },
+			"long": func(context.Context, connector.Host, json.RawMessage) (any, error) {
+				return map[string]string{"done": "long"}, nil
+			},
+			"only": func(context.Context, connector.Host, json.RawMessage) (any, error) {
+				return map[string]string{"done": "only"}, nil
+			},
 		},
 	}
 	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)

@@ -22,7 +22,8 @@ import (
 // client declared the extension: the call answers with a CreateTaskResult
 // as soon as it is known to wait, runs on without its POST, and the client
 // polls tasks/get. A call with room answers at once, as without the
-// extension.
+// extension, unless its tool says its own work takes long
+// (connector.Tool.Task): then it is a task from its start.
 //
 // taskCalls, the innermost receiving middleware, starts such a call on a
 // context of its own (the request's values, none of its cancellation)

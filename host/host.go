@@ -351,7 +351,7 @@ func (h *Host) buildEdges(context.Context) error {
 	plan := h.plan
 	var plats []mcpserver.Platform
 	for i, p := range h.platforms {
-		plats = append(plats, mcpserver.Platform{Platform: h.engine.Platforms()[i], ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase,
+		plats = append(plats, mcpserver.Platform{Platform: h.engine.Platforms()[i], ToolPrefix: p.Config.ToolPrefix, ResourceBase: p.Config.ResourceBase, Grant: p.Config.Grant,
 			Behind: func(more int) (tasks.Wait, bool) {
 				limit, refill, place, wait, ok := p.Behind(more)
 				return tasks.Wait{Limit: limit, Refill: refill, Position: place, ETA: wait}, ok

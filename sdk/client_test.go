@@ -108,6 +108,10 @@ func TestClientFeatureRequestsChecked(t *testing.T) {
 		{Message: strings.Repeat("x", connector.MaxElicitMessage+1)},
 		{Message: "m", RequestedSchema: json.RawMessage(`[1]`)},
 		{Message: "m", RequestedSchema: json.RawMessage(`{"type":"string"}`)},
+		// Keys: the host's own prefix, a character outside the set, too long.
+		{Message: "m", Key: "besluitbron-elicitation-1"},
+		{Message: "m", Key: "user name"},
+		{Message: "m", Key: strings.Repeat("k", connector.MaxInputKey+1)},
 	}
 	for _, r := range bad {
 		if _, err := sdk.Elicit(ctx, h, r); err == nil {
@@ -116,6 +120,9 @@ func TestClientFeatureRequestsChecked(t *testing.T) {
 	}
 	if n := len(h.Elicitations()); n != 0 {
 		t.Errorf("%d malformed elicitations reached the client", n)
+	}
+	if _, err := sdk.Elicit(ctx, h, connector.ElicitRequest{Message: "m", Key: "user_name"}); err != nil {
+		t.Errorf("an elicitation with a good key was refused: %v", err)
 	}
 	if _, err := sdk.Sample(ctx, h, connector.SampleRequest{MaxTokens: 10}); err == nil {
 		t.Error("a sampling request without messages was sent")
@@ -145,5 +152,37 @@ func TestManifestClientFeatures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `client_features[1] "telepathy": want one of elicitation, sampling, roots`) ||
 		!strings.Contains(err.Error(), `client_features[2] "elicitation": declared twice`) {
 		t.Errorf("bad features: %v", err)
+	}
+	// A tool may require only features the manifest asks for.
+	m.ClientFeatures = []string{"elicitation"}
+	m.Tools[0].RequiresClient = []string{"sampling"}
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `tools[0].requires_client[0] "sampling": not among client_features`) {
+		t.Errorf("a required feature the manifest does not ask for: %v", err)
+	}
+	m.Tools[0].RequiresClient = []string{"elicitation"}
+	if err := m.Validate(); err != nil {
+		t.Errorf("a required feature the manifest asks for: %v", err)
+	}
+	// A tool's task support is one of two words.
+	m.Tools[0].Task = "sometimes"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `tools[0].task "sometimes"`) {
+		t.Errorf("an unknown task value: %v", err)
+	}
+	m.Tools[0].Task = connector.TaskRequired
+	if err := m.Validate(); err != nil {
+		t.Errorf("task required: %v", err)
+	}
+	// A prompt may ask a checked form, and only with elicitation asked for.
+	m.Prompts = []connector.Prompt{{Name: "p", Template: "{{context}}", Ask: &connector.ElicitRequest{Message: "Context?", Key: "user_context"}}}
+	if err := m.Validate(); err != nil {
+		t.Errorf("a prompt asking a form: %v", err)
+	}
+	m.Prompts[0].Ask.Key = "besluitbron-x"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "prompts[0].ask: elicitation: key") {
+		t.Errorf("a prompt asking under the host's prefix: %v", err)
+	}
+	m.Prompts[0].Ask.Key, m.ClientFeatures, m.Tools[0].RequiresClient = "", nil, nil
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "prompts[0].ask: the manifest does not ask for elicitation") {
+		t.Errorf("a prompt asking without elicitation: %v", err)
 	}
 }

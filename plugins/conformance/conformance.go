@@ -25,13 +25,26 @@ const (
 
 const noArgs = `{"type":"object","properties":{},"additionalProperties":false}`
 
-// schema2020 is the input schema of json_schema_2020_12_tool: the suite
-// checks that $schema, $defs and additionalProperties reach the client.
+// schema2020 is the input schema of json_schema_2020_12_tool, the suite's
+// fixture as written (suite 0.2.0's json-schema-2020-12): the suite checks
+// that $schema, $defs and additionalProperties (SEP-1613) and the
+// composition, conditional and $anchor keywords (SEP-2106) reach the
+// client untouched.
 const schema2020 = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
-  "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-  "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+  "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+  "properties": {
+    "name": {"type": "string"},
+    "address": {"$ref": "#/$defs/address"},
+    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+    "phone": {"type": "string"},
+    "email": {"type": "string"}
+  },
+  "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+  "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+  "then": {"required": ["phone"]},
+  "else": {"required": ["email"]},
   "additionalProperties": false
 }`
 
@@ -53,7 +66,7 @@ func Plugin() *sdk.Plugin {
 			// The suite's sampling and elicitation scenarios ask the
 			// client; conformance.toml grants all three.
 			ClientFeatures: []string{connector.FeatureElicitation, connector.FeatureSampling, connector.FeatureRoots},
-			Tools: []connector.Tool{
+			Tools: append([]connector.Tool{
 				tool("test_simple_text", "Returns a fixed text.", noArgs),
 				tool("test_image_content", "Returns a 1×1 red PNG image.", noArgs),
 				tool("test_audio_content", "Returns a short silent WAV clip.", noArgs),
@@ -76,7 +89,7 @@ func Plugin() *sdk.Plugin {
 				tool("test_elicitation_sep1330_enums", "Asks the user a form with every enum form (SEP-1330).", noArgs),
 				tool("test_reconnection", "Answers after about 300 ms, long enough for the host to close the call's stream and the client to resume it (SEP-1699).", noArgs),
 				tool("test_roots", "Lists the client's roots (roots/list).", noArgs),
-			},
+			}, mrtrTools()...),
 			Resources: []connector.ResourceTemplate{
 				{Name: "static-text", URITemplate: "besluitbron://conformance/static-text", Description: "A static text resource.", MIMEType: "text/plain", Tool: "read_static_text"},
 				{Name: "watched-resource", URITemplate: "besluitbron://conformance/watched-resource", Description: "A resource clients may subscribe to.", MIMEType: "text/plain", Tool: "read_watched_resource", Subscribable: true},
@@ -102,6 +115,14 @@ func Plugin() *sdk.Plugin {
 					},
 				},
 				{
+					// input-required-result-non-tool-request: a prompt
+					// that needs the user's input before it is filled.
+					Name: "test_input_required_result_prompt", Description: "A prompt that asks the user for its context first.",
+					Ask: &connector.ElicitRequest{Key: "user_context", Message: "What context should the prompt use?",
+						RequestedSchema: json.RawMessage(`{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}`)},
+					Template: "Answer with this context in mind: {{context}}",
+				},
+				{
 					Name: "test_prompt_with_image", Description: "A prompt with an image.",
 					Messages: []connector.PromptMessage{
 						{Role: "user", Content: connector.Content{Type: connector.ContentImage, Data: img, MIMEType: "image/png"}},
@@ -110,7 +131,7 @@ func Plugin() *sdk.Plugin {
 				},
 			},
 		},
-		Tools: map[string]sdk.ToolFunc{
+		Tools: withFuncs(mrtrFuncs(), map[string]sdk.ToolFunc{
 			"test_simple_text": fixed(connector.CallResult{Text: simpleText}),
 			"test_image_content": fixed(connector.CallResult{Content: []connector.Content{
 				{Type: connector.ContentImage, Data: img, MIMEType: "image/png"}}}),
@@ -139,8 +160,16 @@ func Plugin() *sdk.Plugin {
 			"test_elicitation_sep1330_enums":    elicitForm(sep1330Schema),
 			"test_reconnection":                 reconnection,
 			"test_roots":                        roots,
-		},
+		}),
 	}
+}
+
+// withFuncs is fs with more's tools added.
+func withFuncs(more, fs map[string]sdk.ToolFunc) map[string]sdk.ToolFunc {
+	for name, f := range more {
+		fs[name] = f
+	}
+	return fs
 }
 
 // fixed is a tool without arguments answering res.

@@ -21,7 +21,7 @@ func TestFixtures(t *testing.T) {
 			args = `{}`
 		}
 		res := sdktest.Call(t, p, h, tool.Name, args)
-		if res.IsError != (tool.Name == "test_error_handling") {
+		if res.IsError != (tool.Name == "test_error_handling" || tool.Name == "failing_job") {
 			t.Errorf("%s: IsError %v: %s", tool.Name, res.IsError, res.Text)
 		}
 		for i, c := range res.Content {

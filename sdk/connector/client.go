@@ -83,6 +83,15 @@ type ElicitRequest struct {
 	// (SEP-1330) pass through untouched. Empty asks for a bare
 	// confirmation ({"type":"object","properties":{}}).
 	RequestedSchema json.RawMessage `json:"requested_schema,omitempty"`
+	// Key names the question for clients of MCP 2026-07-28, which get it
+	// in the call's result (inputRequests) and answer it under this key
+	// (inputResponses): a stable name a client can recognise, such as
+	// "organisation". Empty lets the host name it by its place among the
+	// call's questions. At most [MaxInputKey] bytes of ASCII letters,
+	// digits, '_', '-' and '.'; the host's own names start with
+	// "besluitbron-", which a connector's may not. Older clients never
+	// see it.
+	Key string `json:"key,omitempty"`
 }
 
 // Limits of the client features' messages; a larger request is refused
@@ -92,6 +101,8 @@ const (
 	MaxElicitMessage = 4 << 10
 	// MaxElicitSchema is the largest ElicitRequest.RequestedSchema.
 	MaxElicitSchema = 64 << 10
+	// MaxInputKey is the longest ElicitRequest.Key, in bytes.
+	MaxInputKey = 64
 	// MaxSampleRequest is the largest SampleRequest as JSON.
 	MaxSampleRequest = 1 << 20
 	// MaxSampleTokens is the largest SampleRequest.MaxTokens.
@@ -107,7 +118,11 @@ func (r ElicitRequest) Validate() error {
 		return fmt.Errorf("elicitation: message of %d bytes exceeds %d", len(r.Message), MaxElicitMessage)
 	case len(r.RequestedSchema) > MaxElicitSchema:
 		return fmt.Errorf("elicitation: requested_schema of %d bytes exceeds %d", len(r.RequestedSchema), MaxElicitSchema)
-	case len(r.RequestedSchema) == 0:
+	}
+	if err := CheckInputKey(r.Key); err != nil {
+		return err
+	}
+	if len(r.RequestedSchema) == 0 {
 		return nil
 	}
 	var schema map[string]json.RawMessage
@@ -116,6 +131,33 @@ func (r ElicitRequest) Validate() error {
 	}
 	if t, ok := schema["type"]; ok && string(t) != `"object"` {
 		return fmt.Errorf("elicitation: requested_schema's type is %s: want \"object\"", clipString(string(t), 40))
+	}
+	return nil
+}
+
+// HostInputKeyPrefix starts the names the host gives the questions a
+// connector leaves unnamed ([ElicitRequest.Key]); a connector's own key
+// may not start with it, so the two cannot collide.
+const HostInputKeyPrefix = "besluitbron-"
+
+// CheckInputKey checks an [ElicitRequest.Key]: empty, or 1 to
+// [MaxInputKey] bytes of ASCII letters, digits, '_', '-' and '.', not
+// starting with [HostInputKeyPrefix]. The characters are those a client
+// can put in any JSON object key and a log line without escaping.
+func CheckInputKey(key string) error {
+	if key == "" {
+		return nil
+	}
+	if len(key) > MaxInputKey {
+		return fmt.Errorf("elicitation: key of %d bytes exceeds %d", len(key), MaxInputKey)
+	}
+	if strings.HasPrefix(key, HostInputKeyPrefix) {
+		return fmt.Errorf("elicitation: key %q starts with %q, which the host keeps for the questions it names", key, HostInputKeyPrefix)
+	}
+	for _, c := range []byte(key) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return fmt.Errorf("elicitation: key %q has %q: use ASCII letters, digits, '_', '-' and '.'", clipString(key, 70), c)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -314,7 +315,30 @@ type Tool struct {
 	// CostNote tells an assistant what the call costs, so that it can pick
 	// the cheaper option when both give the answer.
 	CostNote string `json:"cost_note,omitempty"`
+	// RequiresClient are the client features (of the manifest's
+	// ClientFeatures) without which the tool cannot do its work, as the
+	// conformance fixture's test_missing_capability cannot without
+	// sampling. A client of MCP 2026-07-28 that did not declare one gets
+	// the protocol's MissingRequiredClientCapability error (-32021) and
+	// the tool does not run (basic/index.mdx, under "_meta").
+	// A tool that can answer without asking (the organisation tools list
+	// the candidates) leaves it empty.
+	RequiresClient []string `json:"requires_client,omitempty"`
+	// Task says when a call becomes an MCP task (the extension
+	// io.modelcontextprotocol/tasks) for a client that declared it:
+	// empty when it waits (at a platform's limit, for an instance: the
+	// host decides, and a call with room answers at once); TaskOptional
+	// at once, for a tool whose own work takes long whatever the limits;
+	// TaskRequired at once, and a request without the extension is
+	// refused (-32021) instead of run.
+	Task string `json:"task,omitempty"`
 }
+
+// Values of [Tool.Task].
+const (
+	TaskOptional = "optional"
+	TaskRequired = "required"
+)
 
 // ResourceTemplate declares MCP resources as besluitbron://<id>/... URIs.
 // Reading a resource calls Tool with the template's variables as arguments.
@@ -342,6 +366,15 @@ type Prompt struct {
 	Template    string           `json:"template,omitempty"`
 	// Messages, when set, replace Template.
 	Messages []PromptMessage `json:"messages,omitempty"`
+	// Ask, when set, is a form the host asks the user (elicitation)
+	// before the prompt is filled: each string field of the answer fills
+	// {{field}} as an argument does (an argument of the same name wins).
+	// The manifest must ask for elicitation (ClientFeatures) and the
+	// admin must grant it; a client that cannot be asked gets an error
+	// saying so. A client of MCP 2026-07-28 gets the form in the
+	// prompts/get result (input_required) under Ask.Key, or under
+	// "besluitbron-elicitation-1" when it is empty.
+	Ask *ElicitRequest `json:"ask,omitempty"`
 }
 
 // PromptMessage is one message of a [Prompt]'s conversation.
@@ -543,6 +576,14 @@ func (m *Manifest) Validate() error {
 		if !namePattern.MatchString(p.Name) {
 			bad("prompts[%d].name %q: want lower-case letters, digits, _", i, p.Name)
 		}
+		if p.Ask != nil {
+			if err := p.Ask.Validate(); err != nil {
+				bad("prompts[%d].ask: %v", i, err)
+			}
+			if !slices.Contains(m.ClientFeatures, FeatureElicitation) {
+				bad("prompts[%d].ask: the manifest does not ask for elicitation (client_features)", i)
+			}
+		}
 		switch {
 		case p.Template == "" && len(p.Messages) == 0:
 			bad("prompts[%d]: neither template nor messages", i)
@@ -570,6 +611,16 @@ func (m *Manifest) Validate() error {
 			bad("client_features[%d] %q: declared twice", i, f)
 		}
 		seen["feature:"+f] = true
+	}
+	for i, t := range m.Tools {
+		if t.Task != "" && t.Task != TaskOptional && t.Task != TaskRequired {
+			bad("tools[%d].task %q: want %q, %q or none", i, t.Task, TaskOptional, TaskRequired)
+		}
+		for j, f := range t.RequiresClient {
+			if !seen["feature:"+f] {
+				bad("tools[%d].requires_client[%d] %q: not among client_features", i, j, f)
+			}
+		}
 	}
 	if len(errs) == 0 {
 		return nil

@@ -69,6 +69,10 @@ func headerMessage(r *http.Request) (m Message, ok bool) {
 	return m, true
 }
 
+// DecodeHeaderValue is decodeHeaderValue, for the MCP layer's own checks
+// of a header against its body (the tasks/ methods' Mcp-Name).
+func DecodeHeaderValue(v string) (string, bool) { return decodeHeaderValue(v) }
+
 // decodeHeaderValue undoes the Base64 sentinel form ("=?base64?…?=") a
 // client uses for a name that is not plain ASCII (the section "Value
 // Encoding"); ok is false when the sentinel holds no valid UTF-8 in valid

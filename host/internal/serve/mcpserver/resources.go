@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/upstream/callinfo"
@@ -124,15 +126,27 @@ func (s *Server) addPrompt(p *Platform, pr connector.Prompt, one *mcp.Server) er
 	for _, a := range pr.Arguments {
 		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 	}
-	h := func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	h := func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		for _, a := range pr.Arguments {
 			if a.Required && strings.TrimSpace(req.Params.Arguments[a.Name]) == "" {
 				return nil, fmt.Errorf("prompt %s: argument %q is required", mp.Name, a.Name)
 			}
 		}
+		var asked map[string]string
+		if pr.Ask != nil {
+			var q *mcp.GetPromptResult
+			var err error
+			if asked, q, err = askForPrompt(ctx, p, mp.Name, *pr.Ask, req); q != nil || err != nil {
+				return q, err
+			}
+		}
 		fill := func(t string) string {
 			return promptVar.ReplaceAllStringFunc(t, func(m string) string {
-				return req.Params.Arguments[promptVar.FindStringSubmatch(m)[1]]
+				name := promptVar.FindStringSubmatch(m)[1]
+				if v, ok := req.Params.Arguments[name]; ok {
+					return v
+				}
+				return asked[name]
 			})
 		}
 		if len(pr.Messages) == 0 {
@@ -153,4 +167,62 @@ func (s *Server) addPrompt(p *Platform, pr connector.Prompt, one *mcp.Server) er
 	one.AddPrompt(mp, h)
 	s.unified.AddPrompt(mp, h)
 	return nil
+}
+
+// askForPrompt asks the user a prompt's form (connector.Prompt.Ask) and
+// returns the answer's string fields, which fill the prompt. A client of
+// MCP 2026-07-28 gets the form in the result (q, input_required) until it
+// sends the answer under the form's key; an older one is asked during the
+// request (elicitation/create). A client that cannot be asked, an admin
+// who did not grant elicitation and a user who declines are errors
+// saying so (the prompt cannot be filled without the answer).
+func askForPrompt(ctx context.Context, p *Platform, name string, ask connector.ElicitRequest, req *mcp.GetPromptRequest) (map[string]string, *mcp.GetPromptResult, error) {
+	if !slices.Contains(p.Grant, connector.FeatureElicitation) {
+		return nil, nil, fmt.Errorf("prompt %s asks the user a question, but the administrator has not granted connector %s elicitation (connectors.%s.grant)", name, p.Manifest.ID, p.Manifest.ID)
+	}
+	c := sessionClient{req.Session}
+	schema := ask.RequestedSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	params := &mcp.ElicitParams{Mode: "form", Message: ask.Message, RequestedSchema: schema}
+	var res *mcp.ElicitResult
+	switch {
+	case req.Session == nil:
+		return nil, nil, fmt.Errorf("prompt %s asks the user a question, and no client can be asked", name)
+	case !c.declared(connector.FeatureElicitation) && modernSession(req.Session):
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{connector.FeatureElicitation: map[string]any{}}})
+		return nil, nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Data: data,
+			Message: fmt.Sprintf("Missing required client capability: prompt %s asks the user a question (elicitation)", name)}
+	case modernSession(req.Session):
+		key := ask.Key
+		if key == "" {
+			key = placeKey(connector.FeatureElicitation, 1)
+		}
+		a, ok := req.Params.InputResponses[key].(*mcp.ElicitResult)
+		if !ok || a == nil {
+			// Asked (again, when the answer is missing or of another
+			// kind), as mrtr.mdx has a server re-request what it lacks.
+			return nil, &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{key: params}}, nil
+		}
+		res = a
+	default:
+		if err := c.capable(connector.FeatureElicitation); err != nil {
+			return nil, nil, fmt.Errorf("prompt %s asks the user a question: %v", name, err)
+		}
+		var err error
+		if res, err = req.Session.Elicit(ctx, params); err != nil {
+			return nil, nil, fmt.Errorf("prompt %s: asking the user: %v", name, err)
+		}
+	}
+	if res.Action != connector.ElicitAccept {
+		return nil, nil, fmt.Errorf("prompt %s: the user did not answer its question (%s)", name, res.Action)
+	}
+	out := map[string]string{}
+	for k, v := range res.Content {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out, nil, nil
 }

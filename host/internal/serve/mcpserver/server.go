@@ -38,6 +38,11 @@ type Platform struct {
 	// tasks.Wait); ok is false when it cannot tell. An MCP task waiting
 	// for an instance names its place and expected start by it.
 	Behind func(more int) (w tasks.Wait, ok bool)
+	// Grant are the client features the admin granted the connector
+	// (connectors.<id>.grant). The runtimes check a tool's asking; the
+	// host reads it here for what it asks itself, a prompt's form
+	// (connector.Prompt.Ask).
+	Grant []string
 }
 
 // Options configure a Server.
@@ -71,6 +76,10 @@ type Options struct {
 	// Now is the clock the cache's validity is read on, for the ttlMs of
 	// resource reads (cacheable.go); nil: the system's.
 	Now func() time.Time
+	// RequestStateKey seals the requestState of multi-round calls of MCP
+	// 2026-07-28 clients (requeststate.go); replicas given one key would
+	// answer each other's rounds. Empty: a random key for this process.
+	RequestStateKey []byte
 	// Tasks, when set, lets a tool call that must wait at a platform's
 	// limit become an MCP task for a client that declared the tasks
 	// extension, and serves tasks/get, tasks/update and tasks/cancel
@@ -101,6 +110,8 @@ type Server struct {
 	watches map[string]*watch
 	// taskRuns are the calls running as tasks here, by task id (tasks.go).
 	taskRuns sync.Map
+	// state seals the requestState of multi-round calls (requeststate.go).
+	state *stateCodec
 }
 
 type toolEntry struct {
@@ -142,6 +153,11 @@ func New(o Options) (*Server, error) {
 	if o.Tasks != nil {
 		taskCapabilities(uo)
 	}
+	var err error
+	if s.state, err = newStateCodec(o.RequestStateKey, o.Now); err != nil {
+		return nil, fmt.Errorf("mcpserver: %w", err)
+	}
+	fixedLists(uo, len(o.Platforms) > 0 && slices.ContainsFunc(o.Platforms, func(p Platform) bool { return len(p.Manifest.Prompts) > 0 }))
 	s.unified = mcp.NewServer(impl, uo)
 	s.unified.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)
 	if err := s.addTasks(s.unified); err != nil {
@@ -162,6 +178,7 @@ func New(o Options) (*Server, error) {
 		if o.Tasks != nil {
 			taskCapabilities(oo)
 		}
+		fixedLists(oo, len(p.Manifest.Prompts) > 0)
 		one := mcp.NewServer(&mcp.Implementation{Name: o.Name + "-" + id, Title: "BesluitBron: " + p.Manifest.Title, Version: o.Version}, oo)
 		one.AddReceivingMiddleware(boundErrors, s.followPost, listenCaller, s.taskCalls)
 		if err := s.addTasks(one); err != nil {
@@ -218,6 +235,25 @@ func New(o Options) (*Server, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// fixedLists advertises the tools (and, when the address has any, the
+// prompts) without listChanged: the host registers every tool and prompt
+// before any client connects and never changes them while it runs, so
+// it never sends notifications/tools/list_changed or
+// prompts/list_changed, and a client (the conformance suite's
+// server-stateless, which waits for one on a subscriptions/listen
+// stream) should not expect any. The go-sdk would otherwise infer
+// {"listChanged": true} from the first tool added.
+func fixedLists(o *mcp.ServerOptions, prompts bool) {
+	if o.Capabilities == nil {
+		// The go-sdk's default when none are given.
+		o.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	}
+	o.Capabilities.Tools = &mcp.ToolCapabilities{}
+	if prompts {
+		o.Capabilities.Prompts = &mcp.PromptCapabilities{}
+	}
+}
 
 // subscribable says whether the unified address has a resource that
 // can be subscribed to.

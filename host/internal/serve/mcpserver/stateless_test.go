@@ -149,6 +149,14 @@ func TestModernRequestsFollowTheTransport(t *testing.T) {
 		if resp.StatusCode != 200 || !slices.Contains(versions, "2026-07-28") || !slices.Contains(versions, "2025-11-25") || res["resultType"] != "complete" || meta["io.modelcontextprotocol/serverInfo"] == nil {
 			t.Fatalf("discover: %d %v", resp.StatusCode, m)
 		}
+		// The lists never change while the host runs: no listChanged
+		// is promised (fixedLists).
+		caps, _ := res["capabilities"].(map[string]any)
+		for _, c := range []string{"tools", "prompts"} {
+			if kind, _ := caps[c].(map[string]any); kind == nil || kind["listChanged"] == true {
+				t.Errorf("discover: capabilities.%s = %v, want present without listChanged", c, caps[c])
+			}
+		}
 	})
 	t.Run("no session is minted and one sent is ignored", func(t *testing.T) {
 		h := modernH("tools/call", "conformance_test_simple_text")

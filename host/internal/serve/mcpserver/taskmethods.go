@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/besluitbron/besluitbron/host/internal/serve/inbound"
 	"github.com/besluitbron/besluitbron/host/internal/serve/invoke"
 	"github.com/besluitbron/besluitbron/host/internal/serve/tasks"
 )
@@ -42,6 +43,8 @@ type taskResult struct {
 	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	Error          *taskError      `json:"error,omitempty"`
+	// InputRequests are an input_required task's questions.
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
 // taskError is a failed task's JSON-RPC error.
@@ -65,6 +68,8 @@ func taskWire(t tasks.Task, resultType string) *taskResult {
 		r.Result = t.Result
 	case tasks.Failed:
 		r.Error = &taskError{Code: t.ErrCode, Message: t.ErrMessage}
+	case tasks.InputRequired:
+		r.InputRequests = t.InputRequests
 	}
 	return r
 }
@@ -99,6 +104,19 @@ func taskOwner(ctx context.Context, method string, ss *mcp.ServerSession, meta m
 		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + ": params.taskId is missing; give the taskId the tools/call answered with"}
 	}
 	extra, _ := ctx.Value(taskExtraKey{}).(*mcp.RequestExtra)
+	// A 2026-07-28 request names its task in the Mcp-Name header too, for
+	// routing (the extension's "Streamable HTTP: Routing Headers"); a
+	// header that disagrees with the body is refused as the transport's
+	// "Server Validation" has it (HeaderMismatch), so a load balancer
+	// routing by it and the server never act on two different tasks.
+	if extra != nil && extra.Header != nil && extra.Header.Get(inbound.ProtocolVersionHeader) >= inbound.FirstModernVersion {
+		if n := extra.Header.Get("Mcp-Name"); n != "" {
+			if v, ok := inbound.DecodeHeaderValue(n); !ok || v != id {
+				return "", &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: fmt.Sprintf(
+					"%s: the Mcp-Name header %s does not match params.taskId %s", method, invoke.QuoteName(n), invoke.QuoteName(id))}
+			}
+		}
+	}
 	return sessionOf(ctx, ss, extra), nil
 }
 
@@ -128,10 +146,11 @@ func (s *Server) tasksGet(ctx context.Context, ss *mcp.ServerSession, p *taskPar
 	return taskWire(t, "complete"), nil
 }
 
-// tasksUpdate acknowledges input for a task. This server asks nothing of
-// a task's client (a call that would ask its client does not become a
-// task), so no key is ever outstanding and every response is ignored, as
-// the extension has it for keys not outstanding ("Task Update Requests").
+// tasksUpdate hands a task's call the client's answers to its questions
+// (taskCall.deliver) and acknowledges with an empty result ("Task Update
+// Requests"): the task's new state is for the next tasks/get. Answers for
+// keys not outstanding are ignored. A task held by another replica has
+// no call here to answer; its answers are ignored the same way.
 func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *updateParams) (*ackResult, error) {
 	owner, err := taskOwner(ctx, methodTasksUpdate, ss, p.GetMeta(), p.TaskID)
 	if err != nil {
@@ -139,6 +158,9 @@ func (s *Server) tasksUpdate(ctx context.Context, ss *mcp.ServerSession, p *upda
 	}
 	if _, err := s.o.Tasks.Get(ctx, owner, p.TaskID); err != nil {
 		return nil, notFound(methodTasksUpdate, p.TaskID, err)
+	}
+	if v, ok := s.taskRuns.Load(p.TaskID); ok {
+		v.(*taskCall).deliver(p.InputResponses)
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

@@ -25,7 +25,8 @@ import (
 // client declared the extension: the call answers with a CreateTaskResult
 // as soon as it is known to wait, runs on without its POST, and the client
 // polls tasks/get. A call with room answers at once, as without the
-// extension.
+// extension, unless its tool says its own work takes long
+// (connector.Tool.Task): then it is a task from its start.
 //
 // taskCalls, the innermost receiving middleware, starts such a call on a
 // context of its own (the request's values, none of its cancellation)
@@ -106,6 +107,11 @@ type taskCall struct {
 	// the platform's limit after it (Platform.Behind, may be nil).
 	ticket *admission.Ticket
 	behind func(more int) (tasks.Wait, bool)
+
+	// The questions put to the client through the task (taskClient):
+	// asked counts them by feature, for the keys of unnamed ones.
+	asked   map[string]int
+	pending map[string]*pendingInput
 }
 
 type taskCallKey struct{}
@@ -253,7 +259,12 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		case method == methodTasksGet || method == methodTasksUpdate || method == methodTasksCancel:
 			return next(context.WithValue(ctx, taskExtraKey{}, req.GetExtra()), method, req)
-		case method != "tools/call" || !TasksDeclared(req):
+		case method != "tools/call":
+			return next(ctx, method, req)
+		case !TasksDeclared(req):
+			if e := s.calledTool(req); e != nil && e.t.Def.Task == connector.TaskRequired {
+				return nil, taskRequired(e.name)
+			}
 			return next(ctx, method, req)
 		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
@@ -266,6 +277,13 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		req = leanRequest(req)
 		cctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCallKey{}, tc))
 		done := make(chan callOutcome, 1)
+		if e := s.calledTool(req); e != nil && e.t.Def.Task != "" {
+			// A tool whose own work takes long is a task at once
+			// (connector.Tool.Task): the server is the sole decider.
+			tc.mu.Lock()
+			tc.signalLocked(true)
+			tc.mu.Unlock()
+		}
 		run := func(cctx context.Context, release func()) {
 			defer close(tc.ended)
 			res, err := next(cctx, method, req)
@@ -381,9 +399,14 @@ func resultTooBig(size, room int64) json.RawMessage {
 }
 
 // taskClient is the MCP client of a call that may become a task: asked as
-// usual until the call is a task, refused after (a task's client polls,
-// and nothing reaches it in between: the extension's input_required is
-// not offered, so no question can wait for it).
+// usual until the call is a task; after, through the task (the
+// extension's input_required): the task's status becomes input_required
+// with the question in its inputRequests, the call waits for the
+// client's tasks/update, and goes on with the answer. A task has a
+// goroutine of its own and no connection, so it can wait for a person
+// where a 2026-07-28 call without a task cannot (mrtr.go runs that one
+// again instead); the wait ends with the task (tasks/cancel, its
+// maximum life).
 type taskClient struct {
 	tc    *taskCall
 	inner callinfo.Client
@@ -392,39 +415,166 @@ type taskClient struct {
 // client wraps the call's client.
 func (tc *taskCall) client(inner callinfo.Client) callinfo.Client { return taskClient{tc, inner} }
 
-func (c taskClient) refused(feature string) error {
+// isTask reports whether the call has become a task.
+func (c taskClient) isTask() bool {
 	c.tc.mu.Lock()
-	task := c.tc.id != ""
-	c.tc.mu.Unlock()
-	if !task {
-		return nil
+	defer c.tc.mu.Unlock()
+	return c.tc.id != ""
+}
+
+// declarer is a client that can say which features it declared
+// (sessionClient, and roundTrip through it).
+type declarer interface{ declared(feature string) bool }
+
+// viaTask asks question through the task: nil and an error when the
+// client did not declare feature.
+func (c taskClient) viaTask(ctx context.Context, feature, key string, question mcp.InputRequest, fits func(mcp.InputResponse) bool) (mcp.InputResponse, error) {
+	if d, ok := c.inner.(declarer); !ok || !d.declared(feature) {
+		return nil, connector.Unsupported(feature)
 	}
-	return &connector.ClientError{Kind: connector.ClientUnsupported, Feature: feature,
-		Message: "the call waits as an MCP task, whose client is not asked during the call; call the tool again with the missing choice in its arguments"}
+	return c.tc.await(ctx, feature, key, question, fits)
 }
 
 // Elicit implements callinfo.Client.
 func (c taskClient) Elicit(ctx context.Context, req connector.ElicitRequest) (connector.ElicitResult, error) {
-	if err := c.refused(connector.FeatureElicitation); err != nil {
+	if !c.isTask() {
+		return c.inner.Elicit(ctx, req)
+	}
+	schema := req.RequestedSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	a, err := c.viaTask(ctx, connector.FeatureElicitation, req.Key, &mcp.ElicitParams{Mode: "form", Message: req.Message, RequestedSchema: schema},
+		func(a mcp.InputResponse) bool { _, ok := a.(*mcp.ElicitResult); return ok })
+	if err != nil {
 		return connector.ElicitResult{}, err
 	}
-	return c.inner.Elicit(ctx, req)
+	return elicitAnswer(a.(*mcp.ElicitResult))
 }
 
 // CreateMessage implements callinfo.Client.
 func (c taskClient) CreateMessage(ctx context.Context, req connector.SampleRequest) (connector.SampleResult, error) {
-	if err := c.refused(connector.FeatureSampling); err != nil {
+	if !c.isTask() {
+		return c.inner.CreateMessage(ctx, req)
+	}
+	p, err := sampleParams(req)
+	if err != nil {
 		return connector.SampleResult{}, err
 	}
-	return c.inner.CreateMessage(ctx, req)
+	a, err := c.viaTask(ctx, connector.FeatureSampling, "", p, func(a mcp.InputResponse) bool {
+		r, ok := a.(*mcp.CreateMessageWithToolsResult)
+		return ok && len(r.Content) == 1
+	})
+	if err != nil {
+		return connector.SampleResult{}, err
+	}
+	r := a.(*mcp.CreateMessageWithToolsResult)
+	return sampleAnswer(&mcp.CreateMessageResult{Content: r.Content[0], Model: r.Model, Role: r.Role, StopReason: r.StopReason})
 }
 
 // ListRoots implements callinfo.Client.
 func (c taskClient) ListRoots(ctx context.Context) (connector.RootsResult, error) {
-	if err := c.refused(connector.FeatureRoots); err != nil {
+	if !c.isTask() {
+		return c.inner.ListRoots(ctx)
+	}
+	a, err := c.viaTask(ctx, connector.FeatureRoots, "", &mcp.ListRootsParams{}, func(a mcp.InputResponse) bool {
+		_, ok := a.(*mcp.ListRootsResult)
+		return ok
+	})
+	if err != nil {
 		return connector.RootsResult{}, err
 	}
-	return c.inner.ListRoots(ctx)
+	return rootsAnswer(a.(*mcp.ListRootsResult)), nil
+}
+
+// pendingInput is a question a task's call waits on.
+type pendingInput struct {
+	question mcp.InputRequest
+	fits     func(mcp.InputResponse) bool
+	answer   chan mcp.InputResponse // buffered: one answer
+}
+
+// await puts a question to the task's client and waits for its answer,
+// the end of the call, or the end of the task.
+func (tc *taskCall) await(ctx context.Context, feature, key string, question mcp.InputRequest, fits func(mcp.InputResponse) bool) (mcp.InputResponse, error) {
+	tc.mu.Lock()
+	if tc.asked == nil {
+		tc.asked, tc.pending = map[string]int{}, map[string]*pendingInput{}
+	}
+	tc.asked[feature]++
+	if key == "" {
+		key = placeKey(feature, tc.asked[feature])
+	}
+	if _, dup := tc.pending[key]; dup {
+		tc.mu.Unlock()
+		return nil, &connector.ClientError{Kind: connector.ClientRefused, Feature: feature,
+			Message: fmt.Sprintf("a question under the key %q is already waiting for the client", key)}
+	}
+	p := &pendingInput{question: question, fits: fits, answer: make(chan mcp.InputResponse, 1)}
+	tc.pending[key] = p
+	ok := tc.publishLocked()
+	tc.mu.Unlock()
+	if !ok {
+		tc.mu.Lock()
+		delete(tc.pending, key)
+		tc.publishLocked()
+		tc.mu.Unlock()
+		return nil, &connector.ClientError{Kind: connector.ClientRefused, Feature: feature,
+			Message: "the question does not fit in the room this client has left in the task store"}
+	}
+	select {
+	case a := <-p.answer:
+		return a, nil
+	case <-ctx.Done():
+		tc.mu.Lock()
+		delete(tc.pending, key)
+		tc.mu.Unlock()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// publishLocked shows the task's outstanding questions (input_required),
+// or none (working); false when the store had no room for them.
+func (tc *taskCall) publishLocked() bool {
+	if len(tc.pending) == 0 {
+		tc.store.Resumed(tc.id)
+		return true
+	}
+	reqs := mcp.InputRequestMap{}
+	for k, p := range tc.pending {
+		reqs[k] = p.question
+	}
+	b, err := json.Marshal(reqs)
+	if err != nil {
+		return false
+	}
+	return tc.store.InputRequired(tc.id, b)
+}
+
+// deliver hands a tasks/update's answers to the questions waiting under
+// their keys. An answer for a key not outstanding, or not of its
+// question's kind, is ignored ("Task Update Requests"); the task stays
+// input_required until every question has its answer.
+func (tc *taskCall) deliver(responses map[string]json.RawMessage) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	changed := false
+	for k, raw := range responses {
+		p, ok := tc.pending[k]
+		if !ok {
+			continue
+		}
+		var one mcp.InputResponseMap
+		if err := json.Unmarshal([]byte(`{"a":`+string(raw)+`}`), &one); err != nil || one["a"] == nil || !p.fits(one["a"]) {
+			continue
+		}
+		p.answer <- one["a"]
+		delete(tc.pending, k)
+		changed = true
+	}
+	if changed {
+		tc.publishLocked()
+	}
 }
 
 var _ callinfo.Client = taskClient{}
@@ -461,6 +611,25 @@ func (s *Server) startTask(ctx context.Context, tc *taskCall, owner string, req 
 		}
 		run(invoke.WithInstance(ctx, adm, release), release)
 	})
+}
+
+// calledTool is the connector tool a tools/call names, or nil.
+func (s *Server) calledTool(req mcp.Request) *toolEntry {
+	p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+	if !ok {
+		return nil
+	}
+	return s.exposedTool(p.Name)
+}
+
+// taskRequired is the error of a call to a tool that runs only as a task
+// (connector.TaskRequired) from a client that did not declare the
+// extension: MissingRequiredClientCapability (-32021) naming it.
+func taskRequired(name string) error {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}})
+	return &jsonrpc.Error{Code: tasks.CodeMissingCapability, Data: data, Message: fmt.Sprintf(
+		"Missing required client capability: %s runs only as a task; declare the extension %s in the request's _meta %s",
+		name, tasks.Extension, tasks.MetaClientCapabilities)}
 }
 
 // exposedTool is the connector tool clients call name, or nil.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/besluitbron/besluitbron/host/internal/serve/auth"
@@ -114,12 +115,49 @@ func (s *Server) toolHandler(e *toolEntry) mcp.ToolHandler {
 		// with its own deadline, is no place to ask a person.
 		// A 2026-07-28 client is asked in the call's result (mrtr.go).
 		if req.Session != nil {
+			var carried mcp.InputResponseMap
+			if modernSession(req.Session) {
+				if err := requiredClient(e, sessionClient{req.Session}); err != nil {
+					return nil, err
+				}
+				var err error
+				if carried, err = s.state.open(info.Session, "tools/call", req.Params.Name, req.Params.Arguments, req.Params.RequestState); err != nil {
+					return nil, err
+				}
+			}
 			var rt *roundTrip
-			info.Client, rt = clientOf(req)
+			info.Client, rt = clientOf(req, carried)
+			if rt != nil {
+				rt.seal = func(used map[string]mcp.InputResponse) (string, error) {
+					return s.state.seal(info.Session, "tools/call", req.Params.Name, req.Params.Arguments, used)
+				}
+			}
 			ctx = withRoundTrip(ctx, rt)
 		}
 		return s.run(ctx, info, e, req.Params.Arguments), nil
 	}
+}
+
+// requiredClient is the MissingRequiredClientCapability error (-32021,
+// MCP 2026-07-28 basic/index.mdx, under "_meta") of a call to a
+// tool that cannot work without a client feature its client did not
+// declare (connector.Tool.RequiresClient), nil when it has them all. The
+// error's data names the capabilities as a ClientCapabilities object.
+func requiredClient(e *toolEntry, c sessionClient) error {
+	missing := map[string]any{}
+	var names []string
+	for _, f := range e.t.Def.RequiresClient {
+		if !c.declared(f) {
+			missing[f] = map[string]any{}
+			names = append(names, f)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})
+	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Data: data, Message: fmt.Sprintf(
+		"Missing required client capability: %s cannot work without %s; declare it in the request's _meta %s", e.name, strings.Join(names, " and "), "io.modelcontextprotocol/clientCapabilities")}
 }
 
 // sessionClient is the MCP client of a tool call, as the client features
@@ -130,7 +168,7 @@ type sessionClient struct{ ss *mcp.ServerSession }
 // firstAskingFreeVersion is the first protocol version on which a server
 // may not send a request of its own during a call (it returns the
 // question in the call's result instead, SEP-2322's multi round-trip
-// requests, which this host does not speak yet).
+// requests: mrtr.go).
 const firstAskingFreeVersion = "2026-07-28"
 
 // capable returns nil when the client declared feature and its protocol
@@ -188,6 +226,19 @@ func (c sessionClient) CreateMessage(ctx context.Context, req connector.SampleRe
 	if err := c.capable(connector.FeatureSampling); err != nil {
 		return connector.SampleResult{}, err
 	}
+	p, err := sampleParams(req)
+	if err != nil {
+		return connector.SampleResult{}, err
+	}
+	res, err := c.ss.CreateMessage(ctx, p)
+	if err != nil {
+		return connector.SampleResult{}, err
+	}
+	return sampleAnswer(res)
+}
+
+// sampleParams is a connector's sampling request as MCP's.
+func sampleParams(req connector.SampleRequest) (*mcp.CreateMessageParams, error) {
 	p := &mcp.CreateMessageParams{MaxTokens: int64(req.MaxTokens), SystemPrompt: req.SystemPrompt, StopSequences: req.StopSequences}
 	if req.Temperature != nil {
 		p.Temperature = *req.Temperature
@@ -201,14 +252,15 @@ func (c sessionClient) CreateMessage(ctx context.Context, req connector.SampleRe
 	for _, m := range req.Messages {
 		content, err := samplingContent(m.Content)
 		if err != nil {
-			return connector.SampleResult{}, &connector.ClientError{Kind: connector.ClientRefused, Feature: connector.FeatureSampling, Message: err.Error()}
+			return nil, &connector.ClientError{Kind: connector.ClientRefused, Feature: connector.FeatureSampling, Message: err.Error()}
 		}
 		p.Messages = append(p.Messages, &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: content})
 	}
-	res, err := c.ss.CreateMessage(ctx, p)
-	if err != nil {
-		return connector.SampleResult{}, err
-	}
+	return p, nil
+}
+
+// sampleAnswer is the client model's answer as the connector's.
+func sampleAnswer(res *mcp.CreateMessageResult) (connector.SampleResult, error) {
 	out := connector.SampleResult{Model: res.Model, StopReason: res.StopReason}
 	out.Role = string(res.Role)
 	switch ct := res.Content.(type) {
@@ -246,13 +298,18 @@ func (c sessionClient) ListRoots(ctx context.Context) (connector.RootsResult, er
 	if err != nil {
 		return connector.RootsResult{}, err
 	}
+	return rootsAnswer(res), nil
+}
+
+// rootsAnswer is the client's roots as the connector's.
+func rootsAnswer(res *mcp.ListRootsResult) connector.RootsResult {
 	out := connector.RootsResult{Roots: []connector.Root{}}
 	for _, r := range res.Roots {
 		if r != nil {
 			out.Roots = append(out.Roots, connector.Root{URI: r.URI, Name: r.Name})
 		}
 	}
-	return out, nil
+	return out
 }
 
 var _ callinfo.Client = sessionClient{}

@@ -69,6 +69,8 @@ type Record struct {
 	// Replica is the replica holding the task's call (Options.Replica),
 	// where a cancel is forwarded.
 	Replica string `json:"replica,omitempty"`
+	// InputRequests are an input_required task's questions.
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
 }
 
 // Expires is when the record may be forgotten: its TTL from creation.
@@ -76,10 +78,10 @@ func (r Record) Expires() time.Time { return r.Created.Add(r.TTL) }
 
 func recordOf(replica, owner string, t Task) Record {
 	return Record{Replica: replica, ID: t.ID, Owner: owner, Status: t.Status, Message: t.Message, Created: t.Created, Updated: t.Updated,
-		TTL: t.TTL, Poll: t.Poll, Result: t.Result, ErrCode: t.ErrCode, ErrMessage: t.ErrMessage}
+		TTL: t.TTL, Poll: t.Poll, Result: t.Result, ErrCode: t.ErrCode, ErrMessage: t.ErrMessage, InputRequests: t.InputRequests}
 }
 
 func (r Record) task() Task {
 	return Task{ID: r.ID, Status: r.Status, Message: r.Message, Created: r.Created, Updated: r.Updated,
-		TTL: r.TTL, Poll: r.Poll, Result: r.Result, ErrCode: r.ErrCode, ErrMessage: r.ErrMessage}
+		TTL: r.TTL, Poll: r.Poll, Result: r.Result, ErrCode: r.ErrCode, ErrMessage: r.ErrMessage, InputRequests: r.InputRequests}
 }

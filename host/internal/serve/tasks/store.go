@@ -85,6 +85,10 @@ type Task struct {
 	// ErrCode and ErrMessage are the JSON-RPC error of a Failed task.
 	ErrCode    int
 	ErrMessage string
+	// InputRequests are the questions an InputRequired task waits on, as
+	// the JSON of an inputRequests map (the extension's overview, "Task
+	// lifecycle": "See inputRequests").
+	InputRequests json.RawMessage
 }
 
 // ErrNotFound is the error of a task id the store does not hold: never
@@ -145,7 +149,8 @@ type entry struct {
 	result    json.RawMessage
 	errCode   int
 	errMsg    string
-	message   string // set on terminal states (why cancelled, failed)
+	message   string          // set on terminal states (why cancelled, failed)
+	inputs    json.RawMessage // the questions of an input_required task
 	size      int64
 	cancel    context.CancelCauseFunc
 	gone      bool      // removed from the store
@@ -311,6 +316,42 @@ func (s *Store) Complete(id string, result json.RawMessage, tooBig func(size, ro
 		e.result = result
 		s.grow(e, add)
 		s.finishLocked(e, Completed, now)
+		return true
+	})
+}
+
+// InputRequired records that a task's call waits for its client's answers
+// to requests (the JSON of an inputRequests map, never empty): the task
+// is input_required until Resumed. A request larger than the room its
+// client has left is not recorded, and false says so (the call then goes
+// on without asking).
+func (s *Store) InputRequired(id string, requests json.RawMessage) bool {
+	ok := false
+	s.change(id, func(e *entry, _ time.Time) bool {
+		if Terminal(e.status) {
+			return false
+		}
+		add := int64(len(requests)) - int64(len(e.inputs))
+		u := s.clients[e.owner]
+		if add > 0 && add > min(s.o.MaxBytes-s.bytes, s.o.MaxBytesPerClient-u.bytes) {
+			return false
+		}
+		s.grow(e, add)
+		e.status, e.inputs, ok = InputRequired, requests, true
+		return true
+	})
+	return ok
+}
+
+// Resumed records that a task's call has every answer it waited for: it
+// is working again.
+func (s *Store) Resumed(id string) {
+	s.change(id, func(e *entry, _ time.Time) bool {
+		if e.status != InputRequired {
+			return false
+		}
+		s.grow(e, -int64(len(e.inputs)))
+		e.status, e.inputs = Working, nil
 		return true
 	})
 }
@@ -610,6 +651,14 @@ func (s *Store) viewLocked(e *entry, now time.Time) Task {
 		return t
 	}
 	t.TTL = e.life.Sub(e.created) + s.o.Keep
+	if e.status == InputRequired {
+		// A person answers: poll at the floor, the answer is the
+		// client's to send.
+		t.InputRequests = e.inputs
+		t.Message = "waiting for the client's input: answer inputRequests with tasks/update (inputResponses under the same keys)"
+		t.Poll = MinPoll
+		return t
+	}
 	t.Message = e.wait.message(e.waitAt, e.started)
 	t.Poll = e.wait.poll(e.started)
 	return t

@@ -225,3 +225,44 @@ func TestDeclared(t *testing.T) {
 		t.Error("nil meta declares")
 	}
 }
+
+// An input_required task shows its questions, counts them in its
+// client's bytes while they wait (a question that does not fit is not
+// recorded), and is working again once Resumed, its bytes given back.
+func TestInputRequiredAndResumed(t *testing.T) {
+	clk := newClock()
+	ctx := context.Background()
+	s := New(Options{Now: clk.now, MaxBytesPerClient: 2 * entryOverhead})
+	tk, err := s.Create(ctx, "a", atLimit, noCancel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, before := s.Len()
+	q := json.RawMessage(`{"organisation":{"method":"elicitation/create","params":{"message":"Which Bergen?"}}}`)
+	if !s.InputRequired(tk.ID, q) {
+		t.Fatal("a small question was not recorded")
+	}
+	got, _ := s.Get(ctx, "a", tk.ID)
+	if got.Status != InputRequired || string(got.InputRequests) != string(q) || got.Poll != MinPoll || !strings.Contains(got.Message, "tasks/update") {
+		t.Fatalf("input_required task: %+v", got)
+	}
+	if _, n := s.Len(); n != before+int64(len(q)) {
+		t.Errorf("bytes %d while asking, want %d", n, before+int64(len(q)))
+	}
+	if s.InputRequired(tk.ID, json.RawMessage(strings.Repeat("x", 2*entryOverhead))) {
+		t.Error("a question larger than the client's room was recorded")
+	}
+	s.Resumed(tk.ID)
+	got, _ = s.Get(ctx, "a", tk.ID)
+	if got.Status != Working || got.InputRequests != nil {
+		t.Errorf("resumed task: %+v", got)
+	}
+	if _, n := s.Len(); n != before {
+		t.Errorf("bytes %d after resuming, want %d", n, before)
+	}
+	// A finished task is asked nothing.
+	s.Complete(tk.ID, json.RawMessage(`{}`), tooBig)
+	if s.InputRequired(tk.ID, q) {
+		t.Error("a completed task became input_required")
+	}
+}

@@ -2,8 +2,17 @@
 # Runs every fuzz target for a bounded time each (go test -fuzz takes one
 # target per run).
 #
-#   scripts/fuzz.sh              5 s per target (make fuzz-short, in make test)
+#   scripts/fuzz.sh              5 s per target, a worker per core
+#   FUZZTIME=1s FUZZWORKERS=1 scripts/fuzz.sh
+#                                make fuzz-short, in make test
 #   FUZZTIME=2m scripts/fuzz.sh  longer (make soak)
+#
+# make test runs on two cores that every other step keeps busy: a second
+# fuzzing worker there only takes a core from the tests beside it, and
+# the instrumented build of each package costs more than the fuzzing
+# itself. One worker for one second per target keeps the exploration (and
+# the check that every target still builds and runs) at a sixth of the
+# CPU; make soak explores for real.
 #
 # The seed corpora run in every plain `go test` too; this explores beyond
 # them. A failing input is saved under the package's testdata/fuzz/<Target>/
@@ -12,6 +21,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-5s}
+FUZZWORKERS=${FUZZWORKERS:-}
+workers=()
+[ -n "$FUZZWORKERS" ] && workers=(-parallel "$FUZZWORKERS")
 
 targets=(
 	"./sdk/connector FuzzManifest"      # connector manifests (Manifest.Validate)
@@ -54,7 +66,7 @@ for t in "${targets[@]}"; do
 	ok=0
 	for attempt in 1 2 3; do
 		read -r dir rel <<<"$(moddir "$pkg")"
-		if out=$(cd "$dir" && $GO test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$rel" 2>&1); then
+		if out=$(cd "$dir" && $GO test -count=1 -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "${workers[@]}" "$rel" 2>&1); then
 			ok=1
 			break
 		fi
@@ -73,4 +85,4 @@ for t in "${targets[@]}"; do
 	fi
 	echo "$out" | grep -o 'execs: [0-9]*' | tail -1 || echo ok
 done
-echo "fuzz: ${#targets[@]} targets passed in $((SECONDS - start)) s (${FUZZTIME} each)"
+echo "fuzz: ${#targets[@]} targets passed in $((SECONDS - start)) s (${FUZZTIME} each, workers: ${FUZZWORKERS:-one per core})"

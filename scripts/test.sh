@@ -105,6 +105,9 @@ withshards() {
 	local shares=$1 rest rc1 rc2
 	shift
 	rest=$($GO list "$@" | grep -vx "$($GO list ./host)")
+	if [ ${#race[@]} -eq 0 ] && [ -n "${RACE_COVERED:-}" ]; then
+		rest=$(grep -vxF "$RACE_COVERED" <<<"$rest")
+	fi
 	$GO test -count=1 "${race[@]}" -timeout "$TIMEOUT" $rest &
 	local others=$!
 	GO=$GO TIMEOUT=$TIMEOUT scripts/gotest-shards.sh "${race[@]}" ./host "$shares"
@@ -113,6 +116,26 @@ withshards() {
 	rc1=$?
 	[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
 }
+
+# racecovered PATTERN… prints the packages among PATTERN (the host
+# package aside) whose tests the race detector's step runs exactly as the
+# plain step would: none of their test files is built only with or only
+# without -race, and none asks whether the race detector is on (to skip,
+# or to check less). Their plain run would only repeat the race run, at
+# a third of its CPU on two cores every step keeps busy, so the root
+# module's step leaves them out. A package whose tests do depend on the
+# race detector (a !race file, raceEnabled, proofRace) keeps both runs:
+# no test is run by neither, and none is dropped by a list kept by hand.
+racecovered() {
+	local host pkg dir
+	host=$($GO list ./host)
+	$GO list -f '{{.ImportPath}} {{.Dir}}' "$@" | while read -r pkg dir; do
+		[ "$pkg" = "$host" ] && continue
+		compgen -G "$dir/*_test.go" >/dev/null || continue
+		grep -qE 'go:build.*race|raceEnabled|proofRace|race\.Enabled' "$dir"/*_test.go || echo "$pkg"
+	done
+}
+RACE_COVERED=$(racecovered ./sched/... ./host/...)
 
 total=$SECONDS
 step "vet and tidy (every module)" $MAKE --no-print-directory vet

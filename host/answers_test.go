@@ -20,7 +20,7 @@ import (
 )
 
 func TestAnswersAsAnAssistantMeetsThem(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets; -race only makes it slow")
 	}
 	if testing.Short() {

@@ -183,7 +183,7 @@ func classRow(t *testing.T, stats, class string) []string {
 // Restart: the second run answers from the cache the first one saved at
 // SIGTERM. A clear while running empties the running server's copy.
 func TestBinaryRestartKeepsCache(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
 	}
 	p := newCachePlatform(t)
@@ -230,7 +230,7 @@ func TestBinaryRestartKeepsCache(t *testing.T) {
 // Upgrade: after a new build the first call goes to the platform, the next
 // is a hit; the old entry is counted as a version discard.
 func TestBinaryUpgradeAsksAgainOnce(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
 	}
 	p := newCachePlatform(t)

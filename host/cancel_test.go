@@ -137,7 +137,7 @@ func (b *vanishingBody) Read(p []byte) (int, error) {
 // such calls reached the demo's platform, 28 of them after their
 // cancellation, and 64 instances stayed held.
 func TestAbandonedCallsNeverReachThePlatform(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver, cache and the runtimes, raced there")
 	}
 	const (
@@ -296,7 +296,7 @@ func (h *heldResume) RoundTrip(req *http.Request) (*http.Response, error) {
 // evicted other clients' resumable answers, and a dropped client got
 // "failed to replay events" for a call it was charged for.
 func TestFloodKeepsOthersResumableAnswers(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver and eventstore, raced there")
 	}
 	sh := startSessionsHost(t, "[mcp_rate_limit]\nenabled = false\n[server]\nevent_store_mb = 1\nresume_grace = \"60s\"\n")

@@ -72,7 +72,7 @@ var citeRE = regexp.MustCompile(`,"cite":\{"text":"(?:[^"\\]|\\.)*","retrieved":
 // back, entry for entry, title for title, without a platform request;
 // the Citeer link serves the same as a file.
 func TestCitationsForEveryConnector(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("loads the seven connectors and runs node")
 	}
 	parsers := citeParsers(t)
@@ -334,7 +334,7 @@ func checkQuote(t *testing.T, c *proofClient, d platformsim.LongDocument, passag
 // sha256 tells the same text from a changed one; and none of it makes a
 // platform request.
 func TestCheckQuoteOnPage40(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("extracts a 1.3 MB PDF in WebAssembly")
 	}
 	sim, simURL := proofSim(t)

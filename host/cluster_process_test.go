@@ -90,7 +90,7 @@ func TestThreeReplicaProcessesShareOBV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three server processes and a few seconds of real traffic")
 	}
-	if proofRace {
+	if proofRace() {
 		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
 	}
 	redisURL := redistest.Start(t).URL()
@@ -263,7 +263,7 @@ func TestThreeReplicasFairFloodNeverOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three server processes and seconds of real traffic")
 	}
-	if proofRace {
+	if proofRace() {
 		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
 	}
 	redisURL := redistest.Start(t).URL()

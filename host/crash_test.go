@@ -129,7 +129,7 @@ func TestKillDuringCacheSave(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and three connectors")
 	}
-	if proofRace {
+	if proofRace() {
 		t.Skip("the server is a binary built without -race (see proofRace); the plain run covers it")
 	}
 	bin := crashBinary(t)

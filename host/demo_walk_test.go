@@ -136,7 +136,7 @@ type walkFigures struct {
 // TestDemoWalk walks the demo on one host: first the search page as a
 // person uses it (SearchPage), then MCP as an assistant does (MCP).
 func TestDemoWalk(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	if testing.Short() {

@@ -83,7 +83,7 @@ func TestFaultIsolation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds all seven connectors")
 	}
-	if proofRace {
+	if proofRace() {
 		t.Skip("TestLoad covers the same concurrency under -race; this one waits out hanging platforms")
 	}
 	// Registered first, so it runs after every other cleanup.

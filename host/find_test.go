@@ -59,7 +59,7 @@ func longTKPDF(tb testing.TB) platformsim.LongDocument {
 // without its accents) costs nothing either, and neither does a find of a
 // phrase taken from page 40.
 func TestFindAfterReadingPageOne(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("extracts a 1.3 MB PDF in WebAssembly")
 	}
 	t.Parallel()

@@ -157,7 +157,7 @@ func slowBody(t *testing.T, addr, path string) (net.Conn, <-chan slowResult) {
 // (held connections never cut off), the connection metrics missing or
 // wrong.
 func TestHostileSlowBodies(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	const perIP, n, readTimeout = 64, 1100, 2 * time.Second
@@ -325,7 +325,7 @@ reserved_connections = 0
 // applied to streams, the read deadline left set during the handler
 // (net/http then cancels the request's context at read_timeout).
 func TestHostileTimeoutsSpareStreams(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	obv := fakeOBV(t, nil)

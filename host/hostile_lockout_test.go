@@ -29,7 +29,7 @@ import (
 // (the probe: 40 addresses suffice), and an eviction that takes the
 // newcomer's place again.
 func TestLockoutSessionsHeldByHundredAddresses(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	const addrs, each = 100, 20
@@ -148,7 +148,7 @@ enabled = false
 // (the probe: ~570 requests/s from one address refused 17–21 % of other
 // clients' initialize and besluitbron_status).
 func TestLockoutNoConnectorFloodSparesBystanders(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	sh := startSessionsHost(t, `
@@ -233,7 +233,7 @@ func slowBodyFrom(t *testing.T, src, addr, path string) net.Conn {
 // lasts (the probe: 30 s per wave, /metrics included), and a reserve that
 // is not kept or serves anything but monitoring.
 func TestLockoutSlowBodiesFromTwentyAddresses(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	const addrs, each = 20, 55

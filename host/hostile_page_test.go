@@ -93,7 +93,7 @@ func simSettled(t *testing.T, sim *platformsim.Sim) (int64, map[string]int64) {
 // 140 calls), a page charged one token (14 served), and the pages outside
 // the Host rule.
 func TestHostilePageSearches(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	if testing.Short() {

@@ -113,7 +113,7 @@ func newSession(t *testing.T, c *http.Client, url, version string) string {
 // per process instead of per address, a refusal that is not 429, places
 // never given back, and sessions that keep goroutines after they end.
 func TestSessionFloodFromOneIP(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	const perIP, attempts = 20, 5000
@@ -274,7 +274,7 @@ func batchOfSearches(n int) string {
 // one request and run, a cap that lets part of the batch run, and a
 // refused batch charged its element count.
 func TestThousandElementBatch(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	for _, tc := range []struct {
@@ -334,7 +334,7 @@ func TestThousandElementBatch(t *testing.T) {
 // platform never sees it. It catches calls that run on after their client
 // has gone (the issue saw them run for 8 minutes).
 func TestGoneClientLeavesTheQuota(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in the server packages, raced there; the plain run covers it and -race only makes it slow")
 	}
 	sh := startSessionsHost(t, "[mcp_rate_limit]\nenabled = false\n[connectors.obv.limits.api]\nunits = 1\nper = \"60s\"\n")

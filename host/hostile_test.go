@@ -398,7 +398,7 @@ func TestHostileLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and seven connectors, then attacks it for tens of seconds")
 	}
-	if proofRace {
+	if proofRace() {
 		t.Skip("the server under attack is a binary built without -race; the plain run measures it, and the detector would only slow the attackers and the bystander")
 	}
 	if c, err := net.DialTCP("tcp", &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}, &net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 9}); err == nil {

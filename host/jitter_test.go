@@ -312,7 +312,7 @@ func mcpSession(t *testing.T, base, name string) *mcp.ClientSession {
 
 func skipJitter(t *testing.T) {
 	t.Helper()
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("seconds of real traffic through a jitter proxy; its figures mean nothing under -race")
 	}
 }

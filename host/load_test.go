@@ -105,7 +105,7 @@ func TestLoad(t *testing.T) {
 	sim, simURL := proofSim(t)
 	_, base, counter := proofHost(t, proofConfig(t, simURL, t.TempDir(), "call_timeout = \"20s\""))
 	total := soakDuration(15 * time.Second)
-	if proofRace {
+	if proofRace() {
 		total = min(total, 5*time.Second)
 	}
 	// A short warm-up fills the caches and pools; memory is measured
@@ -155,7 +155,7 @@ func TestLoad(t *testing.T) {
 	}
 	// Bounded: the caches have fixed budgets and everything else is per
 	// call; growth past the warm-up beyond 96 MiB would be a leak.
-	if !proofRace && peak > warm+96 {
+	if !proofRace() && peak > warm+96 {
 		t.Errorf("heap grew from %.0f MiB after warm-up to %.0f MiB", warm, peak)
 	}
 	stats := sim.Stats()

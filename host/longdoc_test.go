@@ -108,7 +108,7 @@ var longDocGroups = [][]string{{"obv"}, {"ori"}, {"tk", "obk", platformsim.Zoek}
 // other: extracting is CPU work in one instance, and the figures it checks
 // are per platform.
 func TestLongDocumentsReadToTheEnd(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("reads about 30 MB of documents page by page (under -race too slow to say anything)")
 	}
 	t.Parallel()
@@ -227,7 +227,7 @@ func readToTheEnd(t *testing.T, sim *platformsim.Sim, base string, c *proofClien
 // cycle begun during a call never finished (its mark workers run only when
 // the call's goroutine yields, which a returning export never did).
 func TestLongDocumentsWithoutKeptTexts(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("extracts a 1.3 MB judgement 32 times")
 	}
 	t.Parallel() // CPU work in one instance; the memory it checks is that instance's
@@ -272,7 +272,7 @@ func TestLongDocumentsWithoutKeptTexts(t *testing.T) {
 // property), tk_get_document still reads the document's file through MCP,
 // to its last page, and says in a note what it could not look up.
 func TestTKDocumentWhenExpansionRefused(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("reads a 1.3 MB PDF")
 	}
 	t.Parallel()

@@ -39,7 +39,7 @@ var modernArgs = map[string]map[string]any{
 }
 
 func TestMCP20260728ClientCallsEveryUnifiedTool(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets, as TestDemoWalk: its concurrency lives in the server packages, raced there")
 	}
 	if testing.Short() {

@@ -106,7 +106,7 @@ const oneDocSRU = `<?xml version="1.0" encoding="UTF-8"?>
 // oneDocHost is a host with the six connectors on oneDocPlatforms.
 func oneDocHost(t *testing.T) string {
 	t.Helper()
-	if raceEnabled {
+	if raceEnabled() {
 		t.Skip("builds five connectors; runs without -race (make test runs it so), the grouping is raced in host/internal/serve/crosssearch")
 	}
 	up := oneDocPlatforms(t)

@@ -182,7 +182,7 @@ private_networks = ["127.0.0.0/8"]
 }
 
 func TestConnectorBuiltOutOfTree(t *testing.T) {
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("builds a connector module from a copy (seconds; under -race it says nothing more)")
 	}
 	wasm, sum := buildOutOfTree(t)

@@ -23,7 +23,7 @@ import (
 // connector, instead of running the planted module under the pinned
 // digest. An honest record loads (the start before the planting).
 func TestPinnedConnectorRefusesAPlantedRecord(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("compiles obv into a cache of its own, 40-50 s under the detector; the pin check is a start-time digest, raced nowhere")
 	}
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")
@@ -94,7 +94,7 @@ func TestPinnedConnectorRefusesAPlantedRecord(t *testing.T) {
 // title is never listed. The check removed the record, so the next start
 // loads in full and serves the module's own manifest.
 func TestPinnedConnectorRefusesATamperedManifest(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("compiles obv into a cache of its own, 40-50 s under the detector; the pin check is a start-time digest, raced nowhere")
 	}
 	wasm := wasmbuild.Path(t, "./plugins/obv/cmd")

@@ -2,4 +2,5 @@
 
 package host
 
-const raceEnabled = false
+// RaceBuild: see race_on_test.go.
+const RaceBuild = false

@@ -6,4 +6,4 @@ package host
 // under -race; `make test` runs them without it, and the pages' and the
 // job's concurrency has its own race tests in host/internal/serve/web and
 // host/internal/serve/loadstatus.
-const raceEnabled = true
+const RaceBuild = true

@@ -104,7 +104,7 @@ const floodSize = 100_000
 // every one admitted: the limits hold at most their cap of buckets and no
 // session at all, whatever the flood's size.
 func TestFloodOfDistinctClientsIsBounded(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("tens of thousands of sequential requests (half a minute under -race); the buckets' concurrency is raced in host/internal/serve/inbound (TestFloodIsBounded, TestHammer), the plain run floods the whole server")
 	}
 	lh := startLimited(t, `

@@ -90,7 +90,7 @@ func TestResearchTasks(t *testing.T) {
 }
 
 func walkResearch(t *testing.T, tasks []researchTask) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets; -race only makes it slow")
 	}
 	if testing.Short() {

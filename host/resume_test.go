@@ -91,7 +91,7 @@ func (c *cutBody) Close() error { return c.body.Close() }
 // although its stream can be resumed, a stream without event ids, an
 // answer never stored for replay, and a call run twice.
 func TestDroppedStreamResumes(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver and eventstore, raced there")
 	}
 	sh := startSessionsHost(t, "[mcp_rate_limit]\nenabled = false\n[server]\nresume_grace = \"30s\"\n[connectors.obv.limits.api]\nunits = 1\nper = \"2s\"\n")
@@ -160,7 +160,7 @@ func TestDroppedStreamResumes(t *testing.T) {
 // the platform never sees it and the cancellation is counted. It catches
 // an orphaned call kept for ever (a quota spent for nobody).
 func TestDroppedStreamNotResumedIsCancelled(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver and eventstore, raced there")
 	}
 	sh := startSessionsHost(t, "[mcp_rate_limit]\nenabled = false\n[server]\nresume_grace = \"300ms\"\n[connectors.obv.limits.api]\nunits = 1\nper = \"60s\"\n")
@@ -202,7 +202,7 @@ func TestDroppedStreamNotResumedIsCancelled(t *testing.T) {
 // the poll closing a stream the client cannot resume, and a retry hint
 // missing (the client would give up or wait its own default).
 func TestLongWaitBecomesPolls(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver and eventstore, raced there")
 	}
 	sh := startSessionsHost(t, "[mcp_rate_limit]\nenabled = false\n[server]\nstream_poll_after = \"300ms\"\nstream_retry = \"50ms\"\n[connectors.obv.limits.api]\nunits = 1\nper = \"2s\"\n")

@@ -142,7 +142,7 @@ func (p *seedPlatform) served() ([]seedGrant, int) {
 // goes into [connectors.obv].
 func seedHost(t *testing.T, units float64, per time.Duration, latency time.Duration, extra string) (*host.Host, string, *seedPlatform) {
 	t.Helper()
-	if testing.Short() || proofRace {
+	if proofRace() || testing.Short() {
 		t.Skip("seconds of real, scaled traffic; its shares mean nothing under -race")
 	}
 	body, err := os.ReadFile(filepath.Join(wasmbuild.Root(), "testdata", "obv", "obv-search.json"))

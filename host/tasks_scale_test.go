@@ -419,7 +419,7 @@ func (f taskScaleFigures) check(tb testing.TB) {
 	if f.MaxFairDev > maxFairDev {
 		tb.Errorf("a client's part of the %g units granted while all waited is %.2f units off the oracle's, want at most %g", f.FairWindow, f.MaxFairDev, maxFairDev)
 	}
-	if !proofRace && f.BytesPerTask > maxTaskBytes {
+	if !proofRace() && f.BytesPerTask > maxTaskBytes {
 		tb.Errorf("%.0f bytes per waiting task, want at most %d", f.BytesPerTask, maxTaskBytes)
 	}
 	if f.OpenConns != 0 || f.ActiveConns != 0 {

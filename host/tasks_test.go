@@ -197,7 +197,7 @@ func searchUntilTask(t *testing.T, c *taskClient, prefix string) (taskWire, []st
 // session that did not declare the extension is refused tasks/get with
 // -32021, and an unknown task id is -32602.
 func TestTaskWaitsAtTheLimitWithoutAConnection(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver and tasks, raced there")
 	}
 	base, clk, plat := startTasksHost(t)
@@ -254,7 +254,7 @@ func TestTaskWaitsAtTheLimitWithoutAConnection(t *testing.T) {
 // far the clock then moves, the platform never receives its query, while
 // the first task completes, and the cancelled one reads cancelled.
 func TestCancelledTaskLeavesTheQueueAndNeverReachesThePlatform(t *testing.T) {
-	if proofRace {
+	if proofRace() {
 		t.Skip("an end-to-end test over real sockets: its concurrency lives in mcpserver and tasks, raced there")
 	}
 	base, clk, plat := startTasksHost(t)

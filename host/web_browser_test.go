@@ -37,7 +37,7 @@ func findChromium(t *testing.T) string {
 // context runs actions in one tab.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if raceEnabled {
+	if raceEnabled() {
 		t.Skip("browser tests run without -race (make test runs them so); the pages' concurrency is raced in host/internal/serve/web")
 	}
 	path := findChromium(t)

@@ -110,7 +110,7 @@ type testHost struct {
 // extra is appended to the config (TOML).
 func startTestHost(t *testing.T, extra string) *testHost {
 	t.Helper()
-	if raceEnabled {
+	if raceEnabled() {
 		// Compiling the two modules costs about two minutes under -race,
 		// which the package's race run cannot spare; these tests are
 		// sequential and run without -race in make test, and the pages'

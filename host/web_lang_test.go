@@ -85,7 +85,7 @@ func markdownOBV(t *testing.T) *httptest.Server {
 // Rechtspraak fake whose schedulers, limits and quota sampler read clk.
 func startLangHost(t *testing.T, clk *schedtest.Clock) *testHost {
 	t.Helper()
-	if raceEnabled {
+	if raceEnabled() {
 		t.Skip("host-level page tests run without -race (see startTestHost)")
 	}
 	obv, rs := markdownOBV(t), fakeRechtspraakPlatform(t)

@@ -2,7 +2,17 @@
 # Runs one Go package's tests as N processes side by side, each with a
 # share of its top-level tests, and fails when any share fails.
 #
-#   scripts/gotest-shards.sh [-race] ./host 3
+#   scripts/gotest-shards.sh [-race] [-record DIR | -rest DIR] ./host 3
+#
+# -record DIR (make test's race step) keeps the names of the tests this
+# binary has in DIR/ran and lets the tests note, in DIR/dependent, each
+# one that asked whether the race detector is on (host's raceEnabled and
+# proofRace: it skipped, shortened or checked less because it was).
+# -rest DIR (the plain step after it) runs only what that race run did
+# not cover as it is: the tests the race binary does not have (a !race
+# file), and the ones noted. Without DIR/ran (the race build failed), or
+# with a "*" noted (a test asked from a goroutine no test function is on),
+# it runs them all.
 #
 # Why: the host package's end-to-end tests spend most of their time
 # waiting (on a platform's refill, a kill, a process start), not computing:
@@ -27,6 +37,11 @@ if [ "${1:-}" = -race ]; then
 	race=(-race)
 	shift
 fi
+record= rest=
+case "${1:-}" in
+-record) record=${2:?directory}; shift 2 ;;
+-rest) rest=${2:?directory}; shift 2 ;;
+esac
 pkg=${1:?package directory, e.g. ./host}
 n=${2:?number of shares}
 
@@ -45,26 +60,45 @@ if ! (cd "$pkg" && "$bin" -test.list '.*') >"$dir/list"; then
 	echo "listing the tests of $pkg failed"
 	exit 1
 fi
+if [ -n "$record" ]; then
+	mkdir -p "$record"
+	cp "$dir/list" "$record/ran"
+	: >"$record/dependent"
+	export BESLUITBRON_RACE_DEPENDENT=$record/dependent
+fi
+if [ -n "$rest" ] && [ -s "$rest/ran" ] && ! grep -qx '\*' "$rest/dependent" 2>/dev/null; then
+	all=$(wc -l <"$dir/list")
+	{ grep -vxF -f "$rest/ran" "$dir/list"; grep -xF -f "$dir/list" "$rest/dependent" 2>/dev/null; } | sort -u >"$dir/list.rest"
+	mv "$dir/list.rest" "$dir/list"
+	echo "$pkg: $(wc -l <"$dir/list") of $all tests plain; the race step ran the other $((all - $(wc -l <"$dir/list"))) as they are"
+fi
+if [ ! -s "$dir/list" ]; then
+	echo "$pkg: no test left to run"
+	exit 0
+fi
 
 weights() {
 	cat <<'EOF'
-TestKillDuringCacheSave 60
-TestLongDocumentsWithoutKeptTexts 56
-TestHostileLoad 45
-TestLoad 40
+TestKillDuringCacheSave 83
+TestHostileLoad 63
+TestNamedClientsShareAndReconnect 45
+TestLoad 38
+TestThreeReplicasFairFloodNeverOver 31
+TestSeedNewcomersWithMoreSessionsThanInstances 26
+TestLongDocumentsWithoutKeptTexts 25
 TestFiftyIdenticalCallsOneRequest 25
-TestSeedNewcomersWithMoreSessionsThanInstances 25
-TestThreeReplicasFairFloodNeverOver 25
+TestSeedRatios 24
+TestOneDocumentOnceThroughMCP 24
 TestQuota429PausesBothConnectors 20
 TestHostRestartUpgradeAndClear 20
-TestSeedRatios 22
 TestDemoWalk 20
-TestOneDocumentOnceThroughMCP 14
-TestThreeReplicaProcessesShareOBV 12
-TestSeedLoneSessionUsesTheEntireSpace 11
+TestBinaryUpgradeAsksAgainOnce 19
+TestThreeReplicaProcessesShareOBV 17
+TestBinaryRestartKeepsCache 14
+TestBrowserOneDocumentOnce 13
+TestSeedLoneSessionUsesTheEntireSpace 12
+TestAnswersAsAnAssistantMeetsThem 12
 TestHostilePageSearches 10
-TestBinaryUpgradeAsksAgainOnce 10
-TestBinaryRestartKeepsCache 9
 TestResearchTasks 9
 EOF
 }

@@ -1,11 +1,12 @@
-//go:build race
-
 package host_test
 
-// proofRace: the race step of make test (go test -race ./sched/...
-// ./host/...) is there to find data races in concurrent code, and the
-// detector sees only the code of this test process. The rule for this
-// package under -race:
+import "github.com/besluitbron/besluitbron/host"
+
+// proofRace reports whether the race detector is on, and notes the asking
+// test for make test (host.NoteRaceDependent). The race step of make test
+// (go test -race ./sched/... ./host/...) is there to find data races in
+// concurrent code, and the detector sees only the code of this test
+// process. The rule for this package under -race:
 //
 // Kept: the in-process end-to-end tests whose concurrency crosses
 // packages, each a few seconds once the modules come from the shared
@@ -62,6 +63,12 @@ package host_test
 //     record's loading is raced in host/internal/runtime/wasmrt.
 //
 // The page, status and browser tests skip on raceEnabled
-// (race_on_test.go), the process-vs-wasm comparison on raceDetector
-// (runtime_race_test.go).
-const proofRace = true
+// (racedep_test.go), the process-vs-wasm comparison on raceDetector.
+func proofRace() bool {
+	host.NoteRaceDependent()
+	return host.RaceBuild
+}
+
+// raceDetector skips the tests whose cost under the race detector is
+// compiling WebAssembly, not concurrency.
+func raceDetector() bool { return proofRace() }

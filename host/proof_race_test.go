@@ -63,12 +63,8 @@ import "github.com/besluitbron/besluitbron/host"
 //     record's loading is raced in host/internal/runtime/wasmrt.
 //
 // The page, status and browser tests skip on raceEnabled
-// (racedep_test.go), the process-vs-wasm comparison on raceDetector.
+// (racedep_test.go), which asks the same way.
 func proofRace() bool {
 	host.NoteRaceDependent()
 	return host.RaceBuild
 }
-
-// raceDetector skips the tests whose cost under the race detector is
-// compiling WebAssembly, not concurrency.
-func raceDetector() bool { return proofRace() }

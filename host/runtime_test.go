@@ -60,7 +60,7 @@ private_networks = ["127.0.0.0/8"]
 // TestProcessRuntimeMatchesWasm serves the same connector as WebAssembly
 // and as a native process: over MCP, the answers are the same.
 func TestProcessRuntimeMatchesWasm(t *testing.T) {
-	if raceDetector() {
+	if proofRace() {
 		t.Skip("compiling the module under the race detector takes a minute; the non-race pass and the contract suite compare the runtimes")
 	}
 	up := fakeOBV(t, nil)

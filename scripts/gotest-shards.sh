@@ -10,7 +10,8 @@
 # proofRace: it skipped, shortened or checked less because it was).
 # -rest DIR (the plain step after it) runs only what that race run did
 # not cover as it is: the tests the race binary does not have (a !race
-# file), and the ones noted. Without DIR/ran (the race build failed), or
+# file), and the ones noted. Without DIR/ran (the race build or a race
+# share failed: a share that panics never runs the rest of its tests), or
 # with a "*" noted (a test asked from a goroutine no test function is on),
 # it runs them all.
 #
@@ -146,4 +147,7 @@ for ((s = 0; s < i; s++)); do
 		failed=1
 	fi
 done
+if [ $failed -ne 0 ] && [ -n "$record" ]; then
+	rm -f "$record/ran"
+fi
 exit $failed

@@ -124,20 +124,20 @@ withshards() {
 
 # racecovered PATTERN… prints the packages among PATTERN (the host
 # package aside) whose tests the race detector's step runs exactly as the
-# plain step would: none of their test files is built only with or only
-# without -race, and none asks whether the race detector is on (to skip,
-# or to check less). Their plain run would only repeat the race run, at
-# a third of its CPU on two cores every step keeps busy, so the root
-# module's step leaves them out. A package whose tests do depend on the
-# race detector (a !race file, raceEnabled, proofRace) keeps both runs:
-# no test is run by neither, and none is dropped by a list kept by hand.
+# plain step would: none of their files (tests or code) is built only
+# with or only without -race, and none asks whether the race detector is
+# on (to skip, or to check less). Their plain run would only repeat the
+# race run on two cores every step keeps busy, so the root module's step
+# leaves them out. A package that does depend on the race detector (a
+# race build tag, raceEnabled, proofRace) keeps both runs: no test is run
+# by neither, and none is dropped by a list kept by hand.
 racecovered() {
 	local host pkg dir
 	host=$($GO list ./host)
 	$GO list -f '{{.ImportPath}} {{.Dir}}' "$@" | while read -r pkg dir; do
 		[ "$pkg" = "$host" ] && continue
 		compgen -G "$dir/*_test.go" >/dev/null || continue
-		grep -qE 'go:build.*race|raceEnabled|proofRace|race\.Enabled' "$dir"/*_test.go || echo "$pkg"
+		grep -qE 'go:build.*race|raceEnabled|proofRace|race\.Enabled' "$dir"/*.go || echo "$pkg"
 	done
 }
 RACE_COVERED=$(racecovered ./sched/... ./host/...)

@@ -154,12 +154,13 @@ step "sdk, sdk/native, plugins/example" submodules
 # once before they run side by side (so neither links it while the other
 # starts it).
 step "build the server (for the client steps)" $MAKE --no-print-directory host
-# The race step's host processes start side by side on a fresh clone's
-# empty wazero cache (var/wazero-proof), and each compiled the eight
-# connector modules under the detector (~67 CPU-s a process). One plain
-# test compiles them first, into that cache, in ~13 s; its build is the
-# plain step's, which reuses it.
-step "compile the connectors once (plain)" $GO test -count=1 -timeout "$TIMEOUT" -run '^TestEveryRepositoryModuleLoads$' ./host
+# The race step's processes start side by side on a fresh clone's empty
+# wazero cache (var/wazero-proof), and each compiled the connector modules
+# and wasmrt's test guests under the detector (~67 CPU-s a host process;
+# wasmrt's package 197 s). Two plain tests compile them first, into that
+# cache, in ~15 s (the host package's build is the plain step's too).
+step "compile the connectors once (plain)" $GO test -count=1 -timeout "$TIMEOUT" \
+	-run '^(TestEveryRepositoryModuleLoads|TestEveryGuestLoads)$' ./host ./host/internal/runtime/wasmrt
 # The client steps mostly wait on Node and loopback, and the race
 # detector's host shares mostly wait on refills: the short fuzzing, which
 # computes, fills the cores they leave idle. All take no longer than the

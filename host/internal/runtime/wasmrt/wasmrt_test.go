@@ -30,10 +30,11 @@ var (
 // testCache is the compilation cache this package's tests load their
 // guests with: the host tests' var/wazero-proof (git-ignored; wazero keys
 // entries by module and wazero version), so a guest is compiled once per
-// checkout, not once per test, and the -race step reuses what the plain
-// step compiled (compiling a 4 MB guest with the race-instrumented wazero
-// takes 40 s; loading it from the cache 1 s). A cached module is the same
-// compiled code, so no test's claim depends on it.
+// checkout, not once per test, and the -race step reuses what make test
+// compiled before it (TestEveryGuestLoads, plain: compiling a 4 MB guest
+// with the race-instrumented wazero takes 40 s; loading it from the cache
+// 1 s). A cached module is the same compiled code, so no test's claim
+// depends on it.
 func testCache(tb testing.TB) wazero.CompilationCache {
 	tb.Helper()
 	compileOnce.Do(func() {

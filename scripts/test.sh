@@ -159,8 +159,23 @@ step "build the server (for the client steps)" $MAKE --no-print-directory host
 # and wasmrt's test guests under the detector (~67 CPU-s a host process;
 # wasmrt's package 197 s). Two plain tests compile them first, into that
 # cache, in ~15 s (the host package's build is the plain step's too).
-step "compile the connectors once (plain)" $GO test -count=1 -timeout "$TIMEOUT" \
-	-run '^(TestEveryRepositoryModuleLoads|TestEveryGuestLoads)$' ./host ./host/internal/runtime/wasmrt
+# warmup fails when either test did not run (renamed or gone): the race
+# step would compile cold again, still green but minutes slower.
+warmup() {
+	local out rc t
+	out=$($GO test -count=1 -timeout "$TIMEOUT" -v \
+		-run '^(TestEveryRepositoryModuleLoads|TestEveryGuestLoads)$' ./host ./host/internal/runtime/wasmrt 2>&1)
+	rc=$?
+	grep -E '^(--- |ok|FAIL|panic)' <<<"$out"
+	[ $rc -eq 0 ] || { echo "$out"; return $rc; }
+	for t in TestEveryRepositoryModuleLoads TestEveryGuestLoads; do
+		if ! grep -q "^--- PASS: $t " <<<"$out"; then
+			echo "warm-up: $t did not run (renamed or gone?): scripts/test.sh names it"
+			return 1
+		fi
+	done
+}
+step "compile the connectors once (plain)" warmup
 # The client steps mostly wait on Node and loopback, and the race
 # detector's host shares mostly wait on refills: the short fuzzing, which
 # computes, fills the cores they leave idle. All take no longer than the

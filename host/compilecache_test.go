@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestEveryRepositoryModuleLoads(t *testing.T) {
 			per[id]++
 		}
 	}
-	for _, id := range append(append([]string{}, proofPlatforms...), "conformance") {
+	for _, id := range slices.Concat(proofPlatforms, []string{"conformance"}) {
 		if per[id] == 0 {
 			t.Errorf("no tool of %s in tools/list (tools per prefix: %v)", id, per)
 		}

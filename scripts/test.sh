@@ -162,17 +162,15 @@ step "build the server (for the client steps)" $MAKE --no-print-directory host
 # warmup fails when either test did not run (renamed or gone): the race
 # step would compile cold again, still green but minutes slower.
 warmup() {
-	local out rc t
-	out=$($GO test -count=1 -timeout "$TIMEOUT" -v \
-		-run '^(TestEveryRepositoryModuleLoads|TestEveryGuestLoads)$' ./host ./host/internal/runtime/wasmrt 2>&1)
-	rc=$?
-	grep -E '^(--- |ok|FAIL|panic)' <<<"$out"
-	[ $rc -eq 0 ] || { echo "$out"; return $rc; }
-	for t in TestEveryRepositoryModuleLoads TestEveryGuestLoads; do
-		if ! grep -q "^--- PASS: $t " <<<"$out"; then
-			echo "warm-up: $t did not run (renamed or gone?): scripts/test.sh names it"
-			return 1
-		fi
+	local tests=(TestEveryRepositoryModuleLoads TestEveryGuestLoads) out t
+	if ! out=$($GO test -count=1 -timeout "$TIMEOUT" -v -run "^($(IFS='|'; echo "${tests[*]}"))\$" \
+		./host ./host/internal/runtime/wasmrt 2>&1); then
+		echo "$out"
+		return 1
+	fi
+	grep -E '^(--- |ok)' <<<"$out"
+	for t in "${tests[@]}"; do
+		grep -q "^--- PASS: $t " <<<"$out" || { echo "warm-up: $t did not run (renamed or gone?): scripts/test.sh names it"; return 1; }
 	done
 }
 step "compile the connectors once (plain)" warmup

@@ -3,6 +3,7 @@ package wasmrt_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ import (
 // busy cores; 22 s with the cache warm).
 func TestEveryGuestLoads(t *testing.T) {
 	dir := "./host/internal/runtime/wasmrt/testdata/guests/"
-	entries, err := os.ReadDir(wasmbuild.Root() + "/" + dir)
+	entries, err := os.ReadDir(filepath.Join(wasmbuild.Root(), dir))
 	if err != nil {
 		t.Fatal(err)
 	}
